@@ -1,0 +1,53 @@
+#pragma once
+// Error handling, RAFT style: OPSPARSE_EXPECTS for argument checks (std::invalid_argument),
+// OPSPARSE_CUDA_TRY for runtime calls (opsparse::cuda_error with call, error name, file, line),
+// OPSPARSE_CUDA_TRY_NO_THROW for destructors. Kernels never throw.
+#include <stdexcept>
+#include <string>
+
+namespace opsparse {
+
+/// A CUDA runtime (or library) call failed. what() names the call, the error and where.
+class cuda_error : public std::runtime_error {
+ public:
+  cuda_error(const std::string& call, const std::string& error_name, const char* file, int line);
+};
+
+/// A file could not be parsed. what() names the file, the line and what was wrong.
+class parse_error : public std::runtime_error {
+ public:
+  parse_error(const std::string& file, long long line, const std::string& what);
+  const std::string& file() const noexcept { return file_; }
+  long long line() const noexcept { return line_; }
+
+ private:
+  std::string file_;
+  long long line_;
+};
+
+namespace detail {
+[[noreturn]] void throw_invalid_argument(const char* cond, const std::string& msg, const char* file,
+                                         int line);
+[[noreturn]] void throw_cuda_error(const char* call, int code, const char* file, int line);
+void log_cuda_error_no_throw(const char* call, int code, const char* file, int line) noexcept;
+}  // namespace detail
+}  // namespace opsparse
+
+#define OPSPARSE_EXPECTS(cond, msg)                                                   \
+  do {                                                                                \
+    if (!(cond)) ::opsparse::detail::throw_invalid_argument(#cond, (msg), __FILE__, __LINE__); \
+  } while (0)
+
+#define OPSPARSE_CUDA_TRY(call)                                                               \
+  do {                                                                                        \
+    const int opsparse_status_ = static_cast<int>(call);                                      \
+    if (opsparse_status_ != 0)                                                                \
+      ::opsparse::detail::throw_cuda_error(#call, opsparse_status_, __FILE__, __LINE__);      \
+  } while (0)
+
+#define OPSPARSE_CUDA_TRY_NO_THROW(call)                                                      \
+  do {                                                                                        \
+    const int opsparse_status_ = static_cast<int>(call);                                      \
+    if (opsparse_status_ != 0)                                                                \
+      ::opsparse::detail::log_cuda_error_no_throw(#call, opsparse_status_, __FILE__, __LINE__); \
+  } while (0)

@@ -1,0 +1,59 @@
+#pragma once
+// Readers and writers for the formats users already have:
+//  - Matrix Market coordinate (real, integer, pattern; general, symmetric, skew-symmetric).
+//    Duplicate entries are SUMMED (the Matrix Market convention for assembled matrices).
+//  - SNAP-style edge lists: '#' comments, "u v" or "u v w" per line, arbitrary integer ids,
+//    relabelled to 0..n-1 in order of first appearance; the mapping is kept as labels.
+//    Duplicate edges keep the MAXIMUM weight (as for ABC).
+//  - ABC labelled edges as `mcl --abc` reads them: "label<TAB>label[<TAB>weight]", string labels,
+//    weight 1 when absent. Duplicate edges keep the MAXIMUM weight, as mcl does.
+// Every reader throws opsparse::parse_error naming the file, the line and what was wrong:
+// never a crash and never a silently partial matrix.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "opsparse/csr.hpp"
+#include "opsparse/error.hpp"
+
+namespace opsparse::io {
+
+/// Reads a Matrix Market coordinate file. Symmetric and skew-symmetric files are expanded.
+/// V = double, float, int32_t, int64_t or pattern (values dropped; pattern files give 1 when V
+/// has values).
+template <class V>
+host_csr<V> read_matrix_market(const std::string& path);
+
+/// Writes a Matrix Market coordinate general file (pattern when V is pattern), 1-based.
+template <class V>
+void write_matrix_market(const std::string& path, const host_csr<V>& m);
+template <class V>
+void write_matrix_market(std::ostream& os, const host_csr<V>& m);
+
+/// A graph with a label for every vertex (vertex i is labels[i]).
+struct labelled_graph {
+  host_csr<double> adj;             ///< square, n x n, weights (1 when the file has none)
+  std::vector<std::string> labels;  ///< size n
+};
+
+/// Reads ABC ("a<TAB>b[<TAB>w]") as mcl --abc does; edges as listed (directed), duplicates max.
+labelled_graph read_abc(const std::string& path);
+
+/// Reads a SNAP-style edge list; edges as listed (directed), duplicates max; labels are the ids.
+labelled_graph read_edge_list(const std::string& path);
+
+enum class file_format { automatic, matrix_market, edge_list, abc };
+
+/// Picks the reader from the format or, for `automatic`, from the extension (.mtx -> Matrix
+/// Market, .abc -> ABC, anything else -> edge list). Matrix Market labels are the 1-based row
+/// numbers as strings.
+labelled_graph read_graph(const std::string& path, file_format format = file_format::automatic);
+
+/// Symmetrises the pattern and weights: A(i,j) = A(j,i) = max(A(i,j), A(j,i)).
+host_csr<double> symmetrize_max(const host_csr<double>& a);
+
+/// Writes groups of vertices as lines of tab-separated labels (mcl's -o format).
+void write_labelled_groups(std::ostream& os, const std::vector<std::vector<index_t>>& groups,
+                           const std::vector<std::string>& labels);
+
+}  // namespace opsparse::io

@@ -1,0 +1,37 @@
+# Shared by scripts/demo, scripts/test and scripts/gpu-check: dependency installation and configure.
+# Installs only from the system package manager, and only when run as root.
+
+opsparse_root() { cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd; }
+
+# opsparse_ensure_deps [extra debian packages...]
+opsparse_ensure_deps() {
+  local missing=()
+  command -v cmake >/dev/null || missing+=(cmake)
+  command -v ninja >/dev/null || missing+=(ninja-build)
+  command -v g++ >/dev/null || missing+=(g++)
+  [ -f /usr/include/boost/program_options.hpp ] && ls /usr/lib/*/libboost_program_options.a >/dev/null 2>&1 \
+    || missing+=(libboost-program-options-dev)
+  [ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
+  local p
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      echo "[opsparse] installing: ${missing[*]}" >&2
+      DEBIAN_FRONTEND=noninteractive apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    else
+      echo "[opsparse] missing packages: ${missing[*]} (run as root to install them, or install by hand)" >&2
+      return 1
+    fi
+  fi
+  if ! command -v nvcc >/dev/null; then
+    [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
+  fi
+  command -v nvcc >/dev/null || { echo "[opsparse] nvcc not found: install the CUDA Toolkit (12.x or 13.x)" >&2; return 1; }
+}
+
+# opsparse_configure <build-dir> [cmake args...]
+opsparse_configure() {
+  local build=$1; shift
+  cmake -S "$(opsparse_root)" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+}

@@ -1,0 +1,99 @@
+#pragma once
+// Shared helpers for the test suites: where the data is, GPU gating, random matrices, comparisons.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "opsparse/csr.hpp"
+
+namespace opsparse::test {
+
+/// ../shared/datasets (or $OPSPARSE_DATASETS); empty when absent.
+inline std::string datasets_dir() {
+  if (const char* env = std::getenv("OPSPARSE_DATASETS")) return env;
+  const std::string d = OPSPARSE_DATASETS_DIR;
+  return std::filesystem::is_directory(d) ? d : std::string();
+}
+
+/// tests/data: tiny hand-written files committed with the project.
+inline std::string test_data_dir() { return OPSPARSE_TEST_DATA_DIR; }
+
+/// True when the environment demands that GPU tests run (gpu-check sets it).
+inline bool gpu_required() {
+  const char* env = std::getenv("OPSPARSE_REQUIRE_GPU");
+  return env && std::string(env) == "1";
+}
+
+/// Random m x n CSR with about `per_row` entries per row (sorted, no duplicates), values in
+/// (0.5, 1.5] so that no product cancels.
+template <class V = double>
+host_csr<V> random_csr(index_t m, index_t n, double per_row, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> val(0.5, 1.5);
+  host_csr<V> a(m, n);
+  std::vector<char> used(static_cast<std::size_t>(n), 0);
+  for (index_t i = 0; i < m; ++i) {
+    std::poisson_distribution<int> cnt(per_row);
+    int k = n > 0 ? std::min<int>(cnt(rng), n) : 0;
+    std::vector<index_t> cols;
+    std::uniform_int_distribution<index_t> pick(0, n > 0 ? n - 1 : 0);
+    while (static_cast<int>(cols.size()) < k) {
+      index_t c = pick(rng);
+      if (!used[c]) { used[c] = 1; cols.push_back(c); }
+    }
+    std::sort(cols.begin(), cols.end());
+    for (index_t c : cols) {
+      used[c] = 0;
+      a.col.push_back(c);
+      if constexpr (has_values_v<V>) a.val.push_back(static_cast<V>(val(rng)));
+    }
+    a.rpt[i + 1] = static_cast<offset_t>(a.col.size());
+  }
+  return a;
+}
+
+/// Structure exactly equal, values within `rel` relative (per entry, against max(|x|,|y|,tiny)).
+template <class V>
+::testing::AssertionResult csr_near(const host_csr<V>& x, const host_csr<V>& y, double rel) {
+  if (x.rows != y.rows || x.cols != y.cols)
+    return ::testing::AssertionFailure() << "shape " << x.rows << "x" << x.cols << " vs " << y.rows
+                                         << "x" << y.cols;
+  if (x.rpt != y.rpt) {
+    for (index_t i = 0; i < x.rows; ++i)
+      if (x.rpt[i + 1] - x.rpt[i] != y.rpt[i + 1] - y.rpt[i])
+        return ::testing::AssertionFailure()
+               << "row " << i << " has " << (x.rpt[i + 1] - x.rpt[i]) << " entries vs "
+               << (y.rpt[i + 1] - y.rpt[i]);
+    return ::testing::AssertionFailure() << "row pointers differ";
+  }
+  for (std::size_t k = 0; k < x.col.size(); ++k)
+    if (x.col[k] != y.col[k])
+      return ::testing::AssertionFailure() << "column differs at entry " << k << ": " << x.col[k]
+                                           << " vs " << y.col[k];
+  if constexpr (has_values_v<V>) {
+    if (x.val.size() != y.val.size()) return ::testing::AssertionFailure() << "value count";
+    for (std::size_t k = 0; k < x.val.size(); ++k) {
+      const double a = static_cast<double>(x.val[k]), b = static_cast<double>(y.val[k]);
+      const double scale = std::max({std::fabs(a), std::fabs(b), 1e-300});
+      if (!(std::fabs(a - b) <= rel * scale))
+        return ::testing::AssertionFailure() << "value differs at entry " << k << ": " << a
+                                             << " vs " << b;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace opsparse::test
+
+/// Skips the test when the shared data sets are absent (a fresh clone has no ../shared).
+#define OPSPARSE_REQUIRE_DATASETS()                                                     \
+  do {                                                                                  \
+    if (::opsparse::test::datasets_dir().empty())                                       \
+      GTEST_SKIP() << "../shared/datasets not found (set OPSPARSE_DATASETS to its path)"; \
+  } while (0)
