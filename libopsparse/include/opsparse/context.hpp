@@ -1,0 +1,70 @@
+#pragma once
+// The execution context, RAFT style: one object owns the device's properties, the main stream,
+// one stream per bin (the paper's concurrent per-bin kernels), their events and the pinned host
+// staging that readbacks go to. Build one per device and pass it to every call.
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <memory>
+#include <string>
+
+#include "opsparse/types.hpp"
+
+namespace opsparse {
+
+/// What the engine's tuning is derived from (read once from cudaGetDeviceProperties).
+struct device_info {
+  int device = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int max_threads_per_sm = 0;
+  int max_threads_per_block = 0;
+  int regs_per_sm = 0;
+  std::size_t smem_per_sm = 0;            ///< bytes usable by blocks on one SM
+  std::size_t smem_per_block_optin = 0;   ///< the opt-in per-block limit (227 KiB on H100)
+  std::size_t smem_reserved_per_block = 0;///< the runtime's own reservation (1 KiB from sm_80)
+  std::size_t global_mem = 0;
+  std::size_t l2_bytes = 0;
+};
+
+/// Bin streams: enough for the symbolic and numeric bins of every configuration (policy.hpp).
+inline constexpr int max_bins = 10;
+
+class context {
+ public:
+  /// Uses `device` (or the current device when negative), creating its streams and events.
+  explicit context(int device = -1);
+  ~context();
+  context(const context&) = delete;
+  context& operator=(const context&) = delete;
+
+  const device_info& device() const noexcept { return info_; }
+  cudaStream_t stream() const noexcept { return main_; }
+  cudaStream_t bin_stream(int i) const noexcept { return bins_[i]; }
+  cudaEvent_t bin_event(int i) const noexcept { return bin_events_[i]; }
+  cudaEvent_t main_event() const noexcept { return main_event_; }
+  /// Makes every bin stream wait for the work queued so far on the main stream.
+  void fork();
+  /// Makes the main stream wait for the work queued so far on bins [0, n).
+  void join(int n);
+  /// Blocks the host until the main stream is idle.
+  void synchronize() const;
+  /// Device memory in use by the whole process now (cudaMemGetInfo), and the peak seen by calls
+  /// to note_memory().
+  std::size_t note_memory();
+  std::size_t peak_memory() const noexcept { return peak_used_; }
+
+ private:
+  device_info info_;
+  cudaStream_t main_ = nullptr;
+  std::array<cudaStream_t, max_bins> bins_{};
+  std::array<cudaEvent_t, max_bins> bin_events_{};
+  cudaEvent_t main_event_ = nullptr;
+  std::size_t peak_used_ = 0;
+};
+
+/// True when a CUDA device is present and usable; `why` says what is missing otherwise.
+bool gpu_available(std::string* why = nullptr);
+
+}  // namespace opsparse

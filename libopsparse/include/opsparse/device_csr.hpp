@@ -1,0 +1,176 @@
+#pragma once
+// Device CSR matrix: owns its device arrays, move-only, grow-only capacity (reusing a matrix for
+// a smaller result allocates nothing), plus a non-owning view that the engines take.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "opsparse/csr.hpp"
+#include "opsparse/error.hpp"
+#include "opsparse/types.hpp"
+
+namespace opsparse {
+
+/// Number of cudaMalloc / cudaFree calls the library has made in this process (all devices).
+/// Tests and apps read it to prove that a warmed-up loop allocates nothing.
+std::int64_t device_allocation_count() noexcept;
+std::int64_t device_free_count() noexcept;
+
+namespace detail {
+void* device_allocate(std::size_t bytes);      // throws cuda_error naming the size
+void device_release(void* ptr) noexcept;       // never throws
+}  // namespace detail
+
+/// A grow-only device array. reserve() keeps the content only when no reallocation is needed.
+template <class T>
+class device_buffer {
+ public:
+  device_buffer() = default;
+  explicit device_buffer(std::size_t n) { reserve(n); }
+  ~device_buffer() { detail::device_release(ptr_); }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  device_buffer(device_buffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), cap_(std::exchange(o.cap_, 0)) {}
+  device_buffer& operator=(device_buffer&& o) noexcept {
+    if (this != &o) {
+      detail::device_release(ptr_);
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      cap_ = std::exchange(o.cap_, 0);
+    }
+    return *this;
+  }
+  /// Ensures room for n elements; returns true when it had to allocate.
+  bool reserve(std::size_t n) {
+    if (n <= cap_) return false;
+    T* fresh = static_cast<T*>(detail::device_allocate(n * sizeof(T)));
+    detail::device_release(ptr_);
+    ptr_ = fresh;
+    cap_ = n;
+    return true;
+  }
+  T* data() noexcept { return ptr_; }
+  const T* data() const noexcept { return ptr_; }
+  std::size_t capacity() const noexcept { return cap_; }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t cap_ = 0;
+};
+
+/// Non-owning view of a device CSR matrix (device pointers). val is null for pattern matrices.
+template <class V>
+struct csr_view {
+  index_t rows = 0;
+  index_t cols = 0;
+  offset_t nnz = 0;
+  const offset_t* rpt = nullptr;
+  const index_t* col = nullptr;
+  const V* val = nullptr;
+};
+
+template <class V>
+class device_csr {
+ public:
+  using value_type = V;
+  device_csr() = default;
+  device_csr(device_csr&&) noexcept = default;
+  device_csr& operator=(device_csr&&) noexcept = default;
+  device_csr(const device_csr&) = delete;
+  device_csr& operator=(const device_csr&) = delete;
+
+  index_t rows() const noexcept { return rows_; }
+  index_t cols() const noexcept { return cols_; }
+  offset_t nnz() const noexcept { return nnz_; }
+  offset_t* rpt() noexcept { return rpt_.data(); }
+  index_t* col() noexcept { return col_.data(); }
+  V* val() noexcept {
+    if constexpr (has_values_v<V>) return val_.data(); else return nullptr;
+  }
+  const offset_t* rpt() const noexcept { return rpt_.data(); }
+  const index_t* col() const noexcept { return col_.data(); }
+  const V* val() const noexcept {
+    if constexpr (has_values_v<V>) return val_.data(); else return nullptr;
+  }
+  std::size_t nnz_capacity() const noexcept { return col_.capacity(); }
+
+  /// Sets the shape and row-pointer capacity (grow-only); nnz becomes 0 until set_nnz.
+  void set_shape(index_t rows, index_t cols) {
+    OPSPARSE_EXPECTS(rows >= 0 && cols >= 0, "matrix dimensions must be non-negative");
+    rows_ = rows;
+    cols_ = cols;
+    nnz_ = 0;
+    rpt_.reserve(static_cast<std::size_t>(rows) + 1);
+  }
+  /// Sets nnz, growing col/val capacity (content is not preserved on growth).
+  void set_nnz(offset_t nnz) {
+    OPSPARSE_EXPECTS(nnz >= 0, "nnz must be non-negative");
+    nnz_ = nnz;
+    col_.reserve(static_cast<std::size_t>(nnz));
+    if constexpr (has_values_v<V>) val_.reserve(static_cast<std::size_t>(nnz));
+  }
+
+  csr_view<V> view() const noexcept { return {rows_, cols_, nnz_, rpt(), col(), val()}; }
+
+  /// Copies a host matrix in (stream-ordered; the host arrays must outlive the copy, so this
+  /// synchronises `stream` before returning).
+  static device_csr upload(const host_csr<V>& h, cudaStream_t stream = nullptr) {
+    device_csr d;
+    d.assign(h, stream);
+    return d;
+  }
+  void assign(const host_csr<V>& h, cudaStream_t stream = nullptr) {
+    set_shape(h.rows, h.cols);
+    set_nnz(h.nnz());
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(rpt(), h.rpt.data(), h.rpt.size() * sizeof(offset_t),
+                                      cudaMemcpyHostToDevice, stream));
+    if (nnz_ > 0) {
+      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(col(), h.col.data(), h.col.size() * sizeof(index_t),
+                                        cudaMemcpyHostToDevice, stream));
+      if constexpr (has_values_v<V>)
+        OPSPARSE_CUDA_TRY(cudaMemcpyAsync(val(), h.val.data(), h.val.size() * sizeof(V),
+                                          cudaMemcpyHostToDevice, stream));
+    }
+    OPSPARSE_CUDA_TRY(cudaStreamSynchronize(stream));
+  }
+  /// Copies the matrix out (synchronises `stream`).
+  host_csr<V> download(cudaStream_t stream = nullptr) const {
+    host_csr<V> h(rows_, cols_);
+    h.col.resize(static_cast<std::size_t>(nnz_));
+    if constexpr (has_values_v<V>) h.val.resize(static_cast<std::size_t>(nnz_));
+    if (rows_ > 0 || rpt_.capacity() > 0)
+      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h.rpt.data(), rpt(), h.rpt.size() * sizeof(offset_t),
+                                        cudaMemcpyDeviceToHost, stream));
+    if (nnz_ > 0) {
+      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h.col.data(), col(), h.col.size() * sizeof(index_t),
+                                        cudaMemcpyDeviceToHost, stream));
+      if constexpr (has_values_v<V>)
+        OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h.val.data(), val(), h.val.size() * sizeof(V),
+                                          cudaMemcpyDeviceToHost, stream));
+    }
+    OPSPARSE_CUDA_TRY(cudaStreamSynchronize(stream));
+    return h;
+  }
+
+ private:
+  index_t rows_ = 0;
+  index_t cols_ = 0;
+  offset_t nnz_ = 0;
+  device_buffer<offset_t> rpt_;
+  device_buffer<index_t> col_;
+  device_buffer<std::conditional_t<has_values_v<V>, V, char>> val_;
+};
+
+/// Mask views over a device matrix (device pointers), for the GPU engine.
+template <class MaskT, class V>
+MaskT device_mask(const device_csr<V>& m) {
+  MaskT k;
+  k.rows = m.rows();
+  k.cols = m.cols();
+  k.rpt = m.rpt();
+  k.col = m.col();
+  return k;
+}
+
+}  // namespace opsparse

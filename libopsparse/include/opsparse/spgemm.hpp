@@ -1,0 +1,49 @@
+#pragma once
+// The GPU engine: C = A·B (C<M> = A·B, C<¬M> = A·B) over a semiring, as OpSparse computes it:
+// setup (products per row into C.rpt), symbolic binning, symbolic hashing per bin, numeric
+// binning + in-place scan of C.rpt + allocation of C, numeric hashing/condensing/sorting per bin.
+// Work is queued on ctx's streams; C is complete once ctx.stream() has been synchronised (the
+// call itself blocks only for the two small binning readbacks).
+//
+// Compiles with the host compiler; the templates are instantiated for the combinations listed in
+// libopsparse/src/spgemm_*.cu (others fail to link: add a line there).
+#include "opsparse/context.hpp"
+#include "opsparse/device_csr.hpp"
+#include "opsparse/mask.hpp"
+#include "opsparse/plan.hpp"
+#include "opsparse/semiring.hpp"
+
+namespace opsparse {
+
+/// Every optimisation of the paper can be switched off at run time, for the ablation benchmark.
+struct spgemm_options {
+  bool sorted = true;              ///< sort each output row by column (false saves the sort)
+  bool shared_binning = true;      ///< bin counting with shared-memory atomics (paper §5.1)
+  bool single_access_hash = true;  ///< one atomicCAS per probe (paper §5.2); false: nsparse style
+  double symbolic_range = 1.2;     ///< table size / largest row in bin, symbolic (paper Table 3)
+  double numeric_range = 2.0;      ///< same, numeric (paper Table 4)
+  bool overlap_allocation = true;  ///< issue allocations after launching kernels (paper §5.4)
+  bool large_rows_first = true;    ///< launch the bins of the largest rows first (paper §5.5)
+  bool time_phases = false;        ///< record phase times into plan.stats() (adds syncs)
+};
+
+/// C = A·B in one call (symbolic then numeric).
+template <class Semiring, class VA, class VB, class Mask = no_mask>
+void spgemm(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b,
+            device_csr<typename Semiring::value_type>& c, const Mask& mask = {},
+            const spgemm_options& opt = {});
+
+/// Symbolic phase alone: C's row pointers and capacity; records the numeric binning in `p`.
+template <class Semiring, class VA, class VB, class Mask = no_mask>
+void spgemm_symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b,
+                     device_csr<typename Semiring::value_type>& c, const Mask& mask = {},
+                     const spgemm_options& opt = {});
+
+/// Numeric phase alone, reusing the plan of the last symbolic phase: A and B must have the
+/// structure they had then (values may differ). Checked in debug builds.
+template <class Semiring, class VA, class VB, class Mask = no_mask>
+void spgemm_numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b,
+                    device_csr<typename Semiring::value_type>& c, const Mask& mask = {},
+                    const spgemm_options& opt = {});
+
+}  // namespace opsparse
