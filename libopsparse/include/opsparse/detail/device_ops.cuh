@@ -1,0 +1,215 @@
+#pragma once
+// Device-side building blocks shared by the kernels: value loads, semiring atomics, mask tests,
+// hashing (the paper's single-access probe, Algorithms 4-5) and a block-wide bitonic sort.
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <type_traits>
+
+#include "opsparse/mask.hpp"
+#include "opsparse/semiring.hpp"
+#include "opsparse/types.hpp"
+
+namespace opsparse::detail {
+
+/// The multiplier of nsparse and the paper (key * HASH_SCALE mod table size).
+constexpr unsigned hash_scale = 107u;
+
+template <class V>
+__device__ __forceinline__ V load_value(const V* p, offset_t j) {
+  if constexpr (has_values_v<V>)
+    return __ldg(p + j);
+  else
+    return V{};
+}
+
+// ---- semiring accumulation into shared or global memory --------------------------------------
+template <class T>
+__device__ __forceinline__ void atomic_plus(T* addr, T v) {
+  if constexpr (std::is_same_v<T, long long> || std::is_same_v<T, long> ||
+                std::is_same_v<T, unsigned long long> || std::is_same_v<T, unsigned long>) {
+    static_assert(sizeof(T) == 8, "64-bit integers expected");
+    atomicAdd(reinterpret_cast<unsigned long long*>(addr), static_cast<unsigned long long>(v));
+  } else {
+    atomicAdd(addr, v);
+  }
+}
+
+template <class S, class T>
+__device__ __forceinline__ void atomic_cas_apply(T* addr, T v) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "custom semirings need 4- or 8-byte values");
+  using U = std::conditional_t<sizeof(T) == 4, unsigned int, unsigned long long>;
+  U* a = reinterpret_cast<U*>(addr);
+  U old = *reinterpret_cast<volatile U*>(a), assumed;
+  do {
+    assumed = old;
+    T cur;
+    memcpy(&cur, &assumed, sizeof(T));
+    const T next = S::add(cur, v);
+    U nb;
+    memcpy(&nb, &next, sizeof(T));
+    if (nb == assumed) return;
+    old = atomicCAS(a, assumed, nb);
+  } while (old != assumed);
+}
+
+template <class S, class T>
+__device__ __forceinline__ void accumulate(T* addr, T v) {
+  if constexpr (S::kind == add_kind::plus) {
+    atomic_plus(addr, v);
+  } else if constexpr (S::kind == add_kind::min) {
+    if constexpr (std::is_integral_v<T> && sizeof(T) == 4)
+      atomicMin(addr, v);
+    else if constexpr (std::is_integral_v<T> && sizeof(T) == 8 && std::is_signed_v<T>)
+      atomicMin(reinterpret_cast<long long*>(addr), static_cast<long long>(v));
+    else
+      atomic_cas_apply<S>(addr, v);
+  } else if constexpr (S::kind == add_kind::custom) {
+    atomic_cas_apply<S>(addr, v);
+  }
+  // add_kind::any: the inserting thread stored its value; nothing to accumulate.
+}
+
+// ---- masks ------------------------------------------------------------------------------------
+/// The mask row of one output row: [lo, hi) into col. Binary search: mask rows are sorted.
+struct mask_row {
+  const index_t* col = nullptr;
+  offset_t lo = 0, hi = 0;
+};
+
+template <class Mask>
+__device__ __forceinline__ mask_row load_mask_row(const Mask& m, index_t row) {
+  mask_row r;
+  if constexpr (Mask::kind != mask_kind::none) {
+    r.col = m.col;
+    r.lo = __ldg(m.rpt + row);
+    r.hi = __ldg(m.rpt + row + 1);
+  }
+  return r;
+}
+
+template <class Mask>
+__device__ __forceinline__ bool mask_keeps(const mask_row& r, index_t key) {
+  if constexpr (Mask::kind == mask_kind::none) {
+    return true;
+  } else {
+    offset_t lo = r.lo, hi = r.hi;
+    while (lo < hi) {
+      const offset_t mid = (lo + hi) >> 1;
+      const index_t c = __ldg(r.col + mid);
+      if (c < key)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    const bool present = lo < r.hi && __ldg(r.col + lo) == key;
+    return Mask::kind == mask_kind::structural ? present : !present;
+  }
+}
+
+// ---- hashing -----------------------------------------------------------------------------------
+struct table_shape {
+  unsigned size;  ///< entries
+  bool pow2;      ///< mask instead of modulo
+  __device__ __forceinline__ unsigned first(index_t key) const {
+    const unsigned h = static_cast<unsigned>(key) * hash_scale;
+    return pow2 ? (h & (size - 1)) : (h % size);
+  }
+  __device__ __forceinline__ unsigned next(unsigned h) const {
+    return pow2 ? ((h + 1) & (size - 1)) : (h + 1 < size ? h + 1 : 0);
+  }
+};
+
+/// Symbolic insert. Returns true when the key was not in the table yet.
+/// single: one atomicCAS per probe, its returned value reused (paper Algorithm 4); otherwise the
+/// nsparse way (read the slot, then CAS only when it looks empty).
+__device__ __forceinline__ bool insert_key(int* table, table_shape t, index_t key, bool single) {
+  unsigned h = t.first(key);
+  if (single) {
+    while (true) {
+      const int old = atomicCAS(table + h, -1, key);
+      if (old == -1) return true;
+      if (old == key) return false;
+      h = t.next(h);
+    }
+  } else {
+    while (true) {
+      const int cur = *reinterpret_cast<volatile int*>(table + h);
+      if (cur == key) return false;
+      if (cur == -1) {
+        const int old = atomicCAS(table + h, -1, key);
+        if (old == -1) return true;
+        if (old == key) return false;
+      }
+      h = t.next(h);
+    }
+  }
+}
+
+/// Numeric insert-and-accumulate (paper Algorithm 5).
+template <class S, class T>
+__device__ __forceinline__ void insert_accumulate(int* keys, T* vals, table_shape t, index_t key,
+                                                  T v, bool single) {
+  unsigned h = t.first(key);
+  while (true) {
+    int old;
+    if (single) {
+      old = atomicCAS(keys + h, -1, key);
+    } else {
+      old = *reinterpret_cast<volatile int*>(keys + h);
+      if (old == -1) old = atomicCAS(keys + h, -1, key);
+    }
+    if (old == -1 || old == key) {
+      if constexpr (has_values_v<T>) {
+        if constexpr (S::kind == add_kind::any) {
+          if (old == -1) vals[h] = v;
+        } else {
+          accumulate<S>(vals + h, v);
+        }
+      }
+      return;
+    }
+    h = t.next(h);
+  }
+}
+
+// ---- block-wide bitonic sort of (key, value) pairs, any n, in place ----------------------------
+// The "flip" formulation: each merge stage first compares i with its mirror in the block of
+// `size`, then half-cleans. Missing elements past n act as +infinity, so a pair whose upper index
+// is >= n is simply skipped: O(n log^2 n) work, not quadratic in the row length.
+template <class T>
+__device__ void block_bitonic_sort(int* keys, T* vals, int n) {
+  int n2 = 1;
+  while (n2 < n) n2 <<= 1;
+  const int pairs = n2 >> 1;
+  for (int size = 2; size <= n2; size <<= 1) {
+    const int half = size >> 1;
+    for (int i = threadIdx.x; i < pairs; i += blockDim.x) {
+      const int blk = i / half, pos = i % half;
+      const int lo = blk * size + pos, hi = blk * size + size - 1 - pos;
+      if (hi < n && keys[lo] > keys[hi]) {
+        const int k = keys[lo]; keys[lo] = keys[hi]; keys[hi] = k;
+        if constexpr (has_values_v<T>) { const T v = vals[lo]; vals[lo] = vals[hi]; vals[hi] = v; }
+      }
+    }
+    __syncthreads();
+    for (int step = half >> 1; step >= 1; step >>= 1) {
+      for (int i = threadIdx.x; i < pairs; i += blockDim.x) {
+        const int blk = i / step, pos = i % step;
+        const int lo = blk * 2 * step + pos, hi = lo + step;
+        if (hi < n && keys[lo] > keys[hi]) {
+          const int k = keys[lo]; keys[lo] = keys[hi]; keys[hi] = k;
+          if constexpr (has_values_v<T>) { const T v = vals[lo]; vals[lo] = vals[hi]; vals[hi] = v; }
+        }
+      }
+      __syncthreads();
+    }
+  }
+}
+
+__device__ __forceinline__ int warp_sum(int v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+}  // namespace opsparse::detail

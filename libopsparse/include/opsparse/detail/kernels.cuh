@@ -1,0 +1,453 @@
+#pragma once
+// The OpSparse kernels (paper §4-5): setup, two-pass binning in shared memory, symbolic and
+// numeric hashing per bin. Thin kernels; the driver in spgemm_impl.cuh picks and launches them.
+#include <cuda_runtime.h>
+
+#include "opsparse/context.hpp"
+#include "opsparse/detail/device_ops.cuh"
+#include "opsparse/detail/plan_state.hpp"
+
+namespace opsparse::detail {
+
+/// Register budget for full occupancy: T/B blocks of B threads (T = 2048 on V100, A100, H100).
+constexpr int threads_per_sm_target = 2048;
+
+struct bin_ranges {
+  offset_t r[max_bins];
+  int n;
+};
+
+__device__ __forceinline__ int bin_of(offset_t v, const bin_ranges& rg) {
+  for (int j = 0; j < rg.n - 1; ++j)
+    if (v <= rg.r[j]) return j;
+  return rg.n - 1;
+}
+
+template <class V>
+struct dev_csr {
+  const offset_t* rpt;
+  const index_t* col;
+  const V* val;
+};
+
+// ---- step 1: products per row, written into C.rpt (no separate array) -------------------------
+template <class VA, class VB, class Mask>
+__global__ void setup_kernel(index_t m, dev_csr<VA> a, dev_csr<VB> b, offset_t* crpt, Mask mask) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < m) {
+    offset_t s = 0;
+    const offset_t end = a.rpt[i + 1];
+    for (offset_t j = a.rpt[i]; j < end; ++j) {
+      const index_t k = __ldg(a.col + j);
+      s += __ldg(b.rpt + k + 1) - __ldg(b.rpt + k);
+    }
+    if constexpr (Mask::kind == mask_kind::structural) {
+      const offset_t mn = mask.rpt[i + 1] - mask.rpt[i];
+      s = s < mn ? s : mn;
+    }
+    crpt[i] = s;
+  } else if (i == m) {
+    crpt[m] = 0;  // the in-place exclusive scan then leaves nnz(C) here
+  }
+}
+
+// ---- steps 2 and 4: binning (paper Algorithms 1-3) -------------------------------------------
+/// Pass 1: rows per bin counted with shared-memory atomics, one global atomic per bin per block;
+/// the largest row and the total tracked alike. SHARED=false: the global-atomic ablation.
+template <bool SHARED>
+__global__ void __launch_bounds__(1024) bin_count_kernel(const offset_t* sizes, index_t m,
+                                                         bin_ranges rg, bin_counters* c) {
+  __shared__ unsigned int s_rows[max_bins];
+  __shared__ unsigned long long s_max, s_total;
+  const int tid = threadIdx.x;
+  if (tid < max_bins) s_rows[tid] = 0;
+  if (tid == 0) s_max = 0, s_total = 0;
+  __syncthreads();
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + tid;
+  unsigned long long v = 0;
+  if (i < m) {
+    v = static_cast<unsigned long long>(sizes[i]);
+    const int b = bin_of(static_cast<offset_t>(v), rg);
+    if (SHARED) {
+      atomicAdd(&s_rows[b], 1u);
+    } else {
+      atomicAdd(&c->rows[b], 1ull);
+      atomicMax(&c->max_row, v);
+      atomicAdd(&c->total, v);
+    }
+  }
+  if (SHARED) {
+    if (v) {
+      atomicMax(&s_max, v);
+      atomicAdd(&s_total, v);
+    }
+    __syncthreads();
+    if (tid < rg.n && s_rows[tid]) atomicAdd(&c->rows[tid], static_cast<unsigned long long>(s_rows[tid]));
+    if (tid == 0) {
+      if (s_max) atomicMax(&c->max_row, s_max);
+      if (s_total) atomicAdd(&c->total, s_total);
+    }
+  }
+}
+
+/// Pass 2: row ids written to their bin's section of the one bins[M] array.
+template <bool SHARED>
+__global__ void __launch_bounds__(1024) bin_fill_kernel(const offset_t* sizes, index_t m,
+                                                        bin_ranges rg, bin_counters* c,
+                                                        index_t* bins) {
+  __shared__ unsigned int s_rows[max_bins];
+  __shared__ unsigned long long s_base[max_bins];
+  const int tid = threadIdx.x;
+  if (tid < max_bins) s_rows[tid] = 0;
+  __syncthreads();
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + tid;
+  int b = -1;
+  if (i < m) b = bin_of(sizes[i], rg);
+  if (!SHARED) {
+    if (b >= 0) {
+      unsigned long long off = 0;
+      for (int j = 0; j < b; ++j) off += c->rows[j];
+      bins[off + atomicAdd(&c->cursor[b], 1ull)] = static_cast<index_t>(i);
+    }
+    return;
+  }
+  if (b >= 0) atomicAdd(&s_rows[b], 1u);
+  __syncthreads();
+  if (tid < rg.n) {
+    unsigned long long off = 0;
+    for (int j = 0; j < tid; ++j) off += c->rows[j];
+    s_base[tid] = off + (s_rows[tid] ? atomicAdd(&c->cursor[tid], static_cast<unsigned long long>(s_rows[tid])) : 0ull);
+    s_rows[tid] = 0;
+  }
+  __syncthreads();
+  if (b >= 0) bins[s_base[b] + atomicAdd(&s_rows[b], 1u)] = static_cast<index_t>(i);
+}
+
+/// Every row in bin 0: bins[i] = i, no comparisons (paper Algorithm 3).
+__global__ void bin_identity_kernel(index_t m, index_t* bins) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < m) bins[i] = static_cast<index_t>(i);
+}
+
+// ---- step 3: symbolic ---------------------------------------------------------------------------
+/// Several rows per block, TPR threads per row, each thread walking whole B rows (bin 0).
+template <int TPR, class VA, class VB, class Mask>
+__global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
+    symbolic_multi_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
+                          offset_t* crpt, int tsize, bool single, Mask mask) {
+  extern __shared__ int smem_i[];
+  constexpr int R = 1024 / TPR;
+  const int r = threadIdx.x / TPR, lane = threadIdx.x % TPR;
+  int* table = smem_i + r * tsize;
+  int* s_nnz = smem_i + R * tsize + r;
+  for (int s = lane; s < tsize; s += TPR) table[s] = -1;
+  if (lane == 0) *s_nnz = 0;
+  __syncthreads();
+  const long long rid = static_cast<long long>(blockIdx.x) * R + r;
+  index_t row = -1;
+  if (rid < n_rows) {
+    row = bins[rid];
+    const table_shape t{static_cast<unsigned>(tsize), true};
+    const mask_row mr = load_mask_row(mask, row);
+    int local = 0;
+    const offset_t end = a.rpt[row + 1];
+    for (offset_t j = a.rpt[row] + lane; j < end; j += TPR) {
+      const index_t k = __ldg(a.col + j);
+      const offset_t pe = __ldg(b.rpt + k + 1);
+      for (offset_t p = __ldg(b.rpt + k); p < pe; ++p) {
+        const index_t key = __ldg(b.col + p);
+        if (!mask_keeps<Mask>(mr, key)) continue;
+        local += insert_key(table, t, key, single);
+      }
+    }
+    if (local) atomicAdd(s_nnz, local);
+  }
+  __syncthreads();
+  if (row >= 0 && lane == 0) crpt[row] = *s_nnz;
+}
+
+/// One row per block; groups of 2^glog threads take A's nonzeros, their lanes B's row.
+/// overflow > 0 (largest shared bin): a row passing `overflow` entries is abandoned and marked
+/// with C.rpt[row] = -1 for the global-memory kernel (paper: threshold 0.8 of the table).
+template <int BS, class VA, class VB, class Mask>
+__global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
+    symbolic_block_kernel(const index_t* bins, dev_csr<VA> a, dev_csr<VB> b, offset_t* crpt,
+                          int tsize, bool pow2, bool single, int glog, int overflow, Mask mask) {
+  extern __shared__ int smem_i[];
+  int* table = smem_i;
+  int* s_nnz = smem_i + tsize;
+  int* s_fail = s_nnz + 1;
+  const int tid = threadIdx.x;
+  for (int s = tid; s < tsize; s += BS) table[s] = -1;
+  if (tid == 0) *s_nnz = 0, *s_fail = 0;
+  __syncthreads();
+  const index_t row = bins[blockIdx.x];
+  const table_shape t{static_cast<unsigned>(tsize), pow2};
+  const mask_row mr = load_mask_row(mask, row);
+  const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = BS >> glog;
+  int local = 0;
+  bool stop = false;
+  const offset_t end = a.rpt[row + 1];
+  for (offset_t j = a.rpt[row] + gid; j < end && !stop; j += ng) {
+    const index_t k = __ldg(a.col + j);
+    const offset_t pe = __ldg(b.rpt + k + 1);
+    for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
+      const index_t key = __ldg(b.col + p);
+      if (!mask_keeps<Mask>(mr, key)) continue;
+      if (insert_key(table, t, key, single)) {
+        if (overflow) {
+          if (atomicAdd(s_nnz, 1) + 1 > overflow) *reinterpret_cast<volatile int*>(s_fail) = 1;
+        } else {
+          ++local;
+        }
+      }
+      if (overflow && *reinterpret_cast<volatile int*>(s_fail)) {
+        stop = true;
+        break;
+      }
+    }
+  }
+  if (!overflow) {
+    local = warp_sum(local);
+    if ((tid & 31) == 0 && local) atomicAdd(s_nnz, local);
+  }
+  __syncthreads();
+  if (tid == 0) crpt[row] = *s_fail ? offset_t(-1) : offset_t(*s_nnz);
+}
+
+/// Global-memory tables for the rows bin 7 abandoned (paper kernel 8). A fixed grid walks the
+/// bin; each block owns one table of `tsize` (a power of two) entries in `pool`.
+template <class VA, class VB, class Mask>
+__global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
+    symbolic_global_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
+                           offset_t* crpt, int* pool, unsigned tsize, bool single, int glog,
+                           Mask mask) {
+  __shared__ int s_nnz, s_todo;
+  int* table = pool + static_cast<size_t>(blockIdx.x) * tsize;
+  const int tid = threadIdx.x;
+  const table_shape t{tsize, true};
+  const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = blockDim.x >> glog;
+  for (int r = blockIdx.x; r < n_rows; r += gridDim.x) {
+    const index_t row = bins[r];
+    if (tid == 0) s_todo = crpt[row] < 0, s_nnz = 0;
+    __syncthreads();
+    if (s_todo) {
+      for (unsigned s = tid; s < tsize; s += blockDim.x) table[s] = -1;
+      __syncthreads();
+      const mask_row mr = load_mask_row(mask, row);
+      int local = 0;
+      const offset_t end = a.rpt[row + 1];
+      for (offset_t j = a.rpt[row] + gid; j < end; j += ng) {
+        const index_t k = __ldg(a.col + j);
+        const offset_t pe = __ldg(b.rpt + k + 1);
+        for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
+          const index_t key = __ldg(b.col + p);
+          if (!mask_keeps<Mask>(mr, key)) continue;
+          local += insert_key(table, t, key, single);
+        }
+      }
+      local = warp_sum(local);
+      if ((tid & 31) == 0 && local) atomicAdd(&s_nnz, local);
+      __syncthreads();
+      if (tid == 0) crpt[row] = s_nnz;
+    }
+    __syncthreads();
+  }
+}
+
+// ---- step 5: numeric ----------------------------------------------------------------------------
+template <class T>
+struct dev_out {
+  const offset_t* rpt;
+  index_t* col;
+  T* val;
+};
+
+template <class T>
+__device__ __forceinline__ void store_entry(const dev_out<T>& c, offset_t at, index_t key, const T* vals, int slot) {
+  c.col[at] = key;
+  if constexpr (has_values_v<T>) c.val[at] = vals[slot];
+}
+
+/// Several rows per block (bin 0), TPR threads per row. Rows are tiny: rank each occupied slot
+/// against the whole (small) table instead of condensing first.
+template <int TPR, class S, class VA, class VB, class Mask>
+__global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
+    numeric_multi_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
+                         dev_out<typename S::value_type> c, int tsize, bool single, bool sorted,
+                         Mask mask) {
+  using T = typename S::value_type;
+  constexpr int R = 1024 / TPR;
+  extern __shared__ __align__(16) unsigned char smem_c[];
+  const int r = threadIdx.x / TPR, lane = threadIdx.x % TPR;
+  T* vals = reinterpret_cast<T*>(smem_c) + (has_values_v<T> ? r * tsize : 0);
+  int* keys = reinterpret_cast<int*>(smem_c + (has_values_v<T> ? sizeof(T) * R * tsize : 0)) + r * tsize;
+  int* s_off = reinterpret_cast<int*>(smem_c + (has_values_v<T> ? sizeof(T) * R * tsize : 0)) + R * tsize + r;
+  for (int s = lane; s < tsize; s += TPR) {
+    keys[s] = -1;
+    if constexpr (has_values_v<T>) vals[s] = S::identity();
+  }
+  if (lane == 0) *s_off = 0;
+  __syncthreads();
+  const long long rid = static_cast<long long>(blockIdx.x) * R + r;
+  index_t row = -1;
+  if (rid < n_rows) {
+    row = bins[rid];
+    const table_shape t{static_cast<unsigned>(tsize), false};
+    const mask_row mr = load_mask_row(mask, row);
+    const offset_t end = a.rpt[row + 1];
+    for (offset_t j = a.rpt[row] + lane; j < end; j += TPR) {
+      const index_t k = __ldg(a.col + j);
+      const VA av = load_value(a.val, j);
+      const offset_t pe = __ldg(b.rpt + k + 1);
+      for (offset_t p = __ldg(b.rpt + k); p < pe; ++p) {
+        const index_t key = __ldg(b.col + p);
+        if (!mask_keeps<Mask>(mr, key)) continue;
+        insert_accumulate<S>(keys, vals, t, key, S::multiply(av, load_value(b.val, p)), single);
+      }
+    }
+  }
+  __syncthreads();
+  if (row < 0) return;
+  const offset_t base = c.rpt[row];
+  for (int s = lane; s < tsize; s += TPR) {
+    const int key = keys[s];
+    if (key == -1) continue;
+    int pos;
+    if (sorted) {
+      pos = 0;
+      for (int q = 0; q < tsize; ++q) pos += static_cast<unsigned>(keys[q]) < static_cast<unsigned>(key);
+    } else {
+      pos = atomicAdd(s_off, 1);
+    }
+    store_entry(c, base + pos, key, vals, s);
+  }
+}
+
+/// One row per block: hash, condense in shared memory, sort (rank for small tables, bitonic for
+/// large ones) and write the row of C.
+template <int BS, class S, class VA, class VB, class Mask>
+__global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
+    numeric_block_kernel(const index_t* bins, dev_csr<VA> a, dev_csr<VB> b,
+                         dev_out<typename S::value_type> c, int tsize, bool single, int glog,
+                         bool sorted, Mask mask) {
+  using T = typename S::value_type;
+  extern __shared__ __align__(16) unsigned char smem_c[];
+  T* vals = reinterpret_cast<T*>(smem_c);
+  int* keys = reinterpret_cast<int*>(smem_c + (has_values_v<T> ? sizeof(T) * tsize : 0));
+  int* s_off = keys + tsize;
+  const int tid = threadIdx.x;
+  for (int s = tid; s < tsize; s += BS) {
+    keys[s] = -1;
+    if constexpr (has_values_v<T>) vals[s] = S::identity();
+  }
+  if (tid == 0) *s_off = 0;
+  __syncthreads();
+  const index_t row = bins[blockIdx.x];
+  const table_shape t{static_cast<unsigned>(tsize), false};
+  const mask_row mr = load_mask_row(mask, row);
+  const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = BS >> glog;
+  const offset_t end = a.rpt[row + 1];
+  for (offset_t j = a.rpt[row] + gid; j < end; j += ng) {
+    const index_t k = __ldg(a.col + j);
+    const VA av = load_value(a.val, j);
+    const offset_t pe = __ldg(b.rpt + k + 1);
+    for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
+      const index_t key = __ldg(b.col + p);
+      if (!mask_keeps<Mask>(mr, key)) continue;
+      insert_accumulate<S>(keys, vals, t, key, S::multiply(av, load_value(b.val, p)), single);
+    }
+  }
+  __syncthreads();
+  const offset_t base = c.rpt[row];
+  if (!sorted) {
+    for (int s = tid; s < tsize; s += BS) {
+      const int key = keys[s];
+      if (key != -1) store_entry(c, base + atomicAdd(s_off, 1), key, vals, s);
+    }
+    return;
+  }
+  // Condense in place: slots are read a block-width at a time, and a condensed position never
+  // passes the slots already read, so one barrier per round keeps reads before writes.
+  for (int s0 = 0; s0 < tsize; s0 += BS) {
+    const int s = s0 + tid;
+    int key = -1;
+    T v{};
+    if (s < tsize) {
+      key = keys[s];
+      if constexpr (has_values_v<T>) v = vals[s];
+    }
+    __syncthreads();
+    if (key != -1) {
+      const int pos = atomicAdd(s_off, 1);
+      keys[pos] = key;
+      if constexpr (has_values_v<T>) vals[pos] = v;
+    }
+  }
+  __syncthreads();
+  const int n = *s_off;
+  if (n > 2 * BS) {
+    block_bitonic_sort(keys, vals, n);
+    for (int e = tid; e < n; e += BS) store_entry(c, base + e, keys[e], vals, e);
+  } else {
+    for (int e = tid; e < n; e += BS) {
+      const int key = keys[e];
+      int pos = 0;
+      for (int q = 0; q < n; ++q) pos += keys[q] < key;
+      store_entry(c, base + pos, key, vals, e);
+    }
+  }
+}
+
+/// Rows too long for shared memory: a global-memory table per block (grid-stride over the bin),
+/// condensed straight into C's row, then a block bitonic sort in place there.
+template <class S, class VA, class VB, class Mask>
+__global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
+    numeric_global_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
+                          dev_out<typename S::value_type> c, int* pool_keys,
+                          typename S::value_type* pool_vals, unsigned tsize, bool single,
+                          int glog, bool sorted, Mask mask) {
+  using T = typename S::value_type;
+  __shared__ int s_off;
+  int* keys = pool_keys + static_cast<size_t>(blockIdx.x) * tsize;
+  T* vals = has_values_v<T> ? pool_vals + static_cast<size_t>(blockIdx.x) * tsize : nullptr;
+  const int tid = threadIdx.x;
+  const table_shape t{tsize, true};
+  const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = blockDim.x >> glog;
+  for (int r = blockIdx.x; r < n_rows; r += gridDim.x) {
+    const index_t row = bins[r];
+    for (unsigned s = tid; s < tsize; s += blockDim.x) {
+      keys[s] = -1;
+      if constexpr (has_values_v<T>) vals[s] = S::identity();
+    }
+    if (tid == 0) s_off = 0;
+    __syncthreads();
+    const mask_row mr = load_mask_row(mask, row);
+    const offset_t end = a.rpt[row + 1];
+    for (offset_t j = a.rpt[row] + gid; j < end; j += ng) {
+      const index_t k = __ldg(a.col + j);
+      const VA av = load_value(a.val, j);
+      const offset_t pe = __ldg(b.rpt + k + 1);
+      for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
+        const index_t key = __ldg(b.col + p);
+        if (!mask_keeps<Mask>(mr, key)) continue;
+        insert_accumulate<S>(keys, vals, t, key, S::multiply(av, load_value(b.val, p)), single);
+      }
+    }
+    __syncthreads();
+    const offset_t base = c.rpt[row];
+    for (unsigned s = tid; s < tsize; s += blockDim.x) {
+      const int key = keys[s];
+      if (key != -1) store_entry(c, base + atomicAdd(&s_off, 1), key, vals, static_cast<int>(s));
+    }
+    __syncthreads();
+    if (sorted) {
+      T* row_vals = nullptr;
+      if constexpr (has_values_v<T>) row_vals = c.val + base;
+      block_bitonic_sort(c.col + base, row_vals, s_off);
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace opsparse::detail

@@ -1,0 +1,57 @@
+#pragma once
+// The plan's insides (host-compilable): one grow-only metadata allocation, grow-only hash pools,
+// a pinned readback block, and what the numeric phase needs to run again on its own.
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "opsparse/context.hpp"
+#include "opsparse/device_csr.hpp"
+#include "opsparse/plan.hpp"
+#include "opsparse/policy.hpp"
+
+namespace opsparse::detail {
+
+/// Written by the binning kernels, read back into pinned memory in one copy.
+struct bin_counters {
+  unsigned long long rows[max_bins];    ///< rows per bin (pass 1)
+  unsigned long long cursor[max_bins];  ///< fill cursors (pass 2)
+  unsigned long long max_row;           ///< largest row size
+  unsigned long long total;             ///< sum of row sizes
+};
+
+struct plan_state {
+  device_buffer<unsigned char> meta;      ///< counters | bins[M] | CUB scan scratch, one allocation
+  device_buffer<unsigned char> sym_pool;  ///< global hash tables of the symbolic phase
+  device_buffer<unsigned char> num_pool;  ///< global hash tables of the numeric phase
+  bin_counters* h_counters = nullptr;     ///< pinned mirror
+  std::int64_t allocations = 0;
+  spgemm_stats stats;
+
+  // Carved from `meta` for the current product.
+  bin_counters* d_counters = nullptr;
+  index_t* d_bins = nullptr;
+  void* d_scan_tmp = nullptr;
+  std::size_t scan_bytes = 0;
+
+  // The numeric plan left by the last symbolic phase (for spgemm_numeric).
+  bool numeric_ready = false;
+  phase_config num_cfg;
+  std::array<unsigned long long, max_bins> num_rows{};
+  unsigned long long num_max_row = 0;
+  index_t rows = 0, cols = 0;
+  offset_t a_nnz = 0, b_nnz = 0, c_nnz = 0;
+  int num_pool_blocks = 0;
+  long long num_pool_table = 0;
+
+  std::array<cudaEvent_t, 6> timing{};
+
+  plan_state();
+  ~plan_state();
+  /// Grows the pool to `bytes` (counted as a metadata allocation).
+  void reserve_pool(device_buffer<unsigned char>& pool, std::size_t bytes);
+};
+
+}  // namespace opsparse::detail

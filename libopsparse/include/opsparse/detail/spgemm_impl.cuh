@@ -1,0 +1,377 @@
+#pragma once
+// The driver of the GPU engine (paper Fig. 1): it sizes the plan, runs the binning, picks each
+// bin's kernel from the derived configuration and launches it on that bin's stream.
+// Included only by the explicit-instantiation files in libopsparse/src.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cub/device/device_scan.cuh>
+#include <mutex>
+#include <unordered_map>
+
+#include "opsparse/detail/kernels.cuh"
+#include "opsparse/detail/plan_state.hpp"
+#include "opsparse/error.hpp"
+#include "opsparse/policy.hpp"
+#include "opsparse/spgemm.hpp"
+
+namespace opsparse::detail {
+
+/// Raises a kernel's dynamic shared-memory limit once (above the 48 KiB default) and asks for
+/// the largest carveout, so that the derived tables actually fit.
+inline void allow_smem(const void* kernel, std::size_t bytes) {
+  static std::mutex mu;
+  static std::unordered_map<const void*, std::size_t> done;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& have = done[kernel];
+  if (bytes <= have) return;
+  OPSPARSE_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(bytes)));
+  OPSPARSE_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                         cudaSharedmemCarveoutMaxShared));
+  have = bytes;
+}
+
+inline void check_launch(const char* what) {
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) throw_cuda_error(what, static_cast<int>(err), __FILE__, __LINE__);
+}
+
+inline unsigned long long next_pow2(unsigned long long x) {
+  unsigned long long p = 1;
+  while (p < x) p <<= 1;
+  return p;
+}
+
+inline int ceil_log2(long long x) {
+  int l = 0;
+  while ((1LL << l) < x) ++l;
+  return l;
+}
+
+inline std::size_t align_up(std::size_t x, std::size_t a = 256) { return (x + a - 1) / a * a; }
+
+/// Threads that share one nonzero of A walk B's row together: as many as B's rows are long on
+/// average (a power of two, at most a warp), so short rows do not idle most of a warp.
+inline int group_log2(offset_t b_nnz, index_t b_rows) {
+  const double avg = b_rows > 0 ? static_cast<double>(b_nnz) / b_rows : 1.0;
+  return std::min(5, std::max(1, ceil_log2(static_cast<long long>(avg + 0.5))));
+}
+
+inline bin_ranges ranges_of(const phase_config& cfg, int shared_bins) {
+  bin_ranges rg{};
+  rg.n = shared_bins + 1;  // the last counted bin takes everything above
+  for (int i = 0; i < rg.n; ++i) rg.r[i] = cfg.bins[i].range;
+  return rg;
+}
+
+template <class V>
+dev_csr<V> to_dev(const csr_view<V>& m) {
+  return {m.rpt, m.col, m.val};
+}
+
+/// Counts rows per bin (pass 1) and reads the counters back into pinned memory (the one host
+/// synchronisation of each binning step: grid sizes depend on it), then fills bins[] (pass 2).
+inline void run_binning(context& ctx, plan_state& st, const offset_t* sizes, index_t m,
+                        const bin_ranges& rg, bool shared, unsigned long long out_rows[max_bins],
+                        unsigned long long& out_max, unsigned long long& out_total) {
+  cudaStream_t s = ctx.stream();
+  OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.d_counters, 0, sizeof(bin_counters), s));
+  const unsigned grid = static_cast<unsigned>((static_cast<long long>(m) + 1023) / 1024);
+  if (shared)
+    bin_count_kernel<true><<<grid, 1024, 0, s>>>(sizes, m, rg, st.d_counters);
+  else
+    bin_count_kernel<false><<<grid, 1024, 0, s>>>(sizes, m, rg, st.d_counters);
+  check_launch("bin_count_kernel");
+  OPSPARSE_CUDA_TRY(cudaMemcpyAsync(st.h_counters, st.d_counters, sizeof(bin_counters),
+                                    cudaMemcpyDeviceToHost, s));
+  OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
+  for (int i = 0; i < max_bins; ++i) out_rows[i] = i < rg.n ? st.h_counters->rows[i] : 0;
+  out_max = st.h_counters->max_row;
+  out_total = st.h_counters->total;
+  if (out_max <= static_cast<unsigned long long>(rg.r[0])) {
+    bin_identity_kernel<<<grid, 1024, 0, s>>>(m, st.d_bins);
+    check_launch("bin_identity_kernel");
+  } else if (shared) {
+    bin_fill_kernel<true><<<grid, 1024, 0, s>>>(sizes, m, rg, st.d_counters, st.d_bins);
+    check_launch("bin_fill_kernel");
+  } else {
+    bin_fill_kernel<false><<<grid, 1024, 0, s>>>(sizes, m, rg, st.d_counters, st.d_bins);
+    check_launch("bin_fill_kernel");
+  }
+}
+
+inline std::array<int, 8> launch_order(bool large_first) {
+  std::array<int, 8> o{};
+  for (int i = 0; i < 8; ++i) o[i] = large_first ? 7 - i : i;
+  return o;
+}
+
+template <class Semiring, class VA, class VB, class Mask>
+void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b,
+              device_csr<typename Semiring::value_type>& c, const Mask& mask,
+              const spgemm_options& opt) {
+  using T = typename Semiring::value_type;
+  OPSPARSE_EXPECTS(a.cols == b.rows, "inner dimensions differ: A is " + std::to_string(a.rows) +
+                                         "x" + std::to_string(a.cols) + ", B is " +
+                                         std::to_string(b.rows) + "x" + std::to_string(b.cols));
+  if constexpr (Mask::kind != mask_kind::none)
+    OPSPARSE_EXPECTS(mask.rows == a.rows && mask.cols == b.cols,
+                     "mask is " + std::to_string(mask.rows) + "x" + std::to_string(mask.cols) +
+                         ", C is " + std::to_string(a.rows) + "x" + std::to_string(b.cols));
+  OPSPARSE_EXPECTS(opt.symbolic_range >= 1.0 && opt.numeric_range >= 1.0,
+                   "binning range factors must be at least 1");
+  plan_state& st = p.state();
+  st.numeric_ready = false;
+  st.stats = spgemm_stats{};
+  const index_t m = a.rows;
+  cudaStream_t s = ctx.stream();
+  const device_info& dev = ctx.device();
+  c.set_shape(m, b.cols);
+  if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[0], s));
+
+  // Step 1: setup. Products per row go straight into C.rpt; the metadata allocation is issued
+  // after the launch so that it overlaps the kernel.
+  if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
+  {
+    const unsigned grid = static_cast<unsigned>((static_cast<long long>(m) + 1 + 255) / 256);
+    setup_kernel<VA, VB, Mask><<<grid, 256, 0, s>>>(m, to_dev(a), to_dev(b), c.rpt(), mask);
+    check_launch("setup_kernel");
+  }
+  std::size_t scan_bytes = 0;
+  OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, c.rpt(), c.rpt(),
+                                                  static_cast<long long>(m) + 1, s));
+  const std::size_t off_bins = align_up(sizeof(bin_counters));
+  const std::size_t off_scan = off_bins + align_up(static_cast<std::size_t>(m) * sizeof(index_t));
+  if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
+  if (st.meta.reserve(off_scan + align_up(scan_bytes))) ++st.allocations;
+  st.d_counters = reinterpret_cast<bin_counters*>(st.meta.data());
+  st.d_bins = reinterpret_cast<index_t*>(st.meta.data() + off_bins);
+  st.d_scan_tmp = st.meta.data() + off_scan;
+  st.scan_bytes = scan_bytes;
+  if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[1], s));
+
+  // Step 2: symbolic binning on the products per row.
+  const phase_config sym = symbolic_config(dev, opt.symbolic_range);
+  const int sym_shared = static_cast<int>(sym.bins.size()) - 1;  // bins 0-7 in shared memory
+  unsigned long long rows[max_bins], max_prod = 0, total_prod = 0;
+  run_binning(ctx, st, c.rpt(), m, ranges_of(sym, sym_shared - 1), opt.shared_binning, rows,
+              max_prod, total_prod);
+  st.stats.products = static_cast<offset_t>(total_prod);
+  st.stats.max_row_products = static_cast<offset_t>(max_prod);
+  st.stats.symbolic_bin_rows.assign(rows, rows + sym_shared);
+  if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[2], s));
+
+  // Step 3: symbolic kernels, one stream per bin, largest rows first.
+  const int glog = group_log2(b.nnz, b.rows);
+  ctx.fork();
+  unsigned long long off[max_bins + 1] = {0};
+  for (int i = 0; i < sym_shared; ++i) off[i + 1] = off[i] + rows[i];
+  bool pool_done = false;
+  auto sym_pool = [&]() {
+    // Global tables for the rows that overflow bin 7: issued after a kernel is already running.
+    if (pool_done || rows[sym_shared - 1] == 0) return;
+    pool_done = true;
+    const unsigned long long want =
+        next_pow2(std::max<unsigned long long>(
+            1, std::min<unsigned long long>(max_prod, static_cast<unsigned long long>(b.cols)))) * 2;
+    int blocks = static_cast<int>(std::min<unsigned long long>(rows[sym_shared - 1], 2ull * dev.sm_count));
+    while (blocks > 1 && static_cast<unsigned long long>(blocks) * want * 4 > (1ull << 30)) blocks /= 2;
+    if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(ctx.bin_stream(sym_shared - 1)));
+    st.reserve_pool(st.sym_pool, static_cast<std::size_t>(blocks) * want * 4);
+    st.num_pool_blocks = blocks;   // reused below as the symbolic grid
+    st.num_pool_table = static_cast<long long>(want);
+  };
+  if (!opt.overlap_allocation) sym_pool();
+  for (int bin : launch_order(opt.large_rows_first)) {
+    if (rows[bin] == 0) continue;
+    const bin_config& cfg = sym.bins[bin];
+    cudaStream_t bs = ctx.bin_stream(bin);
+    const index_t* bins = st.d_bins + off[bin];
+    const int n = static_cast<int>(rows[bin]);
+    if (cfg.threads_per_row) {
+      auto k = symbolic_multi_kernel<4, VA, VB, Mask>;
+      OPSPARSE_EXPECTS(cfg.threads_per_row == 4, "symbolic bin 0 is compiled for 4 threads per row");
+      allow_smem(reinterpret_cast<const void*>(k), cfg.smem_bytes);
+      const int per_block = cfg.block_threads / cfg.threads_per_row;
+      k<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
+          bins, n, to_dev(a), to_dev(b), c.rpt(), cfg.table_size, opt.single_access_hash, mask);
+      check_launch("symbolic_multi_kernel");
+    } else {
+      const int overflow = bin == sym_shared - 1 ? sym.overflow_threshold : 0;
+      auto launch = [&](auto kernel) {
+        allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
+        kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), c.rpt(),
+                                                             cfg.table_size, cfg.pow2,
+                                                             opt.single_access_hash, glog,
+                                                             overflow, mask);
+        check_launch("symbolic_block_kernel");
+      };
+      switch (cfg.block_threads) {
+        case 64: launch(symbolic_block_kernel<64, VA, VB, Mask>); break;
+        case 128: launch(symbolic_block_kernel<128, VA, VB, Mask>); break;
+        case 256: launch(symbolic_block_kernel<256, VA, VB, Mask>); break;
+        case 512: launch(symbolic_block_kernel<512, VA, VB, Mask>); break;
+        default: launch(symbolic_block_kernel<1024, VA, VB, Mask>); break;
+      }
+      if (overflow) {
+        sym_pool();
+        symbolic_global_kernel<VA, VB, Mask><<<st.num_pool_blocks, 1024, 0, bs>>>(
+            bins, n, to_dev(a), to_dev(b), c.rpt(), reinterpret_cast<int*>(st.sym_pool.data()),
+            static_cast<unsigned>(st.num_pool_table), opt.single_access_hash, glog, mask);
+        check_launch("symbolic_global_kernel");
+      }
+    }
+    sym_pool();
+  }
+  ctx.join(sym_shared);
+  if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[3], s));
+
+  // Step 4: numeric binning on the exact row sizes; nnz(C) from its first pass; in-place scan of
+  // C.rpt; C.col and C.val allocated while the second pass and the scan run.
+  const phase_config num = numeric_config(dev, has_values_v<T> ? sizeof(T) : 0, opt.numeric_range);
+  const int num_shared = static_cast<int>(num.bins.size()) - 1;  // bins 0-6 shared, 7 global
+  unsigned long long max_nnz = 0, total_nnz = 0;
+  run_binning(ctx, st, c.rpt(), m, ranges_of(num, num_shared), opt.shared_binning, rows, max_nnz,
+              total_nnz);
+  OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(st.d_scan_tmp, scan_bytes, c.rpt(), c.rpt(),
+                                                  static_cast<long long>(m) + 1, s));
+  if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
+  c.set_nnz(static_cast<offset_t>(total_nnz));
+  st.num_cfg = num;
+  for (int i = 0; i < max_bins; ++i) st.num_rows[i] = i <= num_shared ? rows[i] : 0;
+  st.num_max_row = max_nnz;
+  if (rows[num_shared]) {
+    const unsigned long long want = next_pow2(std::max<unsigned long long>(1, max_nnz)) * 2;
+    const std::size_t entry = 4 + (has_values_v<T> ? sizeof(T) : 0);
+    int blocks = static_cast<int>(std::min<unsigned long long>(rows[num_shared], 2ull * dev.sm_count));
+    while (blocks > 1 && blocks * want * entry > (1ull << 30)) blocks /= 2;
+    st.reserve_pool(st.num_pool, align_up(blocks * want * (has_values_v<T> ? sizeof(T) : 0)) +
+                                     blocks * want * 4);
+    st.num_pool_blocks = blocks;
+    st.num_pool_table = static_cast<long long>(want);
+  }
+  st.rows = m;
+  st.cols = b.cols;
+  st.a_nnz = a.nnz;
+  st.b_nnz = b.nnz;
+  st.c_nnz = static_cast<offset_t>(total_nnz);
+  st.numeric_ready = true;
+  st.stats.nnz = static_cast<offset_t>(total_nnz);
+  st.stats.max_row_nnz = static_cast<offset_t>(max_nnz);
+  st.stats.numeric_bin_rows.assign(rows, rows + num_shared + 1);
+  if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[4], s));
+}
+
+template <class Semiring, class VA, class VB, class Mask>
+void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b,
+             device_csr<typename Semiring::value_type>& c, const Mask& mask,
+             const spgemm_options& opt) {
+  using T = typename Semiring::value_type;
+  plan_state& st = p.state();
+  OPSPARSE_EXPECTS(st.numeric_ready, "spgemm_numeric needs a symbolic phase on this plan first");
+  OPSPARSE_EXPECTS(st.rows == a.rows && st.cols == b.cols && st.a_nnz == a.nnz &&
+                       st.b_nnz == b.nnz && c.nnz() == st.c_nnz && c.rows() == a.rows,
+                   "spgemm_numeric: A, B or C changed structure since the symbolic phase");
+  const phase_config& num = st.num_cfg;
+  const int num_shared = static_cast<int>(num.bins.size()) - 1;
+  const int glog = group_log2(b.nnz, b.rows);
+  unsigned long long off[max_bins + 1] = {0};
+  for (int i = 0; i <= num_shared; ++i) off[i + 1] = off[i] + st.num_rows[i];
+  const dev_out<T> out{c.rpt(), c.col(), c.val()};
+  ctx.fork();
+  for (int bin : launch_order(opt.large_rows_first)) {
+    if (st.num_rows[bin] == 0) continue;
+    const bin_config& cfg = num.bins[bin];
+    cudaStream_t bs = ctx.bin_stream(bin);
+    const index_t* bins = st.d_bins + off[bin];
+    const int n = static_cast<int>(st.num_rows[bin]);
+    if (bin == num_shared) {
+      const std::size_t vbytes = align_up(static_cast<std::size_t>(st.num_pool_blocks) *
+                                          st.num_pool_table * (has_values_v<T> ? sizeof(T) : 0));
+      T* pv = reinterpret_cast<T*>(st.num_pool.data());
+      int* pk = reinterpret_cast<int*>(st.num_pool.data() + vbytes);
+      numeric_global_kernel<Semiring, VA, VB, Mask><<<st.num_pool_blocks, 1024, 0, bs>>>(
+          bins, n, to_dev(a), to_dev(b), out, pk, pv, static_cast<unsigned>(st.num_pool_table),
+          opt.single_access_hash, glog, opt.sorted, mask);
+      check_launch("numeric_global_kernel");
+    } else if (cfg.threads_per_row) {
+      OPSPARSE_EXPECTS(cfg.threads_per_row == 8, "numeric bin 0 is compiled for 8 threads per row");
+      auto k = numeric_multi_kernel<8, Semiring, VA, VB, Mask>;
+      allow_smem(reinterpret_cast<const void*>(k), cfg.smem_bytes);
+      const int per_block = cfg.block_threads / cfg.threads_per_row;
+      k<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
+          bins, n, to_dev(a), to_dev(b), out, cfg.table_size, opt.single_access_hash, opt.sorted, mask);
+      check_launch("numeric_multi_kernel");
+    } else {
+      auto launch = [&](auto kernel) {
+        allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
+        kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), out,
+                                                             cfg.table_size,
+                                                             opt.single_access_hash, glog,
+                                                             opt.sorted, mask);
+        check_launch("numeric_block_kernel");
+      };
+      switch (cfg.block_threads) {
+        case 64: launch(numeric_block_kernel<64, Semiring, VA, VB, Mask>); break;
+        case 128: launch(numeric_block_kernel<128, Semiring, VA, VB, Mask>); break;
+        case 256: launch(numeric_block_kernel<256, Semiring, VA, VB, Mask>); break;
+        case 512: launch(numeric_block_kernel<512, Semiring, VA, VB, Mask>); break;
+        default: launch(numeric_block_kernel<1024, Semiring, VA, VB, Mask>); break;
+      }
+    }
+  }
+  ctx.join(num_shared + 1);
+  cudaStream_t s = ctx.stream();
+  if (opt.time_phases) {
+    OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[5], s));
+    OPSPARSE_CUDA_TRY(cudaEventSynchronize(st.timing[5]));
+    float* outs[5] = {&st.stats.ms_setup, &st.stats.ms_symbolic_binning, &st.stats.ms_symbolic,
+                      &st.stats.ms_numeric_binning, &st.stats.ms_numeric};
+    for (int i = 0; i < 5; ++i)
+      OPSPARSE_CUDA_TRY(cudaEventElapsedTime(outs[i], st.timing[i], st.timing[i + 1]));
+  }
+}
+
+}  // namespace opsparse::detail
+
+namespace opsparse {
+
+template <class Semiring, class VA, class VB, class Mask>
+void spgemm_symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b,
+                     device_csr<typename Semiring::value_type>& c, const Mask& mask,
+                     const spgemm_options& opt) {
+  detail::symbolic<Semiring>(ctx, p, a, b, c, mask, opt);
+}
+
+template <class Semiring, class VA, class VB, class Mask>
+void spgemm_numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b,
+                    device_csr<typename Semiring::value_type>& c, const Mask& mask,
+                    const spgemm_options& opt) {
+  detail::numeric<Semiring>(ctx, p, a, b, c, mask, opt);
+}
+
+template <class Semiring, class VA, class VB, class Mask>
+void spgemm(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b,
+            device_csr<typename Semiring::value_type>& c, const Mask& mask,
+            const spgemm_options& opt) {
+  detail::symbolic<Semiring>(ctx, p, a, b, c, mask, opt);
+  if (opt.time_phases == false && c.nnz() == 0) {
+    p.state().numeric_ready = true;
+  }
+  detail::numeric<Semiring>(ctx, p, a, b, c, mask, opt);
+}
+
+}  // namespace opsparse
+
+/// Instantiates spgemm, spgemm_symbolic and spgemm_numeric for one combination.
+#define OPSPARSE_INSTANTIATE_SPGEMM(S, VA, VB, MASK)                                              \
+  template void opsparse::spgemm<S, VA, VB, MASK>(                                                \
+      context&, plan&, const csr_view<VA>&, const csr_view<VB>&, device_csr<S::value_type>&,      \
+      const MASK&, const spgemm_options&);                                                        \
+  template void opsparse::spgemm_symbolic<S, VA, VB, MASK>(                                       \
+      context&, plan&, const csr_view<VA>&, const csr_view<VB>&, device_csr<S::value_type>&,      \
+      const MASK&, const spgemm_options&);                                                        \
+  template void opsparse::spgemm_numeric<S, VA, VB, MASK>(                                        \
+      context&, plan&, const csr_view<VA>&, const csr_view<VB>&, device_csr<S::value_type>&,      \
+      const MASK&, const spgemm_options&);

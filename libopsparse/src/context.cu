@@ -1,0 +1,80 @@
+#include <cuda_runtime.h>
+
+#include "opsparse/context.hpp"
+#include "opsparse/error.hpp"
+
+namespace opsparse {
+
+bool gpu_available(std::string* why) {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (why) *why = std::string("no usable CUDA device: ") + cudaGetErrorString(err);
+    return false;
+  }
+  if (n == 0) {
+    if (why) *why = "no CUDA device present";
+    return false;
+  }
+  return true;
+}
+
+context::context(int device) {
+  if (device < 0) OPSPARSE_CUDA_TRY(cudaGetDevice(&device));
+  OPSPARSE_CUDA_TRY(cudaSetDevice(device));
+  cudaDeviceProp p{};
+  OPSPARSE_CUDA_TRY(cudaGetDeviceProperties(&p, device));
+  info_.device = device;
+  info_.name = p.name;
+  info_.cc_major = p.major;
+  info_.cc_minor = p.minor;
+  info_.sm_count = p.multiProcessorCount;
+  info_.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+  info_.max_threads_per_block = p.maxThreadsPerBlock;
+  info_.regs_per_sm = p.regsPerMultiprocessor;
+  info_.smem_per_sm = p.sharedMemPerMultiprocessor;
+  info_.smem_per_block_optin = p.sharedMemPerBlockOptin;
+  info_.smem_reserved_per_block = p.reservedSharedMemPerBlock;
+  info_.global_mem = p.totalGlobalMem;
+  info_.l2_bytes = static_cast<std::size_t>(p.l2CacheSize);
+  OPSPARSE_CUDA_TRY(cudaStreamCreateWithFlags(&main_, cudaStreamNonBlocking));
+  OPSPARSE_CUDA_TRY(cudaEventCreateWithFlags(&main_event_, cudaEventDisableTiming));
+  for (int i = 0; i < max_bins; ++i) {
+    OPSPARSE_CUDA_TRY(cudaStreamCreateWithFlags(&bins_[i], cudaStreamNonBlocking));
+    OPSPARSE_CUDA_TRY(cudaEventCreateWithFlags(&bin_events_[i], cudaEventDisableTiming));
+  }
+}
+
+context::~context() {
+  for (int i = 0; i < max_bins; ++i) {
+    if (bin_events_[i]) OPSPARSE_CUDA_TRY_NO_THROW(cudaEventDestroy(bin_events_[i]));
+    if (bins_[i]) OPSPARSE_CUDA_TRY_NO_THROW(cudaStreamDestroy(bins_[i]));
+  }
+  if (main_event_) OPSPARSE_CUDA_TRY_NO_THROW(cudaEventDestroy(main_event_));
+  if (main_) OPSPARSE_CUDA_TRY_NO_THROW(cudaStreamDestroy(main_));
+}
+
+void context::fork() {
+  OPSPARSE_CUDA_TRY(cudaEventRecord(main_event_, main_));
+  for (int i = 0; i < max_bins; ++i) OPSPARSE_CUDA_TRY(cudaStreamWaitEvent(bins_[i], main_event_, 0));
+}
+
+void context::join(int n) {
+  for (int i = 0; i < n && i < max_bins; ++i) {
+    OPSPARSE_CUDA_TRY(cudaEventRecord(bin_events_[i], bins_[i]));
+    OPSPARSE_CUDA_TRY(cudaStreamWaitEvent(main_, bin_events_[i], 0));
+  }
+}
+
+void context::synchronize() const { OPSPARSE_CUDA_TRY(cudaStreamSynchronize(main_)); }
+
+std::size_t context::note_memory() {
+  std::size_t free_b = 0, total_b = 0;
+  OPSPARSE_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+  const std::size_t used = total_b - free_b;
+  if (used > peak_used_) peak_used_ = used;
+  return used;
+}
+
+}  // namespace opsparse

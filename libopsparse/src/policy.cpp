@@ -1,0 +1,206 @@
+// Kernel configurations derived from the device (paper §5.6, Tables 5 and 6).
+//
+// The paper's rule, applied to whatever the device offers instead of the V100's fixed 96 KiB:
+// a kernel of B threads per block reaches full occupancy when T/B blocks are resident on an SM
+// (T = threads per SM), so each block may use S/(T/B) - R bytes of shared memory (S = shared
+// memory per SM, R = the runtime's per-block reservation, 1 KiB from sm_80 on). The largest
+// shared-memory bin of each phase deliberately takes 50% occupancy (one 1024-thread block with
+// the opt-in per-block maximum), so fewer rows fall to the global-memory table.
+// With v100_like() these formulas give exactly the paper's tables (tests/unit/gpu checks it).
+#include "opsparse/policy.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace opsparse {
+namespace {
+
+int floor_pow2(long long x) {
+  int p = 1;
+  while (2LL * p <= x) p *= 2;
+  return p;
+}
+
+// Bytes one block may use when `blocks` blocks share an SM.
+long long block_budget(const device_info& d, int blocks) {
+  const long long per_sm = static_cast<long long>(d.smem_per_sm) / blocks -
+                           static_cast<long long>(d.smem_reserved_per_block);
+  return std::min(per_sm, static_cast<long long>(d.smem_per_block_optin));
+}
+
+offset_t range_of(int capacity, double factor) {
+  return static_cast<offset_t>(std::floor(capacity / factor + 1e-9));
+}
+
+}  // namespace
+
+phase_config symbolic_config(const device_info& d, double f) {
+  phase_config cfg;
+  cfg.range_factor = f;
+  const int T = d.max_threads_per_sm > 0 ? d.max_threads_per_sm : 2048;
+  // Bin 0: 4 threads per row, 256 rows per 1024-thread block (paper: 4 threads, table 32).
+  {
+    bin_config b;
+    b.block_threads = 1024;
+    b.threads_per_row = 4;
+    const int rows = b.block_threads / b.threads_per_row;
+    b.blocks_per_sm = T / b.block_threads;
+    const long long per_row = block_budget(d, b.blocks_per_sm) / rows;
+    b.table_size = floor_pow2((per_row - 4) / 4);
+    b.pow2 = true;
+    b.smem_bytes = static_cast<std::size_t>(rows) * (b.table_size * 4 + 4);
+    b.range = range_of(b.table_size, f);
+    cfg.bins.push_back(b);
+  }
+  // Bins 1-5: one row per block, 64..1024 threads, power-of-two tables at full occupancy.
+  for (int bt = 64; bt <= 1024; bt *= 2) {
+    bin_config b;
+    b.block_threads = bt;
+    b.blocks_per_sm = T / bt;
+    b.table_size = floor_pow2((block_budget(d, b.blocks_per_sm) - 4) / 4);
+    b.pow2 = true;
+    b.smem_bytes = static_cast<std::size_t>(b.table_size) * 4 + 4;
+    b.range = range_of(b.table_size, f);
+    cfg.bins.push_back(b);
+  }
+  // Bin 6: 1024 threads at full occupancy with the whole budget (table not a power of two).
+  {
+    bin_config b;
+    b.block_threads = 1024;
+    b.blocks_per_sm = T / 1024;
+    b.table_size = static_cast<int>((block_budget(d, b.blocks_per_sm) - 4) / 4);
+    b.smem_bytes = static_cast<std::size_t>(b.table_size) * 4 + 4;
+    b.range = range_of(b.table_size + 1, f);
+    cfg.bins.push_back(b);
+  }
+  // Bin 7: 50% occupancy, the per-block maximum; rows whose nnz passes 0.8 of the table move to
+  // the global-memory kernel (the paper's kernel 8).
+  {
+    bin_config b;
+    b.block_threads = 1024;
+    b.blocks_per_sm = 1;
+    b.table_size = static_cast<int>((block_budget(d, 1) - 8) / 4);
+    b.smem_bytes = static_cast<std::size_t>(b.table_size) * 4 + 8;
+    b.range = std::numeric_limits<offset_t>::max();
+    cfg.overflow_threshold = static_cast<int>(0.8 * b.table_size);
+    cfg.bins.push_back(b);
+  }
+  // Global-memory kernel (a re-run of the rows that overflowed bin 7).
+  {
+    bin_config b;
+    b.block_threads = 1024;
+    b.blocks_per_sm = T / 1024;
+    b.smem_bytes = 8;
+    b.range = std::numeric_limits<offset_t>::max();
+    cfg.bins.push_back(b);
+  }
+  return cfg;
+}
+
+phase_config numeric_config(const device_info& d, std::size_t value_bytes, double f) {
+  phase_config cfg;
+  cfg.range_factor = f;
+  const int T = d.max_threads_per_sm > 0 ? d.max_threads_per_sm : 2048;
+  const long long entry = 4 + static_cast<long long>(value_bytes);
+  // Bin 0: 8 threads per row, 128 rows per block (paper: table 31 in double).
+  {
+    bin_config b;
+    b.block_threads = 1024;
+    b.threads_per_row = 8;
+    const int rows = b.block_threads / b.threads_per_row;
+    b.blocks_per_sm = T / 1024;
+    const long long per_row = block_budget(d, b.blocks_per_sm) / rows;
+    b.table_size = static_cast<int>((per_row - 4) / entry);
+    b.smem_bytes = static_cast<std::size_t>(rows) * (b.table_size * entry + 4);
+    b.range = range_of(b.table_size + 1, f);
+    cfg.bins.push_back(b);
+  }
+  // Bins 1-5: one row per block, 64..1024 threads, full occupancy.
+  for (int bt = 64; bt <= 1024; bt *= 2) {
+    bin_config b;
+    b.block_threads = bt;
+    b.blocks_per_sm = T / bt;
+    b.table_size = static_cast<int>((block_budget(d, b.blocks_per_sm) - 4) / entry);
+    b.smem_bytes = static_cast<std::size_t>(b.table_size * entry + 4);
+    b.range = range_of(b.table_size + 1, f);
+    cfg.bins.push_back(b);
+  }
+  // Bin 6: 50% occupancy with the per-block maximum.
+  {
+    bin_config b;
+    b.block_threads = 1024;
+    b.blocks_per_sm = 1;
+    b.table_size = static_cast<int>((block_budget(d, 1) - 4) / entry);
+    b.smem_bytes = static_cast<std::size_t>(b.table_size * entry + 4);
+    b.range = range_of(b.table_size + 1, f);
+    cfg.bins.push_back(b);
+  }
+  // Bin 7: global-memory table.
+  {
+    bin_config b;
+    b.block_threads = 1024;
+    b.blocks_per_sm = T / 1024;
+    b.smem_bytes = 8;
+    b.range = std::numeric_limits<offset_t>::max();
+    cfg.bins.push_back(b);
+  }
+  // A larger range factor can make a bin's range smaller than the previous one's; keep ranges
+  // monotone so every row has exactly one bin.
+  for (std::size_t i = 1; i < cfg.bins.size(); ++i)
+    cfg.bins[i].range = std::max(cfg.bins[i].range, cfg.bins[i - 1].range);
+  return cfg;
+}
+
+device_info v100_like() {
+  device_info d;
+  d.name = "V100-like (paper)";
+  d.cc_major = 7;
+  d.sm_count = 80;
+  d.max_threads_per_sm = 2048;
+  d.max_threads_per_block = 1024;
+  d.regs_per_sm = 65536;
+  d.smem_per_sm = 96 * 1024;
+  d.smem_per_block_optin = 96 * 1024;
+  d.smem_reserved_per_block = 0;
+  return d;
+}
+
+device_info h100_like() {
+  device_info d;
+  d.name = "H100-like";
+  d.cc_major = 9;
+  d.sm_count = 132;
+  d.max_threads_per_sm = 2048;
+  d.max_threads_per_block = 1024;
+  d.regs_per_sm = 65536;
+  d.smem_per_sm = 228 * 1024;
+  d.smem_per_block_optin = 227 * 1024;
+  d.smem_reserved_per_block = 1024;
+  return d;
+}
+
+std::string describe(const phase_config& cfg, const char* phase) {
+  std::ostringstream os;
+  os << "| " << phase << " bin | threads/block | threads/row | table | pow2 | smem bytes | blocks/SM | range |\n";
+  os << "|---|---|---|---|---|---|---|---|\n";
+  offset_t lo = 0;
+  for (std::size_t i = 0; i < cfg.bins.size(); ++i) {
+    const auto& b = cfg.bins[i];
+    os << "| " << i << " | " << b.block_threads << " | "
+       << (b.threads_per_row ? std::to_string(b.threads_per_row) : std::string("block")) << " | "
+       << (b.table_size ? std::to_string(b.table_size) : std::string("global")) << " | "
+       << (b.pow2 ? "yes" : "no") << " | " << b.smem_bytes << " | " << b.blocks_per_sm << " | ";
+    if (b.range == std::numeric_limits<offset_t>::max())
+      os << lo << "-inf";
+    else
+      os << lo << "-" << b.range;
+    os << " |\n";
+    if (b.range != std::numeric_limits<offset_t>::max()) lo = b.range + 1;
+  }
+  if (cfg.overflow_threshold) os << "overflow threshold (to global table): " << cfg.overflow_threshold << "\n";
+  return os.str();
+}
+
+}  // namespace opsparse

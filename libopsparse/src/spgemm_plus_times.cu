@@ -1,0 +1,8 @@
+// Explicit instantiations: the plain numeric products (MCL's expansion, the benchmark).
+#include "opsparse/detail/spgemm_impl.cuh"
+
+namespace opsparse {
+OPSPARSE_INSTANTIATE_SPGEMM(plus_times<double>, double, double, no_mask)
+OPSPARSE_INSTANTIATE_SPGEMM(plus_times<float>, float, float, no_mask)
+OPSPARSE_INSTANTIATE_SPGEMM(min_plus<double>, double, double, no_mask)
+}  // namespace opsparse
