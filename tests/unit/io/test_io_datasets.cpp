@@ -1,0 +1,149 @@
+// The shared real data sets (../shared/datasets, never committed): every file must read, and the
+// figures of reference/graph-facts.tsv and reference/spgemm-A2.tsv (computed with scipy, not by
+// this project) must match. Skips when the folder is absent.
+#include "opsparse/io.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io_test_util.hpp"
+#include "test_support.hpp"
+
+namespace io = opsparse::io;
+using opsparse::index_t;
+using opsparse::offset_t;
+
+namespace {
+
+/// Rows of a reference tsv: '#' lines skipped, fields split on tabs.
+std::vector<std::vector<std::string>> read_tsv(const std::string& path) {
+  std::ifstream is(path);
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  while (std::getline(is, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields;
+    std::stringstream ss(line);
+    std::string f;
+    while (std::getline(ss, f, '\t')) fields.push_back(f);
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+/// Undirected edges as the reference counts them: pattern symmetrised, loops dropped, deduplicated.
+long long undirected_edges(const io::labelled_graph& g) {
+  const auto s = io::symmetrize_max(g.adj);
+  long long off_diagonal = 0;
+  for (index_t i = 0; i < s.rows; ++i)
+    for (offset_t k = s.rpt[i]; k < s.rpt[i + 1]; ++k) off_diagonal += s.col[k] != i;
+  EXPECT_EQ(off_diagonal % 2, 0);
+  return off_diagonal / 2;
+}
+
+bool is_mtx(const std::string& path) {
+  return path.size() > 4 && path.compare(path.size() - 4, 4, ".mtx") == 0;
+}
+
+}  // namespace
+
+TEST(IoDatasets, EveryFileReads) {
+  OPSPARSE_REQUIRE_DATASETS();
+  const std::string root = opsparse::test::datasets_dir();
+  int files = 0;
+  for (const char* sub : {"graphs", "ppi", "matrices"}) {
+    const std::string dir = root + "/" + sub;
+    ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
+    std::vector<std::string> paths;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.is_regular_file()) paths.push_back(e.path().string());
+    std::sort(paths.begin(), paths.end());
+    for (const auto& p : paths) {
+      SCOPED_TRACE(p);
+      const auto t0 = std::chrono::steady_clock::now();
+      io::labelled_graph g;
+      ASSERT_NO_THROW(g = io::read_graph(p));
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      EXPECT_EQ(opsparse::check(g.adj), "");
+      EXPECT_EQ(g.adj.rows, g.adj.cols);
+      EXPECT_GT(g.adj.nnz(), 0);
+      EXPECT_EQ(g.labels.size(), static_cast<std::size_t>(g.adj.rows));
+      if (is_mtx(p)) {
+        // The pattern reader gives the same structure as the valued one.
+        const auto pat = io::read_matrix_market<opsparse::pattern>(p);
+        EXPECT_EQ(pat.rpt, g.adj.rpt);
+        EXPECT_EQ(pat.col, g.adj.col);
+      }
+      // Files are at most 3 MB: anything near a second means the parser is far too slow.
+      EXPECT_LT(s, 2.0) << "reading took " << s << " s";
+      ++files;
+    }
+  }
+  std::cout << "[ datasets ] read " << files << " files\n";
+  EXPECT_GE(files, 40);
+}
+
+TEST(IoDatasets, GraphFactsVerticesAndUndirectedEdges) {
+  OPSPARSE_REQUIRE_DATASETS();
+  const std::string root = opsparse::test::datasets_dir();
+  const auto rows = read_tsv(root + "/reference/graph-facts.tsv");
+  ASSERT_FALSE(rows.empty());
+  std::map<std::string, io::labelled_graph> graphs;
+  int checked = 0;
+  for (const auto& r : rows) {
+    ASSERT_GE(r.size(), 5u);
+    const std::string& file = r[0];
+    SCOPED_TRACE(file);
+    auto it = graphs.find(file);
+    if (it == graphs.end()) {
+      it = graphs.emplace(file, io::read_graph(root + "/" + file)).first;
+      const auto& g = it->second;
+      EXPECT_EQ(g.adj.rows, std::stoll(r[1])) << "vertices";
+      EXPECT_EQ(undirected_edges(g), std::stoll(r[2])) << "undirected edges";
+      ++checked;
+    }
+    // The BFS source is given by label (the 1-based row for .mtx files): it must exist.
+    const auto& labels = it->second.labels;
+    EXPECT_NE(std::find(labels.begin(), labels.end(), r[4]), labels.end())
+        << "no vertex labelled " << r[4];
+  }
+  std::cout << "[ datasets ] graph-facts: " << checked << " files checked\n";
+  EXPECT_GE(checked, 40);
+}
+
+TEST(IoDatasets, SpgemmA2RowsNnzAndProducts) {
+  OPSPARSE_REQUIRE_DATASETS();
+  const std::string root = opsparse::test::datasets_dir();
+  const auto rows = read_tsv(root + "/reference/spgemm-A2.tsv");
+  ASSERT_FALSE(rows.empty());
+  int checked = 0;
+  for (const auto& r : rows) {
+    ASSERT_GE(r.size(), 7u);
+    SCOPED_TRACE(r[0]);
+    const auto a = io::read_matrix_market<double>(root + "/" + r[0]);
+    EXPECT_EQ(a.rows, std::stoll(r[1])) << "rows";
+    EXPECT_EQ(a.nnz(), std::stoll(r[2])) << "nnz (symmetric expanded)";
+    // Multiplications of A*A and the longest row also depend only on the structure read.
+    long long mults = 0;
+    offset_t longest = 0;
+    for (index_t i = 0; i < a.rows; ++i) {
+      longest = std::max(longest, a.rpt[i + 1] - a.rpt[i]);
+      for (offset_t k = a.rpt[i]; k < a.rpt[i + 1]; ++k)
+        mults += a.rpt[a.col[k] + 1] - a.rpt[a.col[k]];
+    }
+    EXPECT_EQ(mults, std::stoll(r[3])) << "mults(A*A)";
+    EXPECT_EQ(longest, std::stoll(r[6])) << "max_row_nnz";
+    ++checked;
+  }
+  std::cout << "[ datasets ] spgemm-A2: " << checked << " matrices checked\n";
+  EXPECT_EQ(checked, 20);
+}
