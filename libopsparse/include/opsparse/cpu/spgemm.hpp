@@ -1,16 +1,33 @@
 #pragma once
 // The CPU engine: row-wise SpGEMM over any semiring and mask, OpenMP over rows.
 // It is the oracle of every GPU test and the fallback where no GPU is present.
+#include <vector>
+
 #include "opsparse/csr.hpp"
 #include "opsparse/mask.hpp"
 #include "opsparse/semiring.hpp"
 
 namespace opsparse::cpu {
 
+/// Per-thread accumulator of the row-wise product.
+enum class accumulator_kind {
+  automatic,  ///< dense unless B is very wide for the work (see prefer_dense_accumulator)
+  dense,      ///< an array over B's columns with generation stamps, never cleared per row
+  hash,       ///< open addressing sized per row from its products / mask / nnz
+};
+
 struct options {
   bool sorted = true;  ///< sort columns within each output row (false: any order)
   int threads = 0;     ///< OpenMP threads; 0 = the OpenMP default
+  accumulator_kind accumulator = accumulator_kind::automatic;  ///< tests force either one
 };
+
+/// Number of multiplications in each row of A·B (what the engine sizes and schedules by).
+template <class VA, class VB>
+std::vector<offset_t> row_products(const host_csr<VA>& a, const host_csr<VB>& b);
+
+/// The automatic choice: a dense accumulator of `cols` entries per thread, or a hash table.
+inline bool prefer_dense_accumulator(index_t cols, offset_t products, int threads);
 
 /// Number of multiplications of A·B (sum over nonzeros A(i,k) of nnz(B row k)).
 template <class VA, class VB>
@@ -18,7 +35,10 @@ offset_t count_products(const host_csr<VA>& a, const host_csr<VB>& b);
 
 /// C = A·B (or C<M> = A·B, C<¬M> = A·B) over Semiring. Mask views hold host pointers
 /// (see host_mask). Entries are structural: a product whose value happens to be the identity is
-/// still an entry.
+/// still an entry. A.cols must equal B.rows and a mask must have C's dimensions, else
+/// std::invalid_argument. Values of C are added in the order of A's row then B's row, whatever the
+/// thread count, so results are reproducible bit for bit. When Semiring::value_type is pattern,
+/// C has no values; pattern inputs pass pattern{} to Semiring::multiply.
 template <class Semiring, class VA, class VB, class Mask = no_mask>
 host_csr<typename Semiring::value_type> spgemm(const host_csr<VA>& a, const host_csr<VB>& b,
                                                const Mask& mask = {}, const options& opt = {});
