@@ -47,6 +47,7 @@ context::context(int device) {
 }
 
 context::~context() {
+  if (pinned_) OPSPARSE_CUDA_TRY_NO_THROW(cudaFreeHost(pinned_));
   for (int i = 0; i < max_bins; ++i) {
     if (bin_events_[i]) OPSPARSE_CUDA_TRY_NO_THROW(cudaEventDestroy(bin_events_[i]));
     if (bins_[i]) OPSPARSE_CUDA_TRY_NO_THROW(cudaStreamDestroy(bins_[i]));
@@ -65,6 +66,17 @@ void context::join(int n) {
     OPSPARSE_CUDA_TRY(cudaEventRecord(bin_events_[i], bins_[i]));
     OPSPARSE_CUDA_TRY(cudaStreamWaitEvent(main_, bin_events_[i], 0));
   }
+}
+
+void* context::pinned(std::size_t bytes) {
+  if (bytes > pinned_bytes_) {
+    void* p = nullptr;
+    OPSPARSE_CUDA_TRY(cudaMallocHost(&p, bytes));
+    if (pinned_) OPSPARSE_CUDA_TRY_NO_THROW(cudaFreeHost(pinned_));
+    pinned_ = p;
+    pinned_bytes_ = bytes;
+  }
+  return pinned_;
 }
 
 void context::synchronize() const { OPSPARSE_CUDA_TRY(cudaStreamSynchronize(main_)); }

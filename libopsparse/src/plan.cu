@@ -6,16 +6,14 @@
 
 namespace opsparse {
 namespace detail {
-plan_state::plan_state() {
-  void* p = nullptr;
-  OPSPARSE_CUDA_TRY(cudaMallocHost(&p, sizeof(bin_counters)));
-  h_counters = static_cast<bin_counters*>(p);
-  for (auto& e : timing) OPSPARSE_CUDA_TRY(cudaEventCreate(&e));
-}
+plan_state::plan_state() = default;
 plan_state::~plan_state() {
-  if (h_counters) OPSPARSE_CUDA_TRY_NO_THROW(cudaFreeHost(h_counters));
   for (auto& e : timing)
     if (e) OPSPARSE_CUDA_TRY_NO_THROW(cudaEventDestroy(e));
+}
+void plan_state::ensure_timing_events() {
+  for (auto& e : timing)
+    if (!e) OPSPARSE_CUDA_TRY(cudaEventCreate(&e));
 }
 void plan_state::reserve_pool(device_buffer<unsigned char>& pool, std::size_t bytes) {
   if (pool.reserve(bytes)) ++allocations;

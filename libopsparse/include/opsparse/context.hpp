@@ -54,6 +54,8 @@ class context {
   /// to note_memory().
   std::size_t note_memory();
   std::size_t peak_memory() const noexcept { return peak_used_; }
+  /// Pinned host staging for readbacks (grow-only; async copies never target pageable memory).
+  void* pinned(std::size_t bytes);
 
  private:
   device_info info_;
@@ -62,6 +64,8 @@ class context {
   std::array<cudaEvent_t, max_bins> bin_events_{};
   cudaEvent_t main_event_ = nullptr;
   std::size_t peak_used_ = 0;
+  void* pinned_ = nullptr;
+  std::size_t pinned_bytes_ = 0;
 };
 
 /// True when a CUDA device is present and usable; `why` says what is missing otherwise.

@@ -26,7 +26,7 @@ struct plan_state {
   device_buffer<unsigned char> meta;      ///< counters | bins[M] | CUB scan scratch, one allocation
   device_buffer<unsigned char> sym_pool;  ///< global hash tables of the symbolic phase
   device_buffer<unsigned char> num_pool;  ///< global hash tables of the numeric phase
-  bin_counters* h_counters = nullptr;     ///< pinned mirror
+  bin_counters* h_counters = nullptr;     ///< pinned mirror (the context's staging)
   std::int64_t allocations = 0;
   spgemm_stats stats;
 
@@ -50,6 +50,8 @@ struct plan_state {
 
   plan_state();
   ~plan_state();
+  /// Phase events are made only for the first product that asks for phase times.
+  void ensure_timing_events();
   /// Grows the pool to `bytes` (counted as a metadata allocation).
   void reserve_pool(device_buffer<unsigned char>& pool, std::size_t bytes);
 };

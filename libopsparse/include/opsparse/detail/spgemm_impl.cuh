@@ -76,6 +76,11 @@ inline void run_binning(context& ctx, plan_state& st, const offset_t* sizes, ind
                         const bin_ranges& rg, bool shared, unsigned long long out_rows[max_bins],
                         unsigned long long& out_max, unsigned long long& out_total) {
   cudaStream_t s = ctx.stream();
+  if (m == 0) {
+    for (int i = 0; i < max_bins; ++i) out_rows[i] = 0;
+    out_max = out_total = 0;
+    return;
+  }
   OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.d_counters, 0, sizeof(bin_counters), s));
   const unsigned grid = static_cast<unsigned>((static_cast<long long>(m) + 1023) / 1024);
   if (shared)
@@ -128,7 +133,11 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   cudaStream_t s = ctx.stream();
   const device_info& dev = ctx.device();
   c.set_shape(m, b.cols);
-  if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[0], s));
+  st.h_counters = static_cast<bin_counters*>(ctx.pinned(sizeof(bin_counters)));
+  if (opt.time_phases) {
+    st.ensure_timing_events();
+    OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[0], s));
+  }
 
   // Step 1: setup. Products per row go straight into C.rpt; the metadata allocation is issued
   // after the launch so that it overlaps the kernel.
@@ -168,6 +177,8 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < sym_shared; ++i) off[i + 1] = off[i] + rows[i];
   bool pool_done = false;
+  int sym_blocks = 0;
+  unsigned long long sym_table = 0;
   auto sym_pool = [&]() {
     // Global tables for the rows that overflow bin 7: issued after a kernel is already running.
     if (pool_done || rows[sym_shared - 1] == 0) return;
@@ -179,8 +190,8 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
     while (blocks > 1 && static_cast<unsigned long long>(blocks) * want * 4 > (1ull << 30)) blocks /= 2;
     if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(ctx.bin_stream(sym_shared - 1)));
     st.reserve_pool(st.sym_pool, static_cast<std::size_t>(blocks) * want * 4);
-    st.num_pool_blocks = blocks;   // reused below as the symbolic grid
-    st.num_pool_table = static_cast<long long>(want);
+    sym_blocks = blocks;
+    sym_table = want;
   };
   if (!opt.overlap_allocation) sym_pool();
   for (int bin : launch_order(opt.large_rows_first)) {
@@ -216,9 +227,9 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
       }
       if (overflow) {
         sym_pool();
-        symbolic_global_kernel<VA, VB, Mask><<<st.num_pool_blocks, 1024, 0, bs>>>(
+        symbolic_global_kernel<VA, VB, Mask><<<sym_blocks, 1024, 0, bs>>>(
             bins, n, to_dev(a), to_dev(b), c.rpt(), reinterpret_cast<int*>(st.sym_pool.data()),
-            static_cast<unsigned>(st.num_pool_table), opt.single_access_hash, glog, mask);
+            static_cast<unsigned>(sym_table), opt.single_access_hash, glog, mask);
         check_launch("symbolic_global_kernel");
       }
     }
@@ -356,9 +367,6 @@ void spgemm(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b,
             device_csr<typename Semiring::value_type>& c, const Mask& mask,
             const spgemm_options& opt) {
   detail::symbolic<Semiring>(ctx, p, a, b, c, mask, opt);
-  if (opt.time_phases == false && c.nnz() == 0) {
-    p.state().numeric_ready = true;
-  }
   detail::numeric<Semiring>(ctx, p, a, b, c, mask, opt);
 }
 
