@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -97,27 +99,35 @@ TEST(IoDatasets, GraphFactsVerticesAndUndirectedEdges) {
   const std::string root = opsparse::test::datasets_dir();
   const auto rows = read_tsv(root + "/reference/graph-facts.tsv");
   ASSERT_FALSE(rows.empty());
-  std::map<std::string, io::labelled_graph> graphs;
-  int checked = 0;
+  // Each file has a row per BFS source; it is read once and every row is compared.
+  struct facts {
+    io::labelled_graph g;
+    long long edges;
+  };
+  std::map<std::string, facts> graphs;
+  int files = 0, checked = 0;
   for (const auto& r : rows) {
     ASSERT_GE(r.size(), 5u);
     const std::string& file = r[0];
     SCOPED_TRACE(file);
     auto it = graphs.find(file);
     if (it == graphs.end()) {
-      it = graphs.emplace(file, io::read_graph(root + "/" + file)).first;
-      const auto& g = it->second;
-      EXPECT_EQ(g.adj.rows, std::stoll(r[1])) << "vertices";
-      EXPECT_EQ(undirected_edges(g), std::stoll(r[2])) << "undirected edges";
-      ++checked;
+      auto g = io::read_graph(root + "/" + file);
+      const long long e = undirected_edges(g);
+      it = graphs.emplace(file, facts{std::move(g), e}).first;
+      ++files;
     }
+    EXPECT_EQ(it->second.g.adj.rows, std::stoll(r[1])) << "vertices";
+    EXPECT_EQ(it->second.edges, std::stoll(r[2])) << "undirected edges";
+    ++checked;
     // The BFS source is given by label (the 1-based row for .mtx files): it must exist.
-    const auto& labels = it->second.labels;
+    const auto& labels = it->second.g.labels;
     EXPECT_NE(std::find(labels.begin(), labels.end(), r[4]), labels.end())
         << "no vertex labelled " << r[4];
   }
-  std::cout << "[ datasets ] graph-facts: " << checked << " files checked\n";
-  EXPECT_GE(checked, 40);
+  std::cout << "[ datasets ] graph-facts: " << checked << " rows of " << files
+            << " files checked\n";
+  EXPECT_GE(files, 40);
 }
 
 TEST(IoDatasets, SpgemmA2RowsNnzAndProducts) {
@@ -146,4 +156,26 @@ TEST(IoDatasets, SpgemmA2RowsNnzAndProducts) {
   }
   std::cout << "[ datasets ] spgemm-A2: " << checked << " matrices checked\n";
   EXPECT_EQ(checked, 20);
+}
+
+TEST(IoDatasets, TruncatedRealFilesAreNeverAcceptedAsSmallerMatrices) {
+  OPSPARSE_REQUIRE_DATASETS();
+  const std::string root = opsparse::test::datasets_dir();
+  io_test::scratch_dir dir;
+  std::mt19937_64 rng(7);
+  int cuts = 0;
+  for (const char* name : {"matrices/cage8.mtx", "matrices/delaunay_n10.mtx", "ppi/BSPMCL_jazz.mtx"}) {
+    std::ifstream is(root + "/" + name, std::ios::binary);
+    const std::string content((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
+    ASSERT_FALSE(content.empty()) << name;
+    // Any cut before the start of the last line loses at least one announced entry.
+    const std::size_t last_line = content.find_last_of('\n', content.size() - 2) + 1;
+    for (int k = 0; k < 20; ++k) {
+      const std::size_t cut = rng() % last_line;
+      const std::string p = dir.write("cut.mtx", content.substr(0, cut));
+      EXPECT_THROW(io::read_matrix_market<double>(p), opsparse::parse_error) << name << " cut at " << cut;
+      ++cuts;
+    }
+  }
+  EXPECT_EQ(cuts, 60);
 }
