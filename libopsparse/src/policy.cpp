@@ -34,6 +34,18 @@ offset_t range_of(int capacity, double factor) {
   return static_cast<offset_t>(std::floor(capacity / factor + 1e-9));
 }
 
+// A row may never have more distinct keys than its table has slots (probing would not end), and
+// ranges must not decrease (every row has exactly one bin).
+void clamp_ranges(phase_config& cfg) {
+  for (std::size_t i = 0; i < cfg.bins.size(); ++i) {
+    auto& b = cfg.bins[i];
+    // (the overflow bin keeps its unbounded range: its rows move to the global table instead)
+    if (b.table_size > 0 && b.range != std::numeric_limits<offset_t>::max())
+      b.range = std::min<offset_t>(b.range, b.table_size);
+    if (i > 0) b.range = std::max(b.range, cfg.bins[i - 1].range);
+  }
+}
+
 }  // namespace
 
 phase_config symbolic_config(const device_info& d, double f) {
@@ -96,6 +108,7 @@ phase_config symbolic_config(const device_info& d, double f) {
     b.range = std::numeric_limits<offset_t>::max();
     cfg.bins.push_back(b);
   }
+  clamp_ranges(cfg);
   return cfg;
 }
 
@@ -146,10 +159,7 @@ phase_config numeric_config(const device_info& d, std::size_t value_bytes, doubl
     b.range = std::numeric_limits<offset_t>::max();
     cfg.bins.push_back(b);
   }
-  // A larger range factor can make a bin's range smaller than the previous one's; keep ranges
-  // monotone so every row has exactly one bin.
-  for (std::size_t i = 1; i < cfg.bins.size(); ++i)
-    cfg.bins[i].range = std::max(cfg.bins[i].range, cfg.bins[i - 1].range);
+  clamp_ranges(cfg);
   return cfg;
 }
 

@@ -78,9 +78,17 @@ template <class V>
                                            << " vs " << y.col[k];
   if constexpr (has_values_v<V>) {
     if (x.val.size() != y.val.size()) return ::testing::AssertionFailure() << "value count";
+    // Relative to the row's largest magnitude: entries that cancel to nearly zero carry the
+    // rounding error of their largest products, whatever order the engines sum them in.
+    std::vector<double> row_scale(static_cast<std::size_t>(x.rows), 0.0);
+    for (index_t i = 0; i < x.rows; ++i)
+      for (offset_t k = y.rpt[i]; k < y.rpt[i + 1]; ++k)
+        row_scale[i] = std::max(row_scale[i], std::fabs(static_cast<double>(y.val[k])));
+    index_t row = 0;
     for (std::size_t k = 0; k < x.val.size(); ++k) {
+      while (static_cast<offset_t>(k) >= y.rpt[row + 1]) ++row;
       const double a = static_cast<double>(x.val[k]), b = static_cast<double>(y.val[k]);
-      const double scale = std::max({std::fabs(a), std::fabs(b), 1e-300});
+      const double scale = std::max({std::fabs(a), std::fabs(b), row_scale[row], 1e-300});
       if (!(std::fabs(a - b) <= rel * scale))
         return ::testing::AssertionFailure() << "value differs at entry " << k << ": " << a
                                              << " vs " << b;

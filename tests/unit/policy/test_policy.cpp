@@ -73,4 +73,8 @@ TEST(Policy, RangeFactorsMoveRanges) {
   EXPECT_EQ(s1.bins[2].range, s1.bins[2].table_size);
   EXPECT_LT(s15.bins[2].range, s1.bins[2].range);
   EXPECT_NE(describe(s1, "symbolic").find("global"), std::string::npos);
+  // with factor 1 no row may have more keys than its table has slots
+  for (const auto& cfg : {s1, a, symbolic_config(v100_like(), 1.0), numeric_config(v100_like(), 8, 1.0)})
+    for (const auto& bin : cfg.bins)
+      if (bin.table_size > 0 && bin.range != std::numeric_limits<offset_t>::max()) EXPECT_LE(bin.range, bin.table_size);
 }

@@ -126,14 +126,16 @@ struct table_shape {
 __device__ __forceinline__ bool insert_key(int* table, table_shape t, index_t key, bool single) {
   unsigned h = t.first(key);
   if (single) {
-    while (true) {
+    for (unsigned probes = 0;; ++probes) {
       const int old = atomicCAS(table + h, -1, key);
       if (old == -1) return true;
       if (old == key) return false;
+      if (probes >= t.size) __trap();  // a full table: a binning bug, never an endless loop
       h = t.next(h);
     }
   } else {
-    while (true) {
+    for (unsigned probes = 0;; ++probes) {
+      if (probes > t.size) __trap();
       const int cur = *reinterpret_cast<volatile int*>(table + h);
       if (cur == key) return false;
       if (cur == -1) {
@@ -151,7 +153,8 @@ template <class S, class T>
 __device__ __forceinline__ void insert_accumulate(int* keys, T* vals, table_shape t, index_t key,
                                                   T v, bool single) {
   unsigned h = t.first(key);
-  while (true) {
+  for (unsigned probes = 0;; ++probes) {
+    if (probes > t.size) __trap();  // a full table: a binning bug, never an endless loop
     int old;
     if (single) {
       old = atomicCAS(keys + h, -1, key);

@@ -124,7 +124,8 @@ __global__ void __launch_bounds__(1024) bin_fill_kernel(const offset_t* sizes, i
 }
 
 /// Every row in bin 0: bins[i] = i, no comparisons (paper Algorithm 3).
-__global__ void bin_identity_kernel(index_t m, index_t* bins) {
+template <class I>
+__global__ void bin_identity_kernel(I m, I* bins) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < m) bins[i] = static_cast<index_t>(i);
 }
@@ -176,10 +177,9 @@ __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
   extern __shared__ int smem_i[];
   int* table = smem_i;
   int* s_nnz = smem_i + tsize;
-  int* s_fail = s_nnz + 1;
   const int tid = threadIdx.x;
   for (int s = tid; s < tsize; s += BS) table[s] = -1;
-  if (tid == 0) *s_nnz = 0, *s_fail = 0;
+  if (tid == 0) *s_nnz = 0;
   __syncthreads();
   const index_t row = bins[blockIdx.x];
   const table_shape t{static_cast<unsigned>(tsize), pow2};
@@ -196,14 +196,16 @@ __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
       if (!mask_keeps<Mask>(mr, key)) continue;
       if (insert_key(table, t, key, single)) {
         if (overflow) {
-          if (atomicAdd(s_nnz, 1) + 1 > overflow) *reinterpret_cast<volatile int*>(s_fail) = 1;
+          // The count each new key returns tells its thread when the row passed the threshold;
+          // a thread stops at its first new key past it, so the table holds at most
+          // overflow + BS keys (< tsize) and no flag is polled.
+          if (atomicAdd(s_nnz, 1) + 1 > overflow) {
+            stop = true;
+            break;
+          }
         } else {
           ++local;
         }
-      }
-      if (overflow && *reinterpret_cast<volatile int*>(s_fail)) {
-        stop = true;
-        break;
       }
     }
   }
@@ -212,7 +214,7 @@ __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
     if ((tid & 31) == 0 && local) atomicAdd(s_nnz, local);
   }
   __syncthreads();
-  if (tid == 0) crpt[row] = *s_fail ? offset_t(-1) : offset_t(*s_nnz);
+  if (tid == 0) crpt[row] = (overflow && *s_nnz > overflow) ? offset_t(-1) : offset_t(*s_nnz);
 }
 
 /// Global-memory tables for the rows bin 7 abandoned (paper kernel 8). A fixed grid walks the

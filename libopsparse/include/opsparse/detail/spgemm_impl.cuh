@@ -95,7 +95,7 @@ inline void run_binning(context& ctx, plan_state& st, const offset_t* sizes, ind
   out_max = st.h_counters->max_row;
   out_total = st.h_counters->total;
   if (out_max <= static_cast<unsigned long long>(rg.r[0])) {
-    bin_identity_kernel<<<grid, 1024, 0, s>>>(m, st.d_bins);
+    bin_identity_kernel<index_t><<<grid, 1024, 0, s>>>(m, st.d_bins);
     check_launch("bin_identity_kernel");
   } else if (shared) {
     bin_fill_kernel<true><<<grid, 1024, 0, s>>>(sizes, m, rg, st.d_counters, st.d_bins);

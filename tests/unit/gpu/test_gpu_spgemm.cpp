@@ -1,0 +1,427 @@
+// The GPU engine against the CPU engine (the oracle): shapes, every bin of both phases, the
+// global-memory paths, real matrices, a power-law graph, >1e8 products, plan reuse, numeric-only
+// reuse, every instantiated semiring/mask, every ablation switch, and misuse.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include "opsparse/context.hpp"
+#include "opsparse/cpu/spgemm.hpp"
+#include "opsparse/io.hpp"
+#include "opsparse/policy.hpp"
+#include "opsparse/spgemm.hpp"
+#include "test_support.hpp"
+
+using namespace opsparse;
+using opsparse::test::csr_near;
+using opsparse::test::random_csr;
+
+namespace {
+
+context& shared_context() {
+  static std::unique_ptr<context> ctx = std::make_unique<context>();
+  return *ctx;
+}
+
+class Gpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!gpu_available(&why)) {
+      if (opsparse::test::gpu_required()) FAIL() << "OPSPARSE_REQUIRE_GPU=1 but " << why;
+      GTEST_SKIP() << "GPU test skipped: " << why;
+    }
+  }
+  context& ctx() { return shared_context(); }
+};
+
+template <class S, class VA, class VB, class Mask = no_mask>
+host_csr<typename S::value_type> on_gpu(context& ctx, plan& p, const host_csr<VA>& a,
+                                        const host_csr<VB>& b, const host_csr<pattern>* m = nullptr,
+                                        const spgemm_options& opt = {}) {
+  auto da = device_csr<VA>::upload(a, ctx.stream());
+  auto db = device_csr<VB>::upload(b, ctx.stream());
+  device_csr<pattern> dm;
+  Mask mask{};
+  if constexpr (Mask::kind != mask_kind::none) {
+    dm = device_csr<pattern>::upload(*m, ctx.stream());
+    mask = device_mask<Mask>(dm);
+  }
+  device_csr<typename S::value_type> dc;
+  spgemm<S>(ctx, p, da.view(), db.view(), dc, mask, opt);
+  ctx.synchronize();
+  return dc.download(ctx.stream());
+}
+
+template <class S, class VA, class VB, class Mask = no_mask>
+host_csr<typename S::value_type> on_cpu(const host_csr<VA>& a, const host_csr<VB>& b,
+                                        const host_csr<pattern>* m = nullptr) {
+  if constexpr (Mask::kind == mask_kind::none)
+    return cpu::spgemm<S>(a, b);
+  else
+    return cpu::spgemm<S>(a, b, cpu::host_mask<Mask>(*m));
+}
+
+template <class S, class VA, class VB, class Mask = no_mask>
+::testing::AssertionResult same(context& ctx, const host_csr<VA>& a, const host_csr<VB>& b,
+                                const host_csr<pattern>* m = nullptr, double rel = 1e-12,
+                                const spgemm_options& opt = {}) {
+  plan p;
+  const auto g = on_gpu<S, VA, VB, Mask>(ctx, p, a, b, m, opt);
+  const auto c = on_cpu<S, VA, VB, Mask>(a, b, m);
+  const std::string bad = check(g);
+  if (!bad.empty()) return ::testing::AssertionFailure() << "GPU result invalid: " << bad;
+  return csr_near(g, c, rel);
+}
+
+/// Rows of exactly the given sizes over `cols` columns, random distinct columns.
+host_csr<double> rows_of_sizes(const std::vector<int>& sizes, index_t cols, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  host_csr<double> a(static_cast<index_t>(sizes.size()), cols);
+  std::vector<index_t> perm(cols);
+  for (index_t i = 0; i < cols; ++i) perm[i] = i;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    // partial Fisher-Yates: the first sizes[i] entries are a random subset
+    for (int k = 0; k < sizes[i]; ++k) std::swap(perm[k], perm[k + rng() % (cols - k)]);
+    std::vector<index_t> row(perm.begin(), perm.begin() + sizes[i]);
+    std::sort(row.begin(), row.end());
+    for (index_t c : row) {
+      a.col.push_back(c);
+      a.val.push_back(0.5 + (rng() % 1000) / 1000.0);
+    }
+    a.rpt[i + 1] = static_cast<offset_t>(a.col.size());
+  }
+  return a;
+}
+
+/// B with `per_row` consecutive entries per row starting at the row index (wrapping): A·B then
+/// has products = per_row * deg and nnz between deg and per_row * deg.
+host_csr<double> band(index_t n, int per_row) {
+  host_csr<double> b(n, n);
+  for (index_t i = 0; i < n; ++i) {
+    std::vector<index_t> cols;
+    for (int k = 0; k < per_row; ++k) cols.push_back((i + k) % n);
+    std::sort(cols.begin(), cols.end());
+    for (index_t c : cols) {
+      b.col.push_back(c);
+      b.val.push_back(1.0 + c % 7);
+    }
+    b.rpt[i + 1] = static_cast<offset_t>(b.col.size());
+  }
+  return b;
+}
+
+host_csr<double> rmat(int scale, int edge_factor, std::uint64_t seed) {
+  const index_t n = 1 << scale;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<std::pair<index_t, index_t>> e;
+  for (long long k = 0; k < static_cast<long long>(edge_factor) * n; ++k) {
+    index_t r = 0, c = 0;
+    for (int l = 0; l < scale; ++l) {
+      const double x = u(rng);
+      const int q = x < 0.57 ? 0 : x < 0.76 ? 1 : x < 0.95 ? 2 : 3;
+      r = 2 * r + (q >> 1);
+      c = 2 * c + (q & 1);
+    }
+    e.emplace_back(r, c);
+  }
+  std::sort(e.begin(), e.end());
+  e.erase(std::unique(e.begin(), e.end()), e.end());
+  host_csr<double> a(n, n);
+  for (auto [r, c] : e) {
+    a.col.push_back(c);
+    a.val.push_back(u(rng) + 0.5);
+    ++a.rpt[r + 1];
+  }
+  for (index_t i = 0; i < n; ++i) a.rpt[i + 1] += a.rpt[i];
+  return a;
+}
+
+}  // namespace
+
+TEST_F(Gpu, EmptyAndDegenerateShapes) {
+  const std::pair<std::pair<index_t, index_t>, index_t> shapes[] = {
+      {{0, 0}, 0}, {{0, 5}, 3}, {{4, 0}, 6}, {{3, 4}, 0}, {{1, 1}, 1}};
+  for (auto [mk, n] : shapes) {
+    const auto a = random_csr<double>(mk.first, mk.second, 2.0, 1);
+    const auto b = random_csr<double>(mk.second, n, 2.0, 2);
+    EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b))) << mk.first << "x" << mk.second << "x" << n;
+  }
+  host_csr<double> zero(5, 5);  // no entries at all
+  EXPECT_TRUE((same<plus_times<double>>(ctx(), zero, zero)));
+}
+
+TEST_F(Gpu, OneByOneAndIdentity) {
+  host_csr<double> one(1, 1);
+  one.rpt = {0, 1};
+  one.col = {0};
+  one.val = {3.0};
+  plan p;
+  const auto c = on_gpu<plus_times<double>>(ctx(), p, one, one);
+  ASSERT_EQ(c.nnz(), 1);
+  EXPECT_EQ(c.val[0], 9.0);
+  host_csr<double> eye(100, 100);
+  for (index_t i = 0; i < 100; ++i) {
+    eye.col.push_back(i);
+    eye.val.push_back(1.0);
+    eye.rpt[i + 1] = i + 1;
+  }
+  const auto a = random_csr<double>(100, 100, 9.0, 3);
+  plan q;
+  EXPECT_TRUE(csr_near(on_gpu<plus_times<double>>(ctx(), q, eye, a), a, 0.0));
+}
+
+TEST_F(Gpu, RectangularRandom) {
+  const index_t dims[][3] = {{50, 80, 30}, {300, 7, 500}, {1000, 2000, 100}, {17, 1, 17}};
+  for (auto& d : dims) {
+    const auto a = random_csr<double>(d[0], d[1], 5.0, 11 + d[0]);
+    const auto b = random_csr<double>(d[1], d[2], 5.0, 12 + d[1]);
+    EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b))) << d[0] << "x" << d[1] << "x" << d[2];
+  }
+}
+
+// Rows sized at every range boundary of both phases (from this device's configuration), plus
+// rows past the largest shared table in both phases: every shared kernel, the symbolic overflow
+// to global memory (kernel 8) and the numeric global kernel run, each checked by plan.stats().
+TEST_F(Gpu, EveryBinOfBothPhases) {
+  const auto sym = symbolic_config(ctx().device());
+  const auto num = numeric_config(ctx().device(), sizeof(double));
+  std::vector<int> sizes = {0, 1, 2};
+  auto add_range = [&](const phase_config& cfg) {
+    for (std::size_t i = 0; i + 1 < cfg.bins.size(); ++i) {
+      const offset_t r = cfg.bins[i].range;
+      if (r > 200000) continue;
+      sizes.push_back(static_cast<int>(r));
+      sizes.push_back(static_cast<int>(r) + 1);
+    }
+  };
+  add_range(sym);
+  add_range(num);
+  // past the symbolic overflow threshold and the numeric shared tables
+  sizes.push_back(sym.overflow_threshold + 1000);
+  sizes.push_back(sym.bins[7].table_size);
+  sizes.push_back(num.bins[6].range * 3);
+  const index_t cols = 1 << 18;
+  for (int& s : sizes) s = std::min(s, static_cast<int>(cols));
+  const auto a = rows_of_sizes(sizes, cols, 5);
+  // identity-like B: products == nnz == row size, so both phases see the same sizes
+  const auto b1 = band(cols, 1);
+  // a band of 3: products = 3 x size, nnz = size + ~2: symbolic and numeric bins differ
+  const auto b3 = band(cols, 3);
+  {
+    plan p;
+    const auto g = on_gpu<plus_times<double>>(ctx(), p, a, b3);
+    EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(a, b3), 1e-12));
+  }
+  {
+    const auto* b = &b1;
+    plan p;
+    const auto g = on_gpu<plus_times<double>>(ctx(), p, a, *b);
+    EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(a, *b), 1e-12));
+    const auto& st = p.stats();
+    for (std::size_t i = 0; i < st.symbolic_bin_rows.size(); ++i)
+      EXPECT_GT(st.symbolic_bin_rows[i], 0) << "symbolic bin " << i << " not hit";
+    for (std::size_t i = 0; i < st.numeric_bin_rows.size(); ++i)
+      EXPECT_GT(st.numeric_bin_rows[i], 0) << "numeric bin " << i << " not hit";
+    EXPECT_GT(st.max_row_nnz, sym.overflow_threshold) << "no row reached the symbolic global kernel";
+  }
+}
+
+TEST_F(Gpu, PowerLawGraph) {
+  const auto a = rmat(15, 16, 99);
+  EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a)));
+}
+
+TEST_F(Gpu, SharedMatricesSquared) {
+  OPSPARSE_REQUIRE_DATASETS();
+  const std::string dir = opsparse::test::datasets_dir() + "/matrices";
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".mtx") continue;
+    const auto a = io::read_matrix_market<double>(e.path().string());
+    if (a.rows != a.cols) continue;
+    EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a))) << e.path();
+    ++n;
+  }
+  EXPECT_GE(n, 10);
+}
+
+TEST_F(Gpu, MoreThan1e8Products) {
+  // 2^21 rows, 7 random entries per row: about 2^21 * 49 = 1.03e8 products.
+  const index_t n = 1 << 21;
+  host_csr<double> a(n, n);
+  std::mt19937_64 rng(7);
+  a.col.reserve(static_cast<std::size_t>(n) * 7);
+  for (index_t i = 0; i < n; ++i) {
+    index_t c[7];
+    for (auto& x : c) x = static_cast<index_t>(rng() % n);
+    std::sort(c, c + 7);
+    const auto end = std::unique(c, c + 7);
+    for (auto* x = c; x != end; ++x) {
+      a.col.push_back(*x);
+      a.val.push_back(1.0 + (*x % 5));
+    }
+    a.rpt[i + 1] = static_cast<offset_t>(a.col.size());
+  }
+  plan p;
+  const auto g = on_gpu<plus_times<double>>(ctx(), p, a, a);
+  EXPECT_GT(p.stats().products, 100000000);
+  EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(a, a), 1e-12));
+}
+
+// One plan and one C for 20 products of changing sizes: the second pass over the same sizes
+// allocates nothing at all (metadata, pools, C).
+TEST_F(Gpu, PlanReuseAllocatesOnlyWhenSizesGrow) {
+  plan p;
+  device_csr<double> dc;
+  std::vector<host_csr<double>> mats;
+  for (int i = 0; i < 10; ++i) mats.push_back(random_csr<double>(200 + 150 * (i % 5), 200 + 150 * (i % 5), 3.0 + (i % 3) * 20, 100 + i));
+  mats.push_back(rows_of_sizes({5, 30000, 12000}, 1 << 16, 3));  // global paths too
+  std::mt19937 rng(1);
+  std::vector<int> order;
+  for (int i = 0; i < 10; ++i) order.push_back(i);
+  order.push_back(10);
+  std::vector<int> second = order;
+  std::shuffle(second.begin(), second.end(), rng);
+  auto run = [&](int i) {
+    const auto& a = mats[i];
+    const auto b = a.rows == a.cols ? a : band(a.cols, 2);
+    auto da = device_csr<double>::upload(a, ctx().stream());
+    auto db = device_csr<double>::upload(b, ctx().stream());
+    const auto before_plan = p.metadata_allocations();
+    const auto before_all = device_allocation_count();
+    spgemm<plus_times<double>>(ctx(), p, da.view(), db.view(), dc);
+    ctx().synchronize();
+    EXPECT_TRUE(csr_near(dc.download(ctx().stream()), cpu::spgemm<plus_times<double>>(a, b), 1e-12));
+    return std::make_pair(p.metadata_allocations() - before_plan,
+                          device_allocation_count() - before_all - (db.nnz_capacity() > 0 ? 0 : 0));
+  };
+  for (int i : order) run(i);
+  std::int64_t meta = 0;
+  for (int i : second) {
+    auto da_allocs_before = device_allocation_count();
+    (void)da_allocs_before;
+    meta += run(i).first;
+  }
+  EXPECT_EQ(meta, 0) << "the plan allocated metadata again for sizes it had already seen";
+  // C itself: the largest product came first time round, so a repeat allocates nothing for C.
+  const auto a = mats[0];
+  auto da = device_csr<double>::upload(a, ctx().stream());
+  const auto before = device_allocation_count();
+  spgemm<plus_times<double>>(ctx(), p, da.view(), da.view(), dc);
+  ctx().synchronize();
+  EXPECT_EQ(device_allocation_count() - before, 0);
+}
+
+TEST_F(Gpu, NumericOnlyReuseWithNewValues) {
+  auto a = random_csr<double>(3000, 3000, 12.0, 21);
+  auto da = device_csr<double>::upload(a, ctx().stream());
+  plan p;
+  device_csr<double> dc;
+  spgemm_symbolic<plus_times<double>>(ctx(), p, da.view(), da.view(), dc);
+  spgemm_numeric<plus_times<double>>(ctx(), p, da.view(), da.view(), dc);
+  ctx().synchronize();
+  EXPECT_TRUE(csr_near(dc.download(ctx().stream()), cpu::spgemm<plus_times<double>>(a, a), 1e-12));
+  for (auto& v : a.val) v = v * 3 - 1;
+  da.assign(a, ctx().stream());
+  spgemm_numeric<plus_times<double>>(ctx(), p, da.view(), da.view(), dc);
+  ctx().synchronize();
+  EXPECT_TRUE(csr_near(dc.download(ctx().stream()), cpu::spgemm<plus_times<double>>(a, a), 1e-12));
+  const auto other = random_csr<double>(3000, 3000, 5.0, 22);
+  auto dother = device_csr<double>::upload(other, ctx().stream());
+  EXPECT_THROW((spgemm_numeric<plus_times<double>>(ctx(), p, dother.view(), dother.view(), dc)),
+               std::invalid_argument);
+  plan fresh;
+  EXPECT_THROW((spgemm_numeric<plus_times<double>>(ctx(), fresh, da.view(), da.view(), dc)),
+               std::invalid_argument);
+}
+
+TEST_F(Gpu, SemiringsAndMasks) {
+  const auto g = rmat(12, 8, 5);
+  // undirected simple graph and its strict lower triangle, as triangle counting uses them
+  host_csr<double> sym = io::symmetrize_max(g);
+  host_csr<pattern> l(sym.rows, sym.cols);
+  for (index_t i = 0; i < sym.rows; ++i) {
+    for (offset_t k = sym.rpt[i]; k < sym.rpt[i + 1]; ++k)
+      if (sym.col[k] < i) l.col.push_back(sym.col[k]);
+    l.rpt[i + 1] = static_cast<offset_t>(l.col.size());
+  }
+  const auto p = convert<pattern>(sym);
+  using i64 = long long;
+  EXPECT_TRUE((same<plus_pair<i64>, pattern, pattern, structural_mask>(ctx(), l, l, &l)));
+  EXPECT_TRUE((same<plus_pair<i64>, pattern, pattern>(ctx(), p, p)));
+  EXPECT_TRUE((same<any_pair, pattern, pattern, complement_mask>(ctx(), p, p, &p)));
+  EXPECT_TRUE((same<any_pair, pattern, pattern>(ctx(), p, p)));
+  EXPECT_TRUE((same<plus_times<double>, double, double, structural_mask>(ctx(), g, g, &p)));
+  EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), g, g)));
+  const auto gi = convert<int>(g);
+  EXPECT_TRUE((same<or_and<int>, int, int, complement_mask>(ctx(), gi, gi, &p)));
+  const auto gf = convert<float>(g);
+  EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), gf, gf, nullptr, 1e-5)));
+}
+
+TEST_F(Gpu, EveryAblationGivesTheSameResult) {
+  const auto a = rmat(13, 12, 17);
+  std::vector<spgemm_options> opts(8);
+  opts[0].shared_binning = false;
+  opts[1].single_access_hash = false;
+  opts[2].symbolic_range = 1.0;
+  opts[3].symbolic_range = 1.5;
+  opts[4].numeric_range = 1.0;
+  opts[5].numeric_range = 3.0;
+  opts[6].overlap_allocation = false;
+  opts[7].large_rows_first = false;
+  opts[7].time_phases = true;
+  for (std::size_t i = 0; i < opts.size(); ++i)
+    EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, opts[i]))) << "option set " << i;
+  opts[1].numeric_range = 1.5;
+  EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, opts[1])));
+}
+
+TEST_F(Gpu, UnsortedOutputHasTheSameEntries) {
+  const auto a = rmat(13, 10, 4);
+  spgemm_options opt;
+  opt.sorted = false;
+  plan p;
+  auto g = on_gpu<plus_times<double>>(ctx(), p, a, a, nullptr, opt);
+  for (index_t i = 0; i < g.rows; ++i) {
+    std::vector<std::pair<index_t, double>> row;
+    for (offset_t k = g.rpt[i]; k < g.rpt[i + 1]; ++k) row.emplace_back(g.col[k], g.val[k]);
+    std::sort(row.begin(), row.end());
+    for (std::size_t k = 0; k < row.size(); ++k) {
+      g.col[g.rpt[i] + k] = row[k].first;
+      g.val[g.rpt[i] + k] = row[k].second;
+    }
+  }
+  EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(a, a), 1e-12));
+}
+
+TEST_F(Gpu, MisuseThrowsAndThePlanStaysUsable) {
+  const auto a = random_csr<double>(10, 20, 3.0, 1);
+  const auto b = random_csr<double>(30, 10, 3.0, 2);
+  auto da = device_csr<double>::upload(a, ctx().stream());
+  auto db = device_csr<double>::upload(b, ctx().stream());
+  plan p;
+  device_csr<double> dc;
+  EXPECT_THROW((spgemm<plus_times<double>>(ctx(), p, da.view(), db.view(), dc)), std::invalid_argument);
+  auto dm = device_csr<pattern>::upload(convert<pattern>(random_csr<double>(5, 5, 1.0, 3)), ctx().stream());
+  EXPECT_THROW((spgemm<plus_times<double>>(ctx(), p, da.view(), da.view() /*20x?*/, dc,
+                                           device_mask<structural_mask>(dm))),
+               std::invalid_argument);
+  spgemm_options bad;
+  bad.numeric_range = 0.5;
+  const auto sq = random_csr<double>(20, 20, 3.0, 4);
+  auto dsq = device_csr<double>::upload(sq, ctx().stream());
+  EXPECT_THROW((spgemm<plus_times<double>>(ctx(), p, dsq.view(), dsq.view(), dc, no_mask{}, bad)),
+               std::invalid_argument);
+  spgemm<plus_times<double>>(ctx(), p, dsq.view(), dsq.view(), dc);
+  ctx().synchronize();
+  EXPECT_TRUE(csr_near(dc.download(ctx().stream()), cpu::spgemm<plus_times<double>>(sq, sq), 1e-12));
+}
