@@ -1,0 +1,246 @@
+// The triangle-counting algorithm, written once over triangle::backend (see triangle.hpp for the
+// mathematics), and the host-side graph preparation it starts from.
+#include "triangle/triangle.hpp"
+
+#include "opsparse/error.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace opsparse::triangle {
+
+namespace {
+
+struct method_name {
+  method m;
+  const char* name;
+};
+constexpr method_name method_names[] = {
+    {method::sandia_ll, "sandia-ll"},   {method::sandia_uu, "sandia-uu"},
+    {method::sandia_lut, "sandia-lut"}, {method::sandia_ult, "sandia-ult"},
+    {method::cohen, "cohen"},           {method::burkhardt, "burkhardt"},
+};
+
+/// One method as products: the counting product C<M> = X·Y, what its rows and columns credit
+/// per vertex, and the second product that supplies the role C does not name.
+struct method_spec {
+  operand x, y, m;
+  std::int64_t divisor;         ///< times each triangle is counted in sum(C)
+  bool rows, cols;              ///< credit row i / column j of every entry C(i,j)
+  bool has_extra;               ///< per-vertex counts need a second product
+  operand ex, ey, em;           ///< its operands; its row sums credit the missing role
+  std::int64_t vertex_divisor;  ///< times each triangle is credited to a vertex by rows/cols
+};
+
+method_spec spec_of(method m) {
+  switch (m) {
+    case method::sandia_ll:
+    case method::sandia_lut:  // L·Uᵀ = L·L for symmetric A (triangle.hpp)
+      return {operand::l, operand::l, operand::l, 1, true, true,
+              true, operand::l, operand::u, operand::u, 1};
+    case method::sandia_uu:
+    case method::sandia_ult:  // U·Lᵀ = U·U
+      return {operand::u, operand::u, operand::u, 1, true, true,
+              true, operand::u, operand::l, operand::l, 1};
+    case method::cohen:
+      return {operand::l, operand::u, operand::a, 2, true, false,
+              true, operand::u, operand::u, operand::u, 1};
+    case method::burkhardt:
+      return {operand::a, operand::a, operand::a, 6, true, false,
+              false, operand::a, operand::a, operand::a, 2};
+  }
+  throw std::logic_error("unknown triangle-counting method");
+}
+
+const char* operand_name(operand o) { return o == operand::a ? "A" : o == operand::l ? "L" : "U"; }
+
+class stopwatch {
+ public:
+  double lap_ms() {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+    return ms;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+std::string describe(operand x, operand y, operand m, const product_info& info) {
+  return std::string("C<") + operand_name(m) + "> = " + operand_name(x) + "·" + operand_name(y) +
+         ", nnz(C) " + std::to_string(info.nnz) +
+         (info.products > 0 ? ", products " + std::to_string(info.products) : std::string());
+}
+
+}  // namespace
+
+method parse_method(const std::string& s) {
+  for (const auto& mn : method_names)
+    if (s == mn.name) return mn.m;
+  throw std::invalid_argument("--method must be one of sandia-ll, sandia-uu, sandia-lut, "
+                              "sandia-ult, cohen, burkhardt; not '" + s + "'");
+}
+
+const char* to_string(method m) {
+  for (const auto& mn : method_names)
+    if (m == mn.m) return mn.name;
+  return "?";
+}
+
+presort parse_presort(const std::string& s) {
+  if (s == "auto") return presort::automatic;
+  if (s == "none") return presort::none;
+  if (s == "ascending") return presort::ascending;
+  if (s == "descending") return presort::descending;
+  throw std::invalid_argument("--presort must be auto, none, ascending or descending; not '" + s +
+                              "'");
+}
+
+const char* to_string(presort p) {
+  switch (p) {
+    case presort::automatic: return "auto";
+    case presort::none: return "none";
+    case presort::ascending: return "ascending";
+    case presort::descending: return "descending";
+  }
+  return "?";
+}
+
+host_csr<pattern> simple_undirected(const host_csr<double>& adj) {
+  if (adj.rows != adj.cols)
+    throw std::invalid_argument("a graph needs a square adjacency matrix, not " +
+                                std::to_string(adj.rows) + " x " + std::to_string(adj.cols));
+  const index_t n = adj.rows;
+  // Count both directions of every off-diagonal entry, then fill, then sort and deduplicate each
+  // row: an edge listed as (u,v) and (v,u), or repeated, becomes one entry per direction.
+  host_csr<pattern> s(n, n);
+  for (index_t i = 0; i < n; ++i)
+    for (offset_t p = adj.rpt[i]; p < adj.rpt[i + 1]; ++p) {
+      const index_t j = adj.col[p];
+      if (j == i) continue;
+      ++s.rpt[i + 1];
+      ++s.rpt[j + 1];
+    }
+  for (index_t i = 0; i < n; ++i) s.rpt[i + 1] += s.rpt[i];
+  s.col.resize(static_cast<std::size_t>(s.rpt[n]));
+  std::vector<offset_t> next(s.rpt.begin(), s.rpt.end() - 1);
+  for (index_t i = 0; i < n; ++i)
+    for (offset_t p = adj.rpt[i]; p < adj.rpt[i + 1]; ++p) {
+      const index_t j = adj.col[p];
+      if (j == i) continue;
+      s.col[next[i]++] = j;
+      s.col[next[j]++] = i;
+    }
+  // Compact in place: sort each row and drop repeats.
+  offset_t out = 0;
+  for (index_t i = 0; i < n; ++i) {
+    const auto b = s.col.begin() + s.rpt[i], e = s.col.begin() + s.rpt[i + 1];
+    std::sort(b, e);
+    const auto last = std::unique(b, e);
+    const offset_t row_start = out;
+    for (auto it = b; it != last; ++it) s.col[out++] = *it;
+    s.rpt[i] = row_start;
+  }
+  s.rpt[n] = out;
+  s.col.resize(static_cast<std::size_t>(out));
+  s.col.shrink_to_fit();
+  return s;
+}
+
+presort automatic_presort(const host_csr<pattern>& a, method how) {
+  const bool lower = how == method::sandia_ll || how == method::sandia_lut;
+  const bool upper = how == method::sandia_uu || how == method::sandia_ult;
+  if (!lower && !upper) return presort::none;  // LAGraph presorts only the Sandia methods
+  const index_t n = a.rows;
+  if (n <= 1000) return presort::none;
+  const double mean = static_cast<double>(a.nnz()) / n;
+  if (mean < 10) return presort::none;
+  std::vector<offset_t> degree(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) degree[i] = a.rpt[i + 1] - a.rpt[i];
+  // LAGr_SampleDegree's median is the upper middle of the sorted sample; here the sample is all
+  // of them, so the rule is deterministic.
+  std::nth_element(degree.begin(), degree.begin() + n / 2, degree.end());
+  const double median = static_cast<double>(degree[n / 2]);
+  if (!(mean > 4 * median)) return presort::none;
+  return lower ? presort::ascending : presort::descending;
+}
+
+result count_triangles(backend& be, const host_csr<pattern>& a, const options& opt) {
+  OPSPARSE_EXPECTS(a.rows == a.cols, "triangle counting needs a square matrix");
+  const method_spec s = spec_of(opt.how);
+  result r;
+  stopwatch clock;
+
+  be.load(a);
+  r.stages.push_back({"load", clock.lap_ms(), be.name()});
+
+  r.sorted = opt.sort == presort::automatic ? automatic_presort(a, opt.how) : opt.sort;
+  if (r.sorted == presort::ascending || r.sorted == presort::descending) {
+    be.sort_by_degree(r.sorted == presort::ascending);
+    r.stages.push_back({"presort", clock.lap_ms(), to_string(r.sorted)});
+  }
+
+  auto uses = [&](operand o) {
+    return s.x == o || s.y == o || s.m == o ||
+           (opt.per_vertex && s.has_extra && (s.ex == o || s.ey == o || s.em == o));
+  };
+  for (operand o : {operand::l, operand::u})
+    if (uses(o)) {
+      be.extract(o);
+      r.stages.push_back({std::string("extract ") + operand_name(o), clock.lap_ms(), ""});
+    }
+
+  const std::int64_t sum = be.product(s.x, s.y, s.m);
+  r.stages.push_back({"product", clock.lap_ms(), describe(s.x, s.y, s.m, be.last_product())});
+  // The divisor is exact by construction; a remainder means an engine bug, not a user error.
+  if (sum % s.divisor != 0)
+    throw std::logic_error("sum(C) = " + std::to_string(sum) + " is not a multiple of " +
+                           std::to_string(s.divisor) + " for " + to_string(opt.how));
+  r.triangles = sum / s.divisor;
+
+  if (opt.per_vertex) {
+    be.reset_vertex_counts();
+    be.add_vertex_counts(s.rows, s.cols);
+    r.stages.push_back({"vertex counts", clock.lap_ms(), ""});
+    if (s.has_extra) {
+      const std::int64_t again = be.product(s.ex, s.ey, s.em);
+      r.stages.push_back(
+          {"second product", clock.lap_ms(), describe(s.ex, s.ey, s.em, be.last_product())});
+      if (again != r.triangles)
+        throw std::logic_error("the second product found " + std::to_string(again) +
+                               " triangles, the first " + std::to_string(r.triangles));
+      be.add_vertex_counts(true, false);
+      r.stages.push_back({"vertex counts", clock.lap_ms(), ""});
+    }
+    r.per_vertex = be.vertex_counts();
+    std::int64_t total = 0;
+    for (auto& t : r.per_vertex) {
+      if (t % s.vertex_divisor != 0) throw std::logic_error("odd Burkhardt vertex count");
+      t /= s.vertex_divisor;
+      total += t;
+    }
+    if (total != 3 * r.triangles)
+      throw std::logic_error("per-vertex counts sum to " + std::to_string(total) + ", not 3 × " +
+                             std::to_string(r.triangles));
+    r.stages.push_back({"download", clock.lap_ms(), ""});
+  }
+  return r;
+}
+
+std::vector<double> clustering_coefficients(const host_csr<pattern>& a,
+                                            const std::vector<std::int64_t>& per_vertex) {
+  OPSPARSE_EXPECTS(per_vertex.size() == static_cast<std::size_t>(a.rows),
+                   "one count per vertex expected");
+  std::vector<double> c(per_vertex.size(), 0.0);
+  for (index_t i = 0; i < a.rows; ++i) {
+    const double d = static_cast<double>(a.rpt[i + 1] - a.rpt[i]);
+    if (d >= 2) c[i] = static_cast<double>(per_vertex[i]) / (d * (d - 1) / 2);
+  }
+  return c;
+}
+
+}  // namespace opsparse::triangle

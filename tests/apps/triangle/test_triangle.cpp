@@ -1,0 +1,291 @@
+// opsparse-triangle on small graphs with known answers: every method, every ordering, per-vertex
+// counts against a brute-force reference, graph preparation, the presort rule and the command
+// line (exit codes and messages).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "opsparse/io.hpp"
+#include "test_support.hpp"
+#include "triangle/triangle.hpp"
+#include "triangle_test_util.hpp"
+
+namespace {
+
+namespace tri = opsparse::triangle;
+using namespace triangle_test;
+
+constexpr tri::method all_methods[] = {tri::method::sandia_ll,  tri::method::sandia_uu,
+                                       tri::method::sandia_lut, tri::method::sandia_ult,
+                                       tri::method::cohen,      tri::method::burkhardt};
+constexpr tri::presort all_orders[] = {tri::presort::none, tri::presort::ascending,
+                                       tri::presort::descending, tri::presort::automatic};
+
+/// Counts `adj` with every method and ordering on the CPU backend; every total must be
+/// `expected` and every per-vertex vector the brute-force one.
+void check_all_ways(const host_csr<double>& adj, std::int64_t expected) {
+  const auto a = tri::simple_undirected(adj);
+  const auto reference = brute_force_per_vertex(a);
+  ASSERT_EQ(total_of(reference), expected) << "the brute-force reference disagrees";
+  for (tri::method m : all_methods)
+    for (tri::presort p : all_orders)
+      for (bool per_vertex : {false, true}) {
+        SCOPED_TRACE(std::string(tri::to_string(m)) + " presort " + tri::to_string(p) +
+                     (per_vertex ? " per-vertex" : ""));
+        auto be = tri::make_cpu_backend();
+        tri::options opt;
+        opt.how = m;
+        opt.sort = p;
+        opt.per_vertex = per_vertex;
+        const tri::result r = tri::count_triangles(*be, a, opt);
+        EXPECT_EQ(r.triangles, expected);
+        if (per_vertex) EXPECT_EQ(r.per_vertex, reference);
+        else EXPECT_TRUE(r.per_vertex.empty());
+      }
+}
+
+TEST(Triangle, EmptyGraph) {
+  check_all_ways(host_csr<double>(0, 0), 0);
+  check_all_ways(host_csr<double>(5, 5), 0);  // vertices, no edges
+}
+
+TEST(Triangle, SingleTriangle) { check_all_ways(adjacency(3, {{0, 1}, {1, 2}, {2, 0}}), 1); }
+
+TEST(Triangle, CompleteGraphs) {
+  check_all_ways(complete_graph(4), 4);
+  check_all_ways(complete_graph(5), 10);
+  check_all_ways(complete_graph(12), 220);
+}
+
+TEST(Triangle, StarAndPath) {
+  std::vector<std::pair<index_t, index_t>> star, path;
+  for (index_t i = 1; i < 8; ++i) star.emplace_back(0, i);
+  for (index_t i = 0; i + 1 < 8; ++i) path.emplace_back(i, i + 1);
+  check_all_ways(adjacency(8, star), 0);
+  check_all_ways(adjacency(8, path), 0);
+}
+
+TEST(Triangle, TrianglesSharingAnEdge) {
+  // Two triangles on edge 1-2, a pendant vertex 4 and an isolated vertex 5.
+  check_all_ways(adjacency(6, {{0, 1}, {0, 2}, {1, 2}, {3, 1}, {3, 2}, {3, 4}}), 2);
+}
+
+TEST(Triangle, LoopsAndBothDirectionsAreOneEdge) {
+  // K4 with every self-loop and every edge listed in both directions.
+  std::vector<std::pair<index_t, index_t>> e;
+  for (index_t i = 0; i < 4; ++i)
+    for (index_t j = 0; j < 4; ++j) e.emplace_back(i, j);
+  const auto adj = adjacency(4, e);
+  const auto a = tri::simple_undirected(adj);
+  EXPECT_EQ(a.nnz(), 12);  // 6 undirected edges, no diagonal
+  EXPECT_EQ(opsparse::check(a), "");
+  check_all_ways(adj, 4);
+}
+
+TEST(Triangle, LoopsAndDuplicatesInFiles) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("opsparse_tri_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // Edge list: a triangle 10-20-30 listed with repeats, reversed copies and loops, plus a
+  // pendant edge; ids are arbitrary.
+  {
+    std::ofstream f(dir / "g.txt");
+    f << "# comment\n10 20\n20 10\n10 20\n20 30\n30 30\n30 10\n10 10\n30 40\n";
+  }
+  // Matrix Market: K4 as a general matrix with duplicated entries (summed by the reader) and
+  // diagonal entries.
+  {
+    std::ofstream f(dir / "g.mtx");
+    f << "%%MatrixMarket matrix coordinate real general\n4 4 10\n"
+         "1 2 1\n2 1 1\n1 2 1\n1 3 1\n3 2 1\n4 1 1\n4 2 1\n3 4 1\n1 1 5\n4 4 1\n";
+  }
+  // ABC: a triangle with a loop line, as in ghsom_Ito_core.abc.
+  {
+    std::ofstream f(dir / "g.abc");
+    f << "a\tb\na\ta\nb\tc\nc\ta\nb\ta\t0.5\n";
+  }
+  const std::pair<const char*, std::int64_t> cases[] = {{"g.txt", 1}, {"g.mtx", 4}, {"g.abc", 1}};
+  for (const auto& [name, expected] : cases) {
+    SCOPED_TRACE(name);
+    const auto g = opsparse::io::read_graph((dir / name).string());
+    check_all_ways(g.adj, expected);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Triangle, RandomGraphsAgreeWithBruteForce) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const index_t n = static_cast<index_t>(20 + 37 * seed);
+    const double per_row = 1.0 + 2.0 * static_cast<double>(seed);
+    const auto adj = opsparse::test::random_csr<double>(n, n, per_row, seed);
+    const auto a = tri::simple_undirected(adj);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    check_all_ways(adj, total_of(brute_force_per_vertex(a)));
+  }
+}
+
+/// A graph LAGraph's rule sorts: a 200-clique in a 2000-cycle (mean degree ~21.9, median 2).
+host_csr<double> skewed_graph() {
+  std::vector<std::pair<index_t, index_t>> e;
+  const index_t n = 2000;
+  for (index_t i = 0; i < n; ++i) e.emplace_back(i, (i + 1) % n);
+  for (index_t i = 0; i < 200; ++i)
+    for (index_t j = i + 1; j < 200; ++j) e.emplace_back(i * 10, j * 10);
+  return adjacency(n, e);
+}
+
+TEST(Triangle, AutomaticPresortFollowsLagraph) {
+  const auto skewed = tri::simple_undirected(skewed_graph());
+  EXPECT_EQ(tri::automatic_presort(skewed, tri::method::sandia_ll), tri::presort::ascending);
+  EXPECT_EQ(tri::automatic_presort(skewed, tri::method::sandia_lut), tri::presort::ascending);
+  EXPECT_EQ(tri::automatic_presort(skewed, tri::method::sandia_uu), tri::presort::descending);
+  EXPECT_EQ(tri::automatic_presort(skewed, tri::method::sandia_ult), tri::presort::descending);
+  EXPECT_EQ(tri::automatic_presort(skewed, tri::method::cohen), tri::presort::none);
+  EXPECT_EQ(tri::automatic_presort(skewed, tri::method::burkhardt), tri::presort::none);
+  // Small graphs, sparse graphs and regular graphs stay as they are.
+  EXPECT_EQ(tri::automatic_presort(tri::simple_undirected(complete_graph(40)),
+                                   tri::method::sandia_ll),
+            tri::presort::none);
+  const auto regular = tri::simple_undirected(opsparse::test::random_csr<double>(3000, 3000, 12, 7));
+  EXPECT_EQ(tri::automatic_presort(regular, tri::method::sandia_ll), tri::presort::none);
+
+  auto be = tri::make_cpu_backend();
+  tri::options opt;
+  opt.per_vertex = true;
+  const auto r = tri::count_triangles(*be, skewed, opt);
+  EXPECT_EQ(r.sorted, tri::presort::ascending);
+  EXPECT_EQ(r.per_vertex, brute_force_per_vertex(skewed));
+  check_all_ways(skewed_graph(), 200LL * 199 * 198 / 6);
+}
+
+TEST(Triangle, ClusteringCoefficients) {
+  const auto k4 = tri::simple_undirected(complete_graph(4));
+  for (double c : tri::clustering_coefficients(k4, brute_force_per_vertex(k4))) EXPECT_DOUBLE_EQ(c, 1.0);
+  // Triangle 0-1-2 with pendant 3 on vertex 2: c(2) = 1 / 3, c(3) = 0 (degree 1).
+  const auto g = tri::simple_undirected(adjacency(4, {{0, 1}, {1, 2}, {2, 0}, {2, 3}}));
+  const auto c = tri::clustering_coefficients(g, brute_force_per_vertex(g));
+  EXPECT_DOUBLE_EQ(c[0], 1.0);
+  EXPECT_DOUBLE_EQ(c[1], 1.0);
+  EXPECT_DOUBLE_EQ(c[2], 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(c[3], 0.0);
+}
+
+TEST(Triangle, MethodNames) {
+  for (tri::method m : all_methods) EXPECT_EQ(tri::parse_method(tri::to_string(m)), m);
+  for (tri::presort p : all_orders) EXPECT_EQ(tri::parse_presort(tri::to_string(p)), p);
+  EXPECT_THROW(tri::parse_method("sandia"), std::invalid_argument);
+  EXPECT_THROW(tri::parse_presort("random"), std::invalid_argument);
+  EXPECT_THROW(tri::simple_undirected(host_csr<double>(3, 4)), std::invalid_argument);
+}
+
+// ---- the command line ----------------------------------------------------------------------
+
+struct cli_result {
+  int status;
+  std::string out, err;
+};
+
+cli_result run(std::vector<std::string> args) {
+  args.insert(args.begin(), "opsparse-triangle");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  const int status = tri::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {status, out.str(), err.str()};
+}
+
+class TriangleCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("opsparse_tri_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  }
+  std::string read(const std::string& name) {
+    std::ifstream f(dir_ / name);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(TriangleCli, CountsAndWritesPerVertexFiles) {
+  // Triangle 10-20-30 with pendant 40 on 30.
+  const std::string g = write("g.txt", "10 20\n20 30\n30 10\n30 40\n");
+  for (const char* m : {"sandia-ll", "sandia-uu", "sandia-lut", "sandia-ult", "cohen", "burkhardt"}) {
+    const auto r = run({"--backend", "cpu", "-m", m, g, "--per-vertex", (dir_ / "pv").string(),
+                        "--clustering", (dir_ / "cc").string()});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "1\n");
+    EXPECT_EQ(read("pv"), "10\t1\n20\t1\n30\t1\n40\t0\n");
+    EXPECT_EQ(read("cc"), "10\t1\n20\t1\n30\t0.333333333333\n40\t0\n");
+  }
+  const auto v = run({"-V", "--backend", "auto", g});
+  EXPECT_EQ(v.status, 0);
+  EXPECT_NE(v.err.find("product"), std::string::npos) << v.err;
+  EXPECT_NE(v.err.find("4 vertices, 4 undirected edges"), std::string::npos) << v.err;
+}
+
+TEST_F(TriangleCli, HelpAndUsageErrors) {
+  const auto help = run({"--help"});
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("--method"), std::string::npos);
+  EXPECT_EQ(run({}).status, 2);
+  const std::string g = write("g.txt", "1 2\n");
+  const auto bad_method = run({"-m", "fast", g});
+  EXPECT_EQ(bad_method.status, 2);
+  EXPECT_NE(bad_method.err.find("--method"), std::string::npos);
+  EXPECT_EQ(run({"--presort", "sideways", g}).status, 2);
+  EXPECT_EQ(run({"--backend", "tpu", g}).status, 2);
+  EXPECT_EQ(run({"--format", "csv", g}).status, 2);
+  EXPECT_EQ(run({"--no-such-option", g}).status, 2);
+  EXPECT_EQ(run({g, g}).status, 2);
+}
+
+TEST_F(TriangleCli, InputErrorsNameTheFileAndLine) {
+  const std::string bad = write("bad.txt", "1 2\n2 3\n3 x\n");
+  const auto r = run({bad});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(bad), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(":3"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+
+  const auto missing = run({(dir_ / "missing.txt").string()});
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("missing.txt"), std::string::npos) << missing.err;
+
+  const std::string rect = write("rect.mtx",
+                                 "%%MatrixMarket matrix coordinate pattern general\n2 3 1\n1 3\n");
+  const auto r2 = run({rect});
+  EXPECT_EQ(r2.status, 1);
+  EXPECT_NE(r2.err.find("square"), std::string::npos) << r2.err;
+
+  const std::string trunc = write("trunc.mtx",
+                                  "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 2 1\n");
+  EXPECT_EQ(run({trunc}).status, 1);
+
+  const std::string g = write("g.txt", "1 2\n2 3\n3 1\n");
+  const auto unwritable = run({g, "--per-vertex", (dir_ / "no" / "such" / "dir").string()});
+  EXPECT_EQ(unwritable.status, 1);
+  EXPECT_NE(unwritable.err.find("cannot write"), std::string::npos) << unwritable.err;
+#if !OPSPARSE_HAS_GPU_ENGINE
+  const auto gpu = run({"--backend", "gpu", g});
+  EXPECT_EQ(gpu.status, 1);
+  EXPECT_NE(gpu.err.find("GPU"), std::string::npos) << gpu.err;
+#endif
+}
+
+}  // namespace
