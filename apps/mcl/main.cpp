@@ -1,0 +1,299 @@
+// opsparse-mcl: Markov clustering compatible with Debian's `mcl` 22-282 (same defaults, same
+// clusters, same -o format), with the expansion on the GPU (OpSparse) or the CPU.
+#include <boost/program_options.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "common/backend.hpp"
+#include "mcl.hpp"
+#include "opsparse/error.hpp"
+#include "opsparse/io.hpp"
+
+namespace po = boost::program_options;
+using namespace opsparse;
+
+namespace {
+
+constexpr const char* prog = "opsparse-mcl";
+
+/// A command-line mistake: reported with a hint to --help, exit status 2.
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string mib(std::size_t bytes) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(1) << static_cast<double>(bytes) / (1024.0 * 1024.0)
+     << " MiB";
+  return os.str();
+}
+
+po::options_description visible_options() {
+  po::options_description d(
+      "Usage: opsparse-mcl FILE [options]\n"
+      "Markov clustering with the semantics and defaults of mcl 22-282: the same clusters as\n"
+      "`mcl FILE --abc`, written the same way (one cluster per line, tab-separated labels,\n"
+      "largest cluster first). FILE is ABC (label label [weight]; --abc or *.abc), Matrix\n"
+      "Market (*.mtx) or a SNAP-style edge list (anything else), or - for standard input.\n"
+      "Every graph is made undirected (an edge's weight is the larger of its two directions).\n"
+      "Single-dash long options are accepted as mcl spells them (-pct 90, -te 4).\n\nOptions");
+  // clang-format off
+  d.add_options()
+    ("help,h", "show this help and exit")
+    ("inflation,I", po::value<double>()->value_name("f"),
+     "inflation, the granularity control (default 2.0; mcl accepts (0, 30])")
+    ("output,o", po::value<std::string>()->value_name("FILE"),
+     "output file, - for standard output (default: out.<input file name>.I<inflation>, in the "
+     "current directory, as mcl names it)")
+    ("abc", "the input is ABC (label label [weight]), as mcl --abc")
+    ("format", po::value<std::string>()->value_name("abc|mtx|edges"),
+     "input format (default: from the extension, .abc -> abc, .mtx -> Matrix Market, "
+     "otherwise an edge list)")
+    ("prune-number,P", po::value<long long>()->value_name("n"),
+     "pruning cutoff as an inverse: entries below 1/n of a column are dropped (default 10000; "
+     "0: none)")
+    ("cutoff,p", po::value<double>()->value_name("f"),
+     "pruning cutoff directly, in [0, 0.1] (sets -P to (int)(1/f))")
+    ("select,S", po::value<long long>()->value_name("n"),
+     "selection: keep at most about n largest entries per column (default 1100; 0: off)")
+    ("recover,R", po::value<long long>()->value_name("n"),
+     "recovery: regain up to n entries when pruning kept too little mass (default 1400; 0: off)")
+    ("pct", po::value<int>()->value_name("n"),
+     "recovery percentage: recover when less than n% of a column's mass was kept (default 90)")
+    ("scheme", po::value<int>()->value_name("1..7"),
+     "mcl's preset resource schemes for -P/-S/-R/-pct (default 6); explicit flags override")
+    ("te", po::value<int>()->value_name("n"), "CPU threads (default: all; the CPU backend)")
+    ("discard-loops", po::value<std::string>()->value_name("y|n")->implicit_value("y"),
+     "y (default): drop loops in the input and give every node a loop as heavy as its heaviest "
+     "edge, as mcl does; n: use the input's loops as they are and add none")
+    ("loop-scale,c", po::value<double>()->value_name("f"), "multiply every loop weight by f (mcl -c)")
+    ("pi", po::value<double>()->value_name("f"),
+     "pre-inflation: raise the input weights to the power f once (mcl -pi)")
+    ("overlap", po::value<std::string>()->value_name("cut|keep|split"),
+     "nodes claimed by several clusters: cut (default, mcl's) keeps the first; keep writes "
+     "overlapping clusters; split makes the shared parts clusters of their own")
+    ("backend", po::value<std::string>()->value_name("gpu|cpu|auto"),
+     "where the iterations run (default auto: the GPU when one is usable)")
+    ("precision", po::value<std::string>()->value_name("float|double"),
+     "value type of the iterates (default float, mcl's own cell type)")
+    ("max-iter", po::value<int>()->value_name("n"),
+     "stop after n iterations even without convergence (default 10000, as mcl's -L)")
+    ("block-products", po::value<long long>()->value_name("n"),
+     "expand in row blocks of at most n multiplications each, pruning every block before the "
+     "next is computed (default 0: only when the expansion would not fit in device memory)")
+    ("verbose,V", "per-iteration progress (chaos, nnz, time, device allocations) and a summary "
+                  "on standard error")
+    ("quiet", "no progress output at all (errors are still reported)");
+  // clang-format on
+  return d;
+}
+
+int run_main(int argc, char** argv) {
+  po::options_description visible = visible_options();
+  po::options_description hidden;
+  hidden.add_options()("input", po::value<std::vector<std::string>>(), "input file");
+  po::options_description all;
+  all.add(visible).add(hidden);
+  po::positional_options_description pos;
+  pos.add("input", -1);
+  namespace st = po::command_line_style;
+  // No guessing of abbreviations (-p must not become -pct or -pi); single-dash long options as
+  // mcl spells them.
+  const int style = st::allow_short | st::short_allow_adjacent | st::short_allow_next |
+                    st::allow_long | st::long_allow_adjacent | st::long_allow_next |
+                    st::allow_long_disguise | st::allow_dash_for_short;
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).style(style).run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw usage_error(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << visible << "\n";
+    return 0;
+  }
+  if (!vm.count("input")) throw usage_error("no input file given");
+  const auto& inputs = vm["input"].as<std::vector<std::string>>();
+  if (inputs.size() != 1)
+    throw usage_error("exactly one input file expected, got " + std::to_string(inputs.size()) +
+                      " ('" + inputs[1] + "' is extra)");
+  const std::string input = inputs[0];
+
+  mcl::params p;
+  if (vm.count("scheme")) mcl::apply_scheme(p, vm["scheme"].as<int>());
+  if (vm.count("inflation")) p.inflation = vm["inflation"].as<double>();
+  if (vm.count("prune-number") && vm.count("cutoff"))
+    throw usage_error("give either -P or -p, not both");
+  if (vm.count("prune-number")) p.prune = vm["prune-number"].as<long long>();
+  if (vm.count("cutoff")) {
+    const double f = vm["cutoff"].as<double>();
+    if (!(f >= 0.0 && f <= 0.1)) throw usage_error("-p must be in [0, 0.1]");
+    p.prune = f > 0 ? static_cast<long long>(1.0 / f) : 0;
+  }
+  if (vm.count("select")) p.select = vm["select"].as<long long>();
+  if (vm.count("recover")) p.recover = vm["recover"].as<long long>();
+  if (vm.count("pct")) p.pct = vm["pct"].as<int>();
+  if (vm.count("te")) p.threads = vm["te"].as<int>();
+  if (vm.count("max-iter")) p.max_iter = vm["max-iter"].as<int>();
+  if (vm.count("block-products")) p.block_products = vm["block-products"].as<long long>();
+  if (vm.count("discard-loops")) {
+    const std::string v = vm["discard-loops"].as<std::string>();
+    if (v == "y" || v == "yes" || v == "1") p.discard_loops = true;
+    else if (v == "n" || v == "no" || v == "0") p.discard_loops = false;
+    else throw usage_error("--discard-loops expects y or n, not '" + v + "'");
+  }
+  if (vm.count("loop-scale")) {
+    p.loop_scale = vm["loop-scale"].as<double>();
+    if (!(p.loop_scale >= 0)) throw usage_error("-c must be >= 0");
+  }
+  if (vm.count("pi")) {
+    p.pre_inflation = vm["pi"].as<double>();
+    if (!(p.pre_inflation >= 0)) throw usage_error("-pi must be >= 0");
+  }
+  if (vm.count("overlap")) {
+    const std::string v = vm["overlap"].as<std::string>();
+    if (v == "cut") p.overlap = mcl::overlap_mode::cut;
+    else if (v == "keep") p.overlap = mcl::overlap_mode::keep;
+    else if (v == "split") p.overlap = mcl::overlap_mode::split;
+    else throw usage_error("-overlap expects cut, keep or split, not '" + v + "'");
+  }
+  mcl::precision prec = mcl::precision::float32;
+  if (vm.count("precision")) {
+    const std::string v = vm["precision"].as<std::string>();
+    if (v == "float") prec = mcl::precision::float32;
+    else if (v == "double") prec = mcl::precision::float64;
+    else throw usage_error("--precision expects float or double, not '" + v + "'");
+  }
+  io::file_format format = io::file_format::automatic;
+  if (vm.count("format")) {
+    const std::string v = vm["format"].as<std::string>();
+    if (v == "abc") format = io::file_format::abc;
+    else if (v == "mtx") format = io::file_format::matrix_market;
+    else if (v == "edges") format = io::file_format::edge_list;
+    else throw usage_error("--format expects abc, mtx or edges, not '" + v + "'");
+    if (vm.count("abc") && format != io::file_format::abc)
+      throw usage_error("--abc contradicts --format " + v);
+  } else if (vm.count("abc")) {
+    format = io::file_format::abc;
+  }
+  const bool verbose = vm.count("verbose") > 0;
+  const bool quiet = vm.count("quiet") > 0;
+  if (verbose && quiet) throw usage_error("-V and --quiet contradict each other");
+  try {
+    mcl::validate(p);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+  const std::string backend_choice =
+      vm.count("backend") ? vm["backend"].as<std::string>() : std::string("auto");
+  if (backend_choice != "gpu" && backend_choice != "cpu" && backend_choice != "auto")
+    throw usage_error("--backend expects gpu, cpu or auto, not '" + backend_choice + "'");
+
+  // Standard input has no extension to go by: edge list unless told otherwise.
+  const std::string path = input == "-" ? std::string("/dev/stdin") : input;
+  if (input == "-" && format == io::file_format::automatic) format = io::file_format::edge_list;
+  const std::string out_name =
+      vm.count("output") ? vm["output"].as<std::string>() : mcl::default_output_name(input, p);
+
+  std::string why_cpu;
+  const apps::backend chosen = apps::resolve_backend(backend_choice, &why_cpu);
+  const bool gpu = chosen == apps::backend::gpu;
+
+  io::labelled_graph g = io::read_graph(path, format);
+  const host_csr<double> start = mcl::start_matrix(g.adj, p, &g.labels);
+  if (verbose) {
+    std::cerr << "[" << prog << "] " << input << ": " << start.rows << " nodes, "
+              << start.nnz() << " entries with loops; backend " << apps::to_string(chosen)
+              << (gpu ? "" : " (" + why_cpu + ")") << ", "
+              << (prec == mcl::precision::float32 ? "float" : "double") << "; -I " << p.inflation
+              << " -P " << p.prune << " -S " << p.select << " -R " << p.recover << " -pct "
+              << p.pct << "\n";
+  }
+
+  auto progress = [&](const mcl::iteration_info& it) {
+    if (quiet) return;
+    std::ostringstream os;
+    os << "[" << prog << "] ite " << std::setw(3) << it.iteration << "  chaos " << std::fixed
+       << std::setprecision(it.chaos < 0.01 ? 6 : 4) << it.chaos << "  nnz " << it.nnz;
+    if (verbose) {
+      os << "  expanded " << it.expanded_nnz;
+      if (it.blocks != 1) os << " in " << it.blocks << " blocks";
+      os << "  time " << std::setprecision(3) << it.seconds << "s";
+      if (it.stats.device_allocations >= 0)
+        os << "  device allocations " << it.stats.device_allocations << "  device memory "
+           << mib(it.stats.current_device_bytes);
+    }
+    std::cerr << os.str() << "\n";
+  };
+  const mcl::cluster_result r = mcl::cluster(start, p, gpu, prec, progress);
+
+  if (out_name == "-") {
+    mcl::write_clusters(std::cout, r.result, g.labels);
+    std::cout.flush();
+    if (!std::cout) throw std::runtime_error("writing the clusters to standard output failed");
+  } else {
+    std::ofstream os(out_name, std::ios::binary | std::ios::trunc);
+    if (!os)
+      throw std::runtime_error("cannot open output file '" + out_name +
+                               "' for writing: " + std::strerror(errno));
+    mcl::write_clusters(os, r.result, g.labels);
+    os.close();
+    if (!os) throw std::runtime_error("writing output file '" + out_name + "' failed");
+  }
+  if (!quiet) {
+    if (r.result.overlap)
+      std::cerr << "[" << prog << "] "
+                << (p.overlap == mcl::overlap_mode::cut    ? "cut"
+                    : p.overlap == mcl::overlap_mode::keep ? "kept"
+                                                           : "split")
+                << " <" << r.result.overlap << "> instances of overlap\n";
+    if (r.result.missing)
+      std::cerr << "[" << prog << "] collected <" << r.result.missing
+                << "> nodes that no cluster claimed into one cluster\n";
+    if (!r.converged)
+      std::cerr << "[" << prog << "] warning: no convergence after " << r.iterations
+                << " iterations (--max-iter); the last iterate was interpreted\n";
+    std::cerr << "[" << prog << "] " << r.result.clusters.size() << " clusters found";
+    if (verbose) {
+      std::cerr << " (" << r.result.attractors << " attractors) in " << r.iterations
+                << " iterations, " << std::fixed << std::setprecision(3) << r.seconds << "s";
+      if (r.stats.device_allocations >= 0)
+        std::cerr << "; " << r.stats.device << ": peak device memory "
+                  << mib(r.stats.peak_device_bytes) << ", "
+                  << r.stats.device_allocations << " device allocations in total";
+    }
+    std::cerr << "\n[" << prog << "] output is in " << out_name << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const usage_error& e) {
+    std::cerr << prog << ": " << e.what() << "\n(try " << prog << " --help)\n";
+    return 2;
+  } catch (const parse_error& e) {
+    // what() names the file and the line.
+    std::cerr << prog << ": error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << prog << ": error: " << e.what() << "\n";
+    return 1;
+  } catch (...) {
+    std::cerr << prog << ": error: unknown failure\n";
+    return 1;
+  }
+}

@@ -1,0 +1,205 @@
+#pragma once
+// Markov clustering with the semantics of Debian's `mcl` 22-282 (Stijn van Dongen's program):
+// same input transformation, pruning, convergence test and interpretation of the limit, so that
+// users get the same clusters. The algorithm is written once (run()) over a backend interface;
+// mcl_cpu.cpp and mcl_gpu.cu provide the backends.
+//
+// Orientation: mcl works on a column-stochastic matrix M. Here the iterate is its TRANSPOSE in
+// CSR, so an mcl column is a CSR row and the expansion (M·M)^T = M^T·M^T is a plain CSR square.
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mcl_prune.hpp"
+#include "opsparse/csr.hpp"
+
+namespace opsparse::mcl {
+
+/// What mcl does with nodes that end up in several clusters (-overlap; mcl's default is cut).
+enum class overlap_mode {
+  cut,    ///< a node stays only in the first cluster it is in (mcl's default)
+  keep,   ///< overlapping clusters are written as they are
+  split,  ///< overlapping parts become clusters of their own
+};
+
+/// Parameters with mcl 22-282's defaults (`mcl -z`; the defaults are scheme 6).
+struct params {
+  double inflation = 2.0;   ///< -I, in (0, 30]
+  long long prune = 10000;  ///< -P: cutoff 0.99999/P (0: no cutoff); -p f sets P = (int)(1/f)
+  long long select = 1100;  ///< -S (0: no selection)
+  long long recover = 1400; ///< -R (0: no recovery)
+  int pct = 90;             ///< -pct: recover when the kept mass is below pct percent
+  int max_iter = 10000;     ///< mcl's main loop length (-L)
+  double chaos_limit = 1e-4;  ///< mcl stops when the chaos of an expansion is below this
+  bool discard_loops = true;  ///< --discard-loops=y: drop input loops, add max-weight loops
+  double loop_scale = -1;     ///< -c: multiply loops by this (negative: not used)
+  double pre_inflation = -1;  ///< -pi: inflate the input once (negative: not used)
+  overlap_mode overlap = overlap_mode::cut;
+  int threads = 0;                ///< -te: CPU threads (0: OpenMP default)
+  long long block_products = 0;   ///< expand in row blocks of at most this many products (0: auto)
+
+  prune_rule rule() const {
+    prune_rule r;
+    r.cutoff = prune > 0 ? 0.99999 / static_cast<double>(prune) : 0.0;
+    r.select = select;
+    r.recover = recover;
+    r.pct = pct / 100.0;
+    return r;
+  }
+};
+
+/// Throws std::invalid_argument naming the first parameter outside mcl's accepted range.
+void validate(const params& p);
+
+/// Sets P, S, R and pct from mcl's preset -scheme 1..7.
+void apply_scheme(params& p, int scheme);
+
+// ------------------------------------------------------------------------------------------------
+// Input transformation
+// ------------------------------------------------------------------------------------------------
+
+/// The start matrix from a graph's (possibly directed) weighted adjacency, as mcl prepares it:
+/// symmetrised with the maximum weight, zero weights dropped (negative weights are rejected with
+/// std::invalid_argument: mcl's flow is undefined for them), loops removed and each node given a
+/// loop equal to its heaviest edge (1 for an isolated node) unless discard_loops is off, loops
+/// scaled by -c, pre-inflated by -pi, then every row normalised to sum 1. `labels` (optional)
+/// names vertices in error messages.
+host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p,
+                              const std::vector<std::string>* labels = nullptr);
+
+// ------------------------------------------------------------------------------------------------
+// Backends
+// ------------------------------------------------------------------------------------------------
+
+/// Counters a backend can report (negative or zero where it has none).
+struct backend_stats {
+  std::int64_t device_allocations = -1;  ///< opsparse::device_allocation_count() now
+  std::size_t peak_device_bytes = 0;     ///< peak process device memory seen
+  std::size_t current_device_bytes = 0;  ///< device memory in use now
+  std::string device;                    ///< device name ("" on the CPU)
+};
+
+/// The operations of one MCL iteration on the transposed iterate X (rows are mcl columns).
+/// An expansion is done in row blocks: for each block the backend computes the block's rows of
+/// X·X and prunes them into the next iterate, so that the whole expanded matrix never has to
+/// exist at once when it would not fit; one block is the usual case.
+template <class T>
+class backend {
+ public:
+  virtual ~backend() = default;
+  virtual const char* name() const = 0;
+  /// Uploads the start matrix (rows sum to 1).
+  virtual void load(const host_csr<T>& start) = 0;
+  /// Row blocks for the coming expansion: boundaries r0 = 0 < r1 < ... = rows. `max_products`
+  /// caps the multiplications per block (0: the backend decides from its memory).
+  virtual std::vector<index_t> expansion_blocks(long long max_products) = 0;
+  /// Computes rows [r0, r1) of X·X (the expanded block).
+  virtual void expand(index_t r0, index_t r1) = 0;
+  /// Prunes the expanded block row by row as mcl does (see mcl_prune.hpp), renormalises it and
+  /// appends it to the next iterate; records each row's chaos.
+  virtual void prune_normalise(const prune_rule& rule) = 0;
+  /// Makes the next iterate current (after the last block).
+  virtual void finish_expansion() = 0;
+  /// Maximum chaos over the rows of the last expansion.
+  virtual double chaos() = 0;
+  /// Inflation: every value to the power `power`, rows renormalised.
+  virtual void inflate_normalise(double power) = 0;
+  /// nnz of the current iterate, and the total nnz of the last expansion before pruning.
+  virtual offset_t nnz() const = 0;
+  virtual offset_t expanded_nnz() const = 0;
+  /// The current iterate on the host.
+  virtual host_csr<T> download() = 0;
+  virtual backend_stats stats() = 0;
+};
+
+template <class T>
+std::unique_ptr<backend<T>> make_cpu_backend(int threads);
+
+#if OPSPARSE_HAS_GPU_ENGINE
+/// The GPU backend on `device` (negative: the current one). Throws cuda_error without a device.
+template <class T>
+std::unique_ptr<backend<T>> make_gpu_backend(int device = -1);
+#endif
+
+/// Splits rows into consecutive blocks of at most `max_products` multiplications each (a single
+/// row that alone exceeds it gets a block of its own). `prefix[i]` is the number of products of
+/// rows [0, i), rows + 1 entries.
+std::vector<index_t> split_rows_by_products(const std::vector<offset_t>& prefix,
+                                            long long max_products);
+
+// ------------------------------------------------------------------------------------------------
+// The algorithm
+// ------------------------------------------------------------------------------------------------
+
+struct iteration_info {
+  int iteration = 0;          ///< 1-based
+  double chaos = 0;
+  offset_t expanded_nnz = 0;  ///< nnz of X·X before pruning (all blocks)
+  offset_t nnz = 0;           ///< nnz of the iterate after inflation
+  int blocks = 1;             ///< row blocks of the expansion
+  double seconds = 0;         ///< wall time of the iteration
+  backend_stats stats;
+};
+
+template <class T>
+struct run_result {
+  host_csr<T> limit;  ///< the last iterate (mcl's limit matrix, transposed)
+  int iterations = 0;
+  bool converged = false;
+  double seconds = 0;
+  backend_stats stats;
+};
+
+/// Runs MCL from `start` (rows sum to 1) until the chaos of an expansion is below
+/// p.chaos_limit (checked after that iteration's inflation, as mcl does) or p.max_iter
+/// iterations. `progress` (optional) is called after every iteration.
+template <class T>
+run_result<T> run(backend<T>& b, const host_csr<T>& start, const params& p,
+                  const std::function<void(const iteration_info&)>& progress = {});
+
+// ------------------------------------------------------------------------------------------------
+// Interpretation and output
+// ------------------------------------------------------------------------------------------------
+
+struct clustering {
+  std::vector<std::vector<index_t>> clusters;  ///< each sorted; largest first, ties lexicographic
+  std::size_t overlap = 0;  ///< node memberships beyond the first (before resolution)
+  std::size_t missing = 0;  ///< nodes that no cluster claimed (collected into one cluster)
+  std::size_t attractors = 0;
+};
+
+/// Interprets a limit (transposed, rows = mcl columns) as mcl does: per row keep values at or
+/// above 0.999·self + 0.001·max (or self/1.01 when the loop is the maximum), renormalise, keep
+/// values >= 1/(n+1); attractors are nodes that keep their loop; attractor systems (connected
+/// through kept entries) are clusters, numbered by size then lexicographically; every other node
+/// joins the clusters of all attractors it reaches; unclaimed nodes form one extra cluster;
+/// overlap is resolved by `mode`; clusters are sorted largest first, equal sizes by their node
+/// lists (mcl's revsize order).
+template <class T>
+clustering interpret(const host_csr<T>& limit, overlap_mode mode);
+
+/// Writes clusters as mcl -o does in label mode: one per line, tab-separated labels.
+void write_clusters(std::ostream& os, const clustering& c, const std::vector<std::string>& labels);
+
+/// mcl's automatic output name: out.<input file name without directories>.I<inflation with one
+/// decimal, dot removed>[pi..][c..], e.g. out.graph.abc.I20.
+std::string default_output_name(const std::string& input, const params& p);
+
+/// Backend and precision as the command line names them.
+enum class precision { float32, float64 };
+
+/// Convenience for tests and the program: start matrix -> run -> interpret.
+struct cluster_result {
+  clustering result;
+  int iterations = 0;
+  bool converged = false;
+  double seconds = 0;
+  backend_stats stats;
+};
+cluster_result cluster(const host_csr<double>& start, const params& p, bool gpu, precision prec,
+                       const std::function<void(const iteration_info&)>& progress = {});
+
+}  // namespace opsparse::mcl

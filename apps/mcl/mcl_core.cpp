@@ -1,0 +1,467 @@
+// Host parts of apps/mcl: parameter checks, mcl's input transformation, the iteration driver,
+// the interpretation of the limit matrix and the output.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <numeric>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "mcl.hpp"
+#include "opsparse/io.hpp"
+
+namespace opsparse::mcl {
+
+namespace {
+
+std::string num(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+}  // namespace
+
+void validate(const params& p) {
+  // The ranges mcl's option parser accepts (procinit.c); anything else is refused, not clamped.
+  if (!(p.inflation > 0.0 && p.inflation <= 30.0))
+    throw std::invalid_argument("-I (inflation) must be in (0, 30], not " + num(p.inflation));
+  if (p.prune < 0) throw std::invalid_argument("-P must be >= 0, not " + std::to_string(p.prune));
+  if (p.select < 0) throw std::invalid_argument("-S must be >= 0, not " + std::to_string(p.select));
+  if (p.recover < 0)
+    throw std::invalid_argument("-R must be >= 0, not " + std::to_string(p.recover));
+  if (p.pct < 0 || p.pct >= 100)
+    throw std::invalid_argument("-pct must be in [0, 100), not " + std::to_string(p.pct));
+  if (p.max_iter < 0)
+    throw std::invalid_argument("--max-iter must be >= 0, not " + std::to_string(p.max_iter));
+  if (p.threads < 0) throw std::invalid_argument("-te must be >= 0, not " + std::to_string(p.threads));
+  if (p.block_products < 0)
+    throw std::invalid_argument("--block-products must be >= 0, not " +
+                                std::to_string(p.block_products));
+  if (!(p.chaos_limit >= 0.0)) throw std::invalid_argument("the chaos limit must be >= 0");
+}
+
+void apply_scheme(params& p, int scheme) {
+  // mcl's preset resource schemes (--show-schemes): P, S, R, pct.
+  static const long long table[7][4] = {{3000, 400, 500, 90},   {4000, 500, 600, 90},
+                                        {5000, 600, 700, 90},   {6000, 700, 800, 90},
+                                        {7000, 800, 900, 90},   {10000, 1100, 1400, 90},
+                                        {10000, 1200, 1600, 90}};
+  if (scheme < 1 || scheme > 7)
+    throw std::invalid_argument("-scheme must be 1..7, not " + std::to_string(scheme));
+  const long long* s = table[scheme - 1];
+  p.prune = s[0];
+  p.select = s[1];
+  p.recover = s[2];
+  p.pct = static_cast<int>(s[3]);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Input transformation (mcl's mclAlgorithmTransform + mclxMakeStochastic)
+// ------------------------------------------------------------------------------------------------
+
+host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p,
+                              const std::vector<std::string>* labels) {
+  OPSPARSE_EXPECTS(adjacency.rows == adjacency.cols,
+                   "the graph's adjacency must be square, not " + std::to_string(adjacency.rows) +
+                       "x" + std::to_string(adjacency.cols));
+  // mcl mirrors every arc and merges duplicates by their maximum (--abc streaming).
+  const host_csr<double> s = io::symmetrize_max(adjacency);
+  const index_t n = s.rows;
+  auto name = [&](index_t v) {
+    return labels && static_cast<std::size_t>(v) < labels->size() ? (*labels)[v]
+                                                                  : std::to_string(v);
+  };
+  host_csr<double> out(n, n);
+  out.col.reserve(s.col.size() + static_cast<std::size_t>(n));
+  out.val.reserve(s.col.size() + static_cast<std::size_t>(n));
+  std::vector<std::pair<index_t, double>> row;
+  for (index_t i = 0; i < n; ++i) {
+    row.clear();
+    double loop = 0;
+    bool has_loop = false;
+    double heaviest = 0;
+    for (offset_t k = s.rpt[i]; k < s.rpt[i + 1]; ++k) {
+      const index_t j = s.col[k];
+      const double w = s.val[k];
+      if (w < 0)
+        throw std::invalid_argument("negative weight " + num(w) + " on the edge " + name(i) +
+                                    " - " + name(j) +
+                                    ": MCL needs non-negative similarities (mcl's result is "
+                                    "undefined for negative weights)");
+      if (w == 0) continue;  // a zero similarity is no edge (mcl keeps the nodes, not the arc)
+      if (j == i) {
+        loop = w;
+        has_loop = true;
+        continue;
+      }
+      heaviest = std::max(heaviest, w);
+      row.emplace_back(j, w);
+    }
+    if (p.discard_loops) {
+      // mcl 22-282's default: input loops are dropped, then every node gets a loop as heavy as
+      // its heaviest edge (weight 1 for a node without edges).
+      loop = row.empty() ? 1.0 : heaviest;
+      has_loop = true;
+    }
+    if (has_loop && p.loop_scale >= 0) loop *= p.loop_scale;  // -c
+    if (has_loop && loop != 0) {
+      const auto at = std::lower_bound(row.begin(), row.end(), i,
+                                       [](const auto& e, index_t c) { return e.first < c; });
+      row.insert(at, {i, loop});
+    }
+    if (p.pre_inflation >= 0)  // -pi: one inflation of the input
+      for (auto& e : row) e.second = std::pow(e.second, p.pre_inflation);
+    double sum = 0;
+    for (const auto& e : row) sum += e.second;
+    for (const auto& e : row) {
+      out.col.push_back(e.first);
+      out.val.push_back(sum > 0 ? e.second / sum : e.second);
+    }
+    out.rpt[i + 1] = static_cast<offset_t>(out.col.size());
+  }
+  return out;
+}
+
+std::vector<index_t> split_rows_by_products(const std::vector<offset_t>& prefix,
+                                            long long max_products) {
+  OPSPARSE_EXPECTS(!prefix.empty(), "split_rows_by_products: the prefix needs rows + 1 entries");
+  const index_t rows = static_cast<index_t>(prefix.size() - 1);
+  std::vector<index_t> b{0};
+  if (rows == 0) return b;
+  if (max_products <= 0 || prefix.back() <= max_products) {
+    b.push_back(rows);
+    return b;
+  }
+  index_t r0 = 0;
+  while (r0 < rows) {
+    // The last row r such that rows [r0, r) hold at most max_products products; at least one row.
+    const offset_t limit = prefix[r0] + max_products;
+    index_t r1 = static_cast<index_t>(
+        std::upper_bound(prefix.begin() + r0 + 1, prefix.end(), limit) - prefix.begin() - 1);
+    if (r1 <= r0) r1 = r0 + 1;
+    b.push_back(r1);
+    r0 = r1;
+  }
+  return b;
+}
+
+// ------------------------------------------------------------------------------------------------
+// The iteration (mcl's mclProcess / doIteration)
+// ------------------------------------------------------------------------------------------------
+
+template <class T>
+run_result<T> run(backend<T>& b, const host_csr<T>& start, const params& p,
+                  const std::function<void(const iteration_info&)>& progress) {
+  validate(p);
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  b.load(start);
+  const prune_rule rule = p.rule();
+  run_result<T> r;
+  for (int it = 1; it <= p.max_iter; ++it) {
+    const auto t1 = clock::now();
+    const std::vector<index_t> blocks = b.expansion_blocks(p.block_products);
+    for (std::size_t k = 0; k + 1 < blocks.size(); ++k) {
+      b.expand(blocks[k], blocks[k + 1]);
+      b.prune_normalise(rule);
+    }
+    b.finish_expansion();
+    // mcl measures chaos during expansion but tests it after the iteration's inflation, so the
+    // limit it interprets has been inflated once more.
+    const double chaos = b.chaos();
+    b.inflate_normalise(p.inflation);
+    r.iterations = it;
+    if (progress) {
+      iteration_info info;
+      info.iteration = it;
+      info.chaos = chaos;
+      info.expanded_nnz = b.expanded_nnz();
+      info.nnz = b.nnz();
+      info.blocks = blocks.empty() ? 0 : static_cast<int>(blocks.size() - 1);
+      info.seconds = std::chrono::duration<double>(clock::now() - t1).count();
+      info.stats = b.stats();
+      progress(info);
+    }
+    if (chaos < p.chaos_limit) {
+      r.converged = true;
+      break;
+    }
+  }
+  r.limit = b.download();
+  r.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+  r.stats = b.stats();
+  return r;
+}
+
+template run_result<float> run<float>(backend<float>&, const host_csr<float>&, const params&,
+                                      const std::function<void(const iteration_info&)>&);
+template run_result<double> run<double>(backend<double>&, const host_csr<double>&, const params&,
+                                        const std::function<void(const iteration_info&)>&);
+
+// ------------------------------------------------------------------------------------------------
+// Interpretation (mcl's mclDag + mclInterpret + clmEnstrict + revsize sort)
+// ------------------------------------------------------------------------------------------------
+
+namespace {
+
+struct union_find {
+  std::vector<index_t> parent;
+  explicit union_find(index_t n) : parent(static_cast<std::size_t>(n)) {
+    std::iota(parent.begin(), parent.end(), 0);
+  }
+  index_t find(index_t x) {
+    while (parent[x] != x) {
+      parent[x] = parent[parent[x]];
+      x = parent[x];
+    }
+    return x;
+  }
+  void unite(index_t a, index_t b) {
+    a = find(a);
+    b = find(b);
+    if (a == b) return;
+    if (b < a) std::swap(a, b);
+    parent[b] = a;
+  }
+};
+
+/// mcl's revsize order: more members first, equal sizes by their sorted member lists
+/// (mclvSizeRevCmp, which falls back to mclvLexCmp).
+bool revsize_less(const std::vector<index_t>& a, const std::vector<index_t>& b) {
+  if (a.size() != b.size()) return a.size() > b.size();
+  return a < b;
+}
+
+/// Groups nodes by union-find class (classes in order of their smallest node).
+std::vector<std::vector<index_t>> classes_of(union_find& uf, const std::vector<char>& member) {
+  const index_t n = static_cast<index_t>(uf.parent.size());
+  std::vector<index_t> id(static_cast<std::size_t>(n), -1);
+  std::vector<std::vector<index_t>> out;
+  for (index_t v = 0; v < n; ++v) {
+    if (!member[v]) continue;
+    const index_t root = uf.find(v);
+    if (id[root] < 0) {
+      id[root] = static_cast<index_t>(out.size());
+      out.emplace_back();
+    }
+    out[id[root]].push_back(v);
+  }
+  return out;
+}
+
+}  // namespace
+
+template <class T>
+clustering interpret(const host_csr<T>& limit, overlap_mode mode) {
+  OPSPARSE_EXPECTS(limit.rows == limit.cols, "interpret: the limit matrix must be square");
+  const index_t n = limit.rows;
+
+  // 1. The DAG (mclDag with mcl's interpretation weights 0.999 / 0.001 / delta 0.01), made
+  //    stochastic and thinned to values >= 1/(n+1) per row (mclProcess does both).
+  std::vector<offset_t> drpt(static_cast<std::size_t>(n) + 1, 0);
+  std::vector<index_t> dcol;
+  dcol.reserve(static_cast<std::size_t>(limit.nnz()));
+  std::vector<std::pair<index_t, T>> kept;
+  for (index_t d = 0; d < n; ++d) {
+    double selfval = 0, maxval = 0;
+    bool any = false;
+    for (offset_t k = limit.rpt[d]; k < limit.rpt[d + 1]; ++k) {
+      const double v = static_cast<double>(limit.val[k]);
+      if (limit.col[k] == d) selfval = v;
+      if (!any || v > maxval) maxval = v;
+      any = true;
+    }
+    const double bar = selfval < maxval ? 0.999 * selfval + 0.001 * maxval : selfval / 1.01;
+    kept.clear();
+    double sum = 0;
+    for (offset_t k = limit.rpt[d]; k < limit.rpt[d + 1]; ++k)
+      if (static_cast<double>(limit.val[k]) >= bar) {
+        kept.emplace_back(limit.col[k], limit.val[k]);
+        sum += static_cast<double>(limit.val[k]);
+      }
+    // Renormalised in T as mcl stores its (float) values, then thinned.
+    const double thin = 1.0 / (static_cast<double>(kept.size()) + 1.0);
+    for (const auto& e : kept) {
+      const T v = sum != 0 ? static_cast<T>(static_cast<double>(e.second) / sum) : e.second;
+      if (static_cast<double>(v) >= thin) dcol.push_back(e.first);
+    }
+    drpt[d + 1] = static_cast<offset_t>(dcol.size());
+  }
+
+  // 2. Attractors keep their loop; attractor systems are the connected components of the DAG
+  //    restricted to attractors, made undirected.
+  std::vector<char> attractor(static_cast<std::size_t>(n), 0);
+  for (index_t d = 0; d < n; ++d)
+    for (offset_t k = drpt[d]; k < drpt[d + 1]; ++k)
+      if (dcol[k] == d) attractor[d] = 1;
+  clustering out;
+  union_find uf(n);
+  for (index_t d = 0; d < n; ++d) {
+    if (!attractor[d]) continue;
+    ++out.attractors;
+    for (offset_t k = drpt[d]; k < drpt[d + 1]; ++k)
+      if (attractor[dcol[k]]) uf.unite(d, dcol[k]);
+  }
+  std::vector<std::vector<index_t>> systems = classes_of(uf, attractor);
+  // Cluster ids follow mcl's component order (clmUGraphComponents sorts by revsize); the cut
+  // overlap mode keeps a node in its lowest-numbered cluster, so the order matters.
+  std::sort(systems.begin(), systems.end(), revsize_less);
+  std::vector<index_t> system_of(static_cast<std::size_t>(n), -1);
+  for (std::size_t c = 0; c < systems.size(); ++c)
+    for (index_t v : systems[c]) system_of[v] = static_cast<index_t>(c);
+
+  // 3. Every other node joins the systems of all attractors it reaches through the DAG.
+  std::vector<std::vector<index_t>> member(static_cast<std::size_t>(n));
+  std::vector<index_t> seen(static_cast<std::size_t>(n), -1);
+  std::vector<index_t> stack;
+  for (index_t d = 0; d < n; ++d) {
+    if (attractor[d]) {
+      member[d].push_back(system_of[d]);
+      continue;
+    }
+    stack.clear();
+    for (offset_t k = drpt[d]; k < drpt[d + 1]; ++k)
+      if (seen[dcol[k]] != d) {
+        seen[dcol[k]] = d;
+        stack.push_back(dcol[k]);
+      }
+    while (!stack.empty()) {
+      const index_t v = stack.back();
+      stack.pop_back();
+      if (attractor[v]) member[d].push_back(system_of[v]);
+      for (offset_t k = drpt[v]; k < drpt[v + 1]; ++k)
+        if (seen[dcol[k]] != d) {
+          seen[dcol[k]] = d;
+          stack.push_back(dcol[k]);
+        }
+    }
+    std::sort(member[d].begin(), member[d].end());
+    member[d].erase(std::unique(member[d].begin(), member[d].end()), member[d].end());
+  }
+
+  // 4. clmEnstrict: unclaimed nodes become one extra cluster; overlap is cut, kept or split.
+  index_t n_clusters = static_cast<index_t>(systems.size());
+  std::size_t found = 0;
+  for (index_t d = 0; d < n; ++d) {
+    if (member[d].empty()) {
+      member[d].push_back(n_clusters);
+      ++out.missing;
+    } else {
+      found += member[d].size();
+      if (member[d].size() > 1) out.overlap += member[d].size() - 1;
+    }
+  }
+  if (out.missing) ++n_clusters;
+
+  std::vector<std::vector<index_t>> clusters;
+  if (mode == overlap_mode::split && out.overlap) {
+    // clm_split_overlap: nodes unique to a cluster form one group; the nodes shared by any two
+    // clusters form one group; groups that share a node merge.
+    union_find g(n);
+    std::vector<index_t> unique_rep(static_cast<std::size_t>(n_clusters), -1);
+    std::map<std::pair<index_t, index_t>, index_t> meet_rep;
+    for (index_t d = 0; d < n; ++d) {
+      const auto& m = member[d];
+      if (m.size() == 1) {
+        index_t& rep = unique_rep[m[0]];
+        if (rep < 0) rep = d;
+        else g.unite(rep, d);
+        continue;
+      }
+      for (std::size_t a = 0; a < m.size(); ++a)
+        for (std::size_t b = a + 1; b < m.size(); ++b) {
+          auto it = meet_rep.emplace(std::make_pair(m[a], m[b]), d).first;
+          g.unite(it->second, d);
+        }
+    }
+    clusters = classes_of(g, std::vector<char>(static_cast<std::size_t>(n), 1));
+  } else {
+    clusters.assign(static_cast<std::size_t>(n_clusters), {});
+    for (index_t d = 0; d < n; ++d) {
+      if (mode == overlap_mode::keep) {
+        for (index_t c : member[d]) clusters[c].push_back(d);
+      } else {
+        clusters[member[d].front()].push_back(d);  // cut: the lowest-numbered cluster wins
+      }
+    }
+  }
+  clusters.erase(std::remove_if(clusters.begin(), clusters.end(),
+                                [](const auto& c) { return c.empty(); }),
+                 clusters.end());
+  std::sort(clusters.begin(), clusters.end(), revsize_less);
+  out.clusters = std::move(clusters);
+  (void)found;
+  return out;
+}
+
+template clustering interpret<float>(const host_csr<float>&, overlap_mode);
+template clustering interpret<double>(const host_csr<double>&, overlap_mode);
+
+void write_clusters(std::ostream& os, const clustering& c, const std::vector<std::string>& labels) {
+  io::write_labelled_groups(os, c.clusters, labels);
+}
+
+std::string default_output_name(const std::string& input, const params& p) {
+  // mcl's make_output_name: "I%.1f", then "pi%.1f" and "c%.1f" when used, dots removed.
+  char buf[64];
+  std::string suffix;
+  std::snprintf(buf, sizeof buf, "I%.1f", p.inflation);
+  suffix += buf;
+  if (p.pre_inflation >= 0) {
+    std::snprintf(buf, sizeof buf, "pi%.1f", p.pre_inflation);
+    suffix += buf;
+  }
+  if (p.loop_scale >= 0) {
+    std::snprintf(buf, sizeof buf, "c%.1f", p.loop_scale);
+    suffix += buf;
+  }
+  suffix.erase(std::remove(suffix.begin(), suffix.end(), '.'), suffix.end());
+  const std::size_t slash = input.find_last_of('/');
+  const std::string base = slash == std::string::npos ? input : input.substr(slash + 1);
+  return "out." + base + "." + suffix;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Convenience
+// ------------------------------------------------------------------------------------------------
+
+namespace {
+
+template <class T>
+cluster_result cluster_as(const host_csr<double>& start, const params& p, bool gpu,
+                          const std::function<void(const iteration_info&)>& progress) {
+  std::unique_ptr<backend<T>> b;
+  if (gpu) {
+#if OPSPARSE_HAS_GPU_ENGINE
+    b = make_gpu_backend<T>();
+#else
+    throw std::runtime_error("this build has no GPU engine (configured with -DOPSPARSE_GPU=OFF)");
+#endif
+  } else {
+    b = make_cpu_backend<T>(p.threads);
+  }
+  host_csr<T> s = convert<T>(start);
+  run_result<T> r = run(*b, s, p, progress);
+  cluster_result out;
+  out.result = interpret(r.limit, p.overlap);
+  out.iterations = r.iterations;
+  out.converged = r.converged;
+  out.seconds = r.seconds;
+  out.stats = r.stats;
+  return out;
+}
+
+}  // namespace
+
+cluster_result cluster(const host_csr<double>& start, const params& p, bool gpu, precision prec,
+                       const std::function<void(const iteration_info&)>& progress) {
+  return prec == precision::float32 ? cluster_as<float>(start, p, gpu, progress)
+                                    : cluster_as<double>(start, p, gpu, progress);
+}
+
+}  // namespace opsparse::mcl

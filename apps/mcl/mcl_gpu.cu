@@ -1,0 +1,535 @@
+// The GPU backend: one opsparse::context and ONE opsparse::plan for the whole run; expansion with
+// opsparse::spgemm<plus_times<T>> into a reused device_csr; pruning (cutoff, selection at rank S,
+// recovery at rank R, all as mcl does, see mcl_prune.hpp), renormalisation, inflation and chaos
+// as CUDA kernels and CUB calls on the device. Only scalars (products, kept entries, chaos) come
+// back to the host during the run; the limit is downloaded once at the end.
+//
+// Every device array is grow-only and reused, so that once the iterates stop growing an
+// iteration allocates nothing (opsparse::device_allocation_count() shows it with -V).
+//
+// When the expansion would not fit in device memory (estimated from its number of products,
+// an upper bound of its nnz), it is computed in row blocks; each block is pruned into the next
+// iterate before the next block is expanded, so only one block's expanded rows exist at a time.
+#include <cub/cub.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mcl.hpp"
+#include "opsparse/context.hpp"
+#include "opsparse/device_csr.hpp"
+#include "opsparse/error.hpp"
+#include "opsparse/plan.hpp"
+#include "opsparse/spgemm.hpp"
+
+namespace opsparse::mcl {
+
+namespace {
+
+constexpr int warp_size = 32;
+constexpr int block_threads = 256;  // 8 warps, one row each
+constexpr unsigned full_mask = 0xffffffffu;
+
+unsigned warp_grid(long long rows) {
+  const long long warps_per_block = block_threads / warp_size;
+  return static_cast<unsigned>((rows + warps_per_block - 1) / warps_per_block);
+}
+
+void check_launch(const char* kernel) {
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    throw cuda_error(std::string("launch of ") + kernel, cudaGetErrorName(e), __FILE__, __LINE__);
+}
+
+__device__ __forceinline__ double warp_sum(double x) {
+  for (int o = warp_size / 2; o > 0; o >>= 1) x += __shfl_xor_sync(full_mask, x, o);
+  return x;
+}
+__device__ __forceinline__ long long warp_sum(long long x) {
+  for (int o = warp_size / 2; o > 0; o >>= 1) x += __shfl_xor_sync(full_mask, x, o);
+  return x;
+}
+__device__ __forceinline__ double warp_max(double x) {
+  for (int o = warp_size / 2; o > 0; o >>= 1) x = fmax(x, __shfl_xor_sync(full_mask, x, o));
+  return x;
+}
+
+/// Per expanded row, from the cutoff pass.
+struct row_stat {
+  double maxval;      ///< largest value of the expanded row
+  double center;      ///< sum of squares of the expanded row
+  double mass_prune;  ///< mass at or above the cutoff
+  long long n_prune;  ///< entries at or above the cutoff
+  int pcase;          ///< prune_case
+};
+
+/// Per expanded row, the final decision.
+struct row_decision {
+  double bar;   ///< keep values >= bar
+  double mass;  ///< their sum
+};
+
+// ---- block planning: products per row of X·X, in place of an exclusive scan -----------------
+__global__ void row_products_kernel(index_t n, const offset_t* __restrict__ rpt,
+                                    const index_t* __restrict__ col, offset_t* __restrict__ out) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) {
+    offset_t s = 0;
+    for (offset_t k = rpt[i]; k < rpt[i + 1]; ++k) {
+      const index_t c = col[k];
+      s += rpt[c + 1] - rpt[c];
+    }
+    out[i] = s;
+  } else if (i == n) {
+    out[n] = 0;  // the exclusive scan leaves the total here
+  }
+}
+
+// ---- pruning, step 1: measures and the cutoff pass (one warp per row) ------------------------
+template <class T>
+__global__ void prune_stats_kernel(index_t m, const offset_t* __restrict__ rpt,
+                                   const T* __restrict__ val, prune_rule rule,
+                                   row_stat* __restrict__ st, offset_t* __restrict__ seg_end) {
+  const long long row = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
+  const int lane = threadIdx.x % warp_size;
+  if (row >= m) return;  // uniform per warp
+  const offset_t b = rpt[row], e = rpt[row + 1];
+  double mx = 0, ctr = 0, mass = 0;
+  long long np = 0;
+  for (offset_t k = b + lane; k < e; k += warp_size) {
+    const double v = static_cast<double>(val[k]);
+    ctr += v * v;
+    mx = fmax(mx, v);
+    if (v >= rule.cutoff) {
+      ++np;
+      mass += v;
+    }
+  }
+  mx = warp_max(mx);
+  ctr = warp_sum(ctr);
+  mass = warp_sum(mass);
+  np = warp_sum(np);
+  if (lane == 0) {
+    const int c = prune_case_of(rule, e - b, np, mass);
+    st[row] = row_stat{mx, ctr, mass, np, c};
+    // Only rows that need an order statistic are sorted: the others get empty segments.
+    seg_end[row] = case_needs_ranks(c) ? e : b;
+  }
+}
+
+/// Entries at or above `bar` in the row and their mass (all lanes get the result).
+template <class T>
+__device__ void measure_row(const T* __restrict__ val, offset_t b, offset_t e, double bar,
+                            long long& count, double& mass) {
+  long long c = 0;
+  double s = 0;
+  for (offset_t k = b + threadIdx.x % warp_size; k < e; k += warp_size) {
+    const double v = static_cast<double>(val[k]);
+    if (v >= bar) {
+      ++c;
+      s += v;
+    }
+  }
+  count = warp_sum(c);
+  mass = warp_sum(s);
+}
+
+// ---- pruning, step 2 (after the segmented sort): bars, kept counts, chaos --------------------
+template <class T>
+__global__ void prune_decide_kernel(index_t m, index_t r0, const offset_t* __restrict__ rpt,
+                                    const T* __restrict__ val, const T* __restrict__ sorted,
+                                    prune_rule rule, const row_stat* __restrict__ st,
+                                    row_decision* __restrict__ dec, offset_t* __restrict__ keep,
+                                    double* __restrict__ chaos) {
+  const long long row = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
+  const int lane = threadIdx.x % warp_size;
+  if (row >= m) return;
+  const offset_t b = rpt[row], e = rpt[row + 1];
+  const row_stat s = st[row];
+  double bar = rule.cutoff, mass = s.mass_prune;
+  long long count = s.n_prune;
+  // sorted[b + k - 1] is the value of rank k (descending) for rows that needed ranks.
+  switch (s.pcase) {
+    case case_emergency:
+      bar = 0;
+      mass = 1;
+      count = 1;
+      break;
+    case case_keep_all:
+      bar = keep_all_bar;
+      measure_row(val, b, e, bar, count, mass);
+      break;
+    case case_recover:
+      bar = static_cast<double>(sorted[b + rule.recover - 1]);
+      measure_row(val, b, e, bar, count, mass);
+      break;
+    case case_select: {
+      const double sbar = static_cast<double>(sorted[b + rule.select - 1]);
+      long long n_sel = 0;
+      double mass_sel = 0;
+      measure_row(val, b, e, sbar, n_sel, mass_sel);
+      if (select_recovers(rule, n_sel, mass_sel)) {
+        bar = select_recovery_needs_rank_r(rule, s.n_prune)
+                  ? static_cast<double>(sorted[b + rule.recover - 1])
+                  : rule.cutoff;
+        measure_row(val, b, e, bar, count, mass);
+      } else {
+        bar = sbar;
+        count = n_sel;
+        mass = mass_sel;
+      }
+      break;
+    }
+    default:
+      break;  // the cutoff result stands
+  }
+  if (lane == 0) {
+    dec[row] = row_decision{bar, mass};
+    keep[row] = count;
+    chaos[r0 + row] = (s.maxval - s.center) * static_cast<double>(count);
+  }
+}
+
+// ---- pruning, step 3: the kept entries, renormalised, appended to the next iterate -----------
+template <class T>
+__global__ void prune_compact_kernel(index_t m, index_t r0, offset_t base,
+                                     const offset_t* __restrict__ rpt,
+                                     const index_t* __restrict__ col, const T* __restrict__ val,
+                                     const row_stat* __restrict__ st,
+                                     const row_decision* __restrict__ dec,
+                                     const offset_t* __restrict__ offs,
+                                     offset_t* __restrict__ out_rpt, index_t* __restrict__ out_col,
+                                     T* __restrict__ out_val) {
+  const long long row = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
+  const int lane = threadIdx.x % warp_size;
+  if (row >= m) return;
+  offset_t out = base + offs[row];
+  if (lane == 0) out_rpt[r0 + row + 1] = base + offs[row + 1];
+  if (st[row].pcase == case_emergency) {
+    // mcl's emergency measure (only with -R 0): nothing survived, the column gets a loop.
+    if (lane == 0) {
+      out_col[out] = static_cast<index_t>(r0 + row);
+      out_val[out] = T(1);
+    }
+    return;
+  }
+  const row_decision d = dec[row];
+  const offset_t b = rpt[row], e = rpt[row + 1];
+  // Ballot compaction keeps the columns in order (the next expansion wants sorted rows).
+  for (offset_t k0 = b; k0 < e; k0 += warp_size) {
+    const offset_t k = k0 + lane;
+    bool keep = false;
+    T v = T(0);
+    if (k < e) {
+      v = val[k];
+      keep = static_cast<double>(v) >= d.bar;
+    }
+    const unsigned ballot = __ballot_sync(full_mask, keep);
+    if (keep) {
+      const offset_t at = out + __popc(ballot & ((1u << lane) - 1u));
+      out_col[at] = col[k];
+      out_val[at] = d.mass != 0 ? static_cast<T>(static_cast<double>(v) / d.mass) : v;
+    }
+    out += __popc(ballot);
+  }
+}
+
+// ---- inflation: powers (stored in T, as mcl stores them) then renormalisation ----------------
+template <class T>
+__global__ void inflate_kernel(index_t n, const offset_t* __restrict__ rpt, T* __restrict__ val,
+                               double power) {
+  const long long row = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
+  const int lane = threadIdx.x % warp_size;
+  if (row >= n) return;
+  const offset_t b = rpt[row], e = rpt[row + 1];
+  double s = 0;
+  // Each lane revisits only its own entries in the second pass: no cross-lane hazard.
+  for (offset_t k = b + lane; k < e; k += warp_size) {
+    const double v = static_cast<double>(val[k]);
+    const T p = static_cast<T>(power == 2.0 ? v * v : pow(v, power));
+    val[k] = p;
+    s += static_cast<double>(p);
+  }
+  s = warp_sum(s);
+  if (s > 0)
+    for (offset_t k = b + lane; k < e; k += warp_size)
+      val[k] = static_cast<T>(static_cast<double>(val[k]) / s);
+}
+
+/// A device array that keeps its content when it grows (the next iterate is appended block by
+/// block). Growth copies once; reuse allocates nothing.
+template <class U>
+void grow_keep(device_buffer<U>& buf, std::size_t need, std::size_t used, cudaStream_t s) {
+  if (need <= buf.capacity()) return;
+  device_buffer<U> fresh(std::max(need, buf.capacity() + buf.capacity() / 2));
+  if (used)
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(fresh.data(), buf.data(), used * sizeof(U),
+                                      cudaMemcpyDeviceToDevice, s));
+  buf = std::move(fresh);  // the old array's cudaFree waits for the copy
+}
+
+/// The iterate: CSR on the device with grow-only arrays.
+template <class T>
+struct iterate {
+  index_t rows = 0;
+  offset_t nnz = 0;
+  device_buffer<offset_t> rpt;
+  device_buffer<index_t> col;
+  device_buffer<T> val;
+  csr_view<T> view() const { return {rows, rows, nnz, rpt.data(), col.data(), val.data()}; }
+};
+
+template <class T>
+class gpu_backend final : public backend<T> {
+ public:
+  explicit gpu_backend(int device) : ctx_(device) {
+    OPSPARSE_CUDA_TRY(cudaMallocHost(&pinned_, 64));
+  }
+  ~gpu_backend() override {
+    if (pinned_) OPSPARSE_CUDA_TRY_NO_THROW(cudaFreeHost(pinned_));
+  }
+  gpu_backend(const gpu_backend&) = delete;
+  gpu_backend& operator=(const gpu_backend&) = delete;
+
+  const char* name() const override { return "gpu"; }
+
+  void load(const host_csr<T>& start) override {
+    opsparse::validate(start);
+    OPSPARSE_EXPECTS(start.rows == start.cols, "the MCL start matrix must be square");
+    n_ = start.rows;
+    cudaStream_t s = ctx_.stream();
+    m_.rows = n_;
+    m_.nnz = start.nnz();
+    m_.rpt.reserve(static_cast<std::size_t>(n_) + 1);
+    m_.col.reserve(std::max<std::size_t>(1, start.col.size()));
+    m_.val.reserve(std::max<std::size_t>(1, start.val.size()));
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m_.rpt.data(), start.rpt.data(),
+                                      start.rpt.size() * sizeof(offset_t), cudaMemcpyHostToDevice, s));
+    if (m_.nnz) {
+      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m_.col.data(), start.col.data(),
+                                        start.col.size() * sizeof(index_t), cudaMemcpyHostToDevice, s));
+      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m_.val.data(), start.val.data(),
+                                        start.val.size() * sizeof(T), cudaMemcpyHostToDevice, s));
+    }
+    next_.rows = n_;
+    next_.rpt.reserve(static_cast<std::size_t>(n_) + 1);
+    chaos_.reserve(std::max<std::size_t>(1, static_cast<std::size_t>(n_)));
+    products_.reserve(static_cast<std::size_t>(n_) + 1);
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(chaos_.data(), 0, std::max<std::size_t>(1, n_) * sizeof(double), s));
+    OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));  // the host arrays may go away
+    ctx_.note_memory();
+  }
+
+  std::vector<index_t> expansion_blocks(long long max_products) override {
+    cudaStream_t s = ctx_.stream();
+    expanded_nnz_ = 0;
+    next_.nnz = 0;
+    if (n_ == 0) return {0};
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(next_.rpt.data(), 0, sizeof(offset_t), s));
+    // Products per row (an upper bound of the expanded nnz), scanned in place.
+    row_products_kernel<<<static_cast<unsigned>((static_cast<long long>(n_) + 1 + 255) / 256), 256,
+                          0, s>>>(n_, m_.rpt.data(), m_.col.data(), products_.data());
+    check_launch("row_products_kernel");
+    cub_scratch(scan_bytes(static_cast<long long>(n_) + 1));
+    OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(cub_.data(), cub_bytes_, products_.data(),
+                                                    static_cast<long long>(n_) + 1, s));
+    const offset_t total = read_scalar(products_.data() + n_);
+
+    // What an expanded entry costs: its column and value, the sorted copy of values, CUB's sort
+    // buffers (about two more values) and, at worst, a kept copy in the next iterate.
+    const long long per_product = static_cast<long long>(2 * sizeof(index_t) + 5 * sizeof(T));
+    std::size_t free_bytes = 0, total_bytes = 0;
+    OPSPARSE_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t reusable = e_.nnz_capacity() * (sizeof(index_t) + sizeof(T)) +
+                                 sorted_.capacity() * sizeof(T) + cub_.capacity();
+    // Room for the plan's hash pools (at most 1 GiB each) and the runtime.
+    const std::size_t reserve = std::max<std::size_t>(std::size_t(1) << 30, total_bytes / 16);
+    const std::size_t avail = free_bytes + reusable > reserve ? free_bytes + reusable - reserve : 0;
+    long long limit = std::max<long long>(1, static_cast<long long>(avail) / per_product);
+    if (max_products > 0) limit = std::min(limit, max_products);
+    if (total <= limit) return {0, n_};
+    std::vector<offset_t> prefix(static_cast<std::size_t>(n_) + 1);
+    OPSPARSE_CUDA_TRY(cudaMemcpy(prefix.data(), products_.data(), prefix.size() * sizeof(offset_t),
+                                 cudaMemcpyDeviceToHost));
+    return split_rows_by_products(prefix, limit);
+  }
+
+  void expand(index_t r0, index_t r1) override {
+    OPSPARSE_EXPECTS(0 <= r0 && r0 <= r1 && r1 <= n_, "expand: bad row block");
+    r0_ = r0;
+    // Rows [r0, r1) of X as a view: the engine indexes col/val by absolute row pointers, so the
+    // block is X's row pointers from r0 on, with X's column and value arrays.
+    csr_view<T> a = m_.view();
+    a.rows = r1 - r0;
+    a.rpt = m_.rpt.data() + r0;
+    try {
+      spgemm<plus_times<T>>(ctx_, plan_, a, m_.view(), e_);
+    } catch (const cuda_error& err) {
+      throw std::runtime_error(
+          std::string("expanding rows [") + std::to_string(r0) + ", " + std::to_string(r1) +
+          ") of " + std::to_string(n_) + " failed: " + err.what() +
+          " (if the device ran out of memory, try --block-products with a smaller value, or "
+          "--precision float)");
+    }
+    expanded_nnz_ += e_.nnz();
+  }
+
+  void prune_normalise(const prune_rule& rule) override {
+    const index_t m = e_.rows();
+    if (m == 0) return;
+    cudaStream_t s = ctx_.stream();
+    const offset_t enz = e_.nnz();
+    stat_.reserve(static_cast<std::size_t>(m));
+    dec_.reserve(static_cast<std::size_t>(m));
+    seg_end_.reserve(static_cast<std::size_t>(m));
+    keep_.reserve(static_cast<std::size_t>(m) + 1);
+    sorted_.reserve(std::max<std::size_t>(1, static_cast<std::size_t>(enz)));
+    const unsigned grid = warp_grid(m);
+
+    prune_stats_kernel<T><<<grid, block_threads, 0, s>>>(m, e_.rpt(), e_.val(), rule,
+                                                         stat_.data(), seg_end_.data());
+    check_launch("prune_stats_kernel");
+    // Order statistics: rows needing a rank-S or rank-R value are sorted (descending) into
+    // sorted_; the others are empty segments and cost nothing.
+    std::size_t sort_bytes = 0;
+    OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortKeysDescending(
+        nullptr, sort_bytes, e_.val(), sorted_.data(), static_cast<std::int64_t>(enz),
+        static_cast<std::int64_t>(m), e_.rpt(), seg_end_.data(), s));
+    cub_scratch(std::max(sort_bytes, scan_bytes(static_cast<long long>(m) + 1)));
+    if (enz > 0)
+      OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortKeysDescending(
+          cub_.data(), sort_bytes, e_.val(), sorted_.data(), static_cast<std::int64_t>(enz),
+          static_cast<std::int64_t>(m), e_.rpt(), seg_end_.data(), s));
+    prune_decide_kernel<T><<<grid, block_threads, 0, s>>>(m, r0_, e_.rpt(), e_.val(),
+                                                          sorted_.data(), rule, stat_.data(),
+                                                          dec_.data(), keep_.data(),
+                                                          chaos_.data());
+    check_launch("prune_decide_kernel");
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(keep_.data() + m, 0, sizeof(offset_t), s));
+    OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(cub_.data(), cub_bytes_, keep_.data(),
+                                                    static_cast<long long>(m) + 1, s));
+    const offset_t kept = read_scalar(keep_.data() + m);
+    const offset_t base = next_.nnz;
+    grow_keep(next_.col, static_cast<std::size_t>(base + kept), static_cast<std::size_t>(base), s);
+    grow_keep(next_.val, static_cast<std::size_t>(base + kept), static_cast<std::size_t>(base), s);
+    prune_compact_kernel<T><<<grid, block_threads, 0, s>>>(
+        m, r0_, base, e_.rpt(), e_.col(), e_.val(), stat_.data(), dec_.data(), keep_.data(),
+        next_.rpt.data(), next_.col.data(), next_.val.data());
+    check_launch("prune_compact_kernel");
+    next_.nnz = base + kept;
+    ctx_.note_memory();
+  }
+
+  void finish_expansion() override {
+    std::swap(m_, next_);
+    m_.rows = n_;
+    next_.rows = n_;
+    next_.nnz = 0;
+  }
+
+  double chaos() override {
+    if (n_ == 0) return 0.0;
+    cudaStream_t s = ctx_.stream();
+    std::size_t bytes = 0;
+    OPSPARSE_CUDA_TRY(cub::DeviceReduce::Max(nullptr, bytes, chaos_.data(), chaos_out_.data(),
+                                             static_cast<long long>(n_), s));
+    chaos_out_.reserve(1);
+    cub_scratch(bytes);
+    OPSPARSE_CUDA_TRY(cub::DeviceReduce::Max(cub_.data(), bytes, chaos_.data(), chaos_out_.data(),
+                                             static_cast<long long>(n_), s));
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(pinned_, chaos_out_.data(), sizeof(double),
+                                      cudaMemcpyDeviceToHost, s));
+    OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
+    return *static_cast<double*>(pinned_);
+  }
+
+  void inflate_normalise(double power) override {
+    if (n_ == 0) return;
+    inflate_kernel<T><<<warp_grid(n_), block_threads, 0, ctx_.stream()>>>(n_, m_.rpt.data(),
+                                                                           m_.val.data(), power);
+    check_launch("inflate_kernel");
+  }
+
+  offset_t nnz() const override { return m_.nnz; }
+  offset_t expanded_nnz() const override { return expanded_nnz_; }
+
+  host_csr<T> download() override {
+    cudaStream_t s = ctx_.stream();
+    host_csr<T> h(n_, n_);
+    h.col.resize(static_cast<std::size_t>(m_.nnz));
+    h.val.resize(static_cast<std::size_t>(m_.nnz));
+    if (n_ > 0)
+      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h.rpt.data(), m_.rpt.data(), h.rpt.size() * sizeof(offset_t),
+                                        cudaMemcpyDeviceToHost, s));
+    if (m_.nnz > 0) {
+      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h.col.data(), m_.col.data(), h.col.size() * sizeof(index_t),
+                                        cudaMemcpyDeviceToHost, s));
+      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h.val.data(), m_.val.data(), h.val.size() * sizeof(T),
+                                        cudaMemcpyDeviceToHost, s));
+    }
+    OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
+    return h;
+  }
+
+  backend_stats stats() override {
+    backend_stats b;
+    b.device_allocations = device_allocation_count();
+    b.current_device_bytes = ctx_.note_memory();
+    b.peak_device_bytes = ctx_.peak_memory();
+    b.device = ctx_.device().name;
+    return b;
+  }
+
+ private:
+  std::size_t scan_bytes(long long items) {
+    std::size_t bytes = 0;
+    OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, keep_.data(), items,
+                                                    ctx_.stream()));
+    return bytes;
+  }
+  void cub_scratch(std::size_t bytes) {
+    cub_.reserve(std::max<std::size_t>(bytes, 1));
+    cub_bytes_ = std::max(bytes, std::size_t(1));
+  }
+  offset_t read_scalar(const offset_t* d) {
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(pinned_, d, sizeof(offset_t), cudaMemcpyDeviceToHost,
+                                      ctx_.stream()));
+    OPSPARSE_CUDA_TRY(cudaStreamSynchronize(ctx_.stream()));
+    return *static_cast<offset_t*>(pinned_);
+  }
+
+  context ctx_;
+  plan plan_;
+  void* pinned_ = nullptr;
+  index_t n_ = 0;
+  index_t r0_ = 0;
+  iterate<T> m_;     // current iterate X (rows are mcl columns)
+  iterate<T> next_;  // the next iterate, assembled block by block
+  device_csr<T> e_;  // the expanded block, reused by every product
+  device_buffer<T> sorted_;
+  device_buffer<row_stat> stat_;
+  device_buffer<row_decision> dec_;
+  device_buffer<offset_t> seg_end_;
+  device_buffer<offset_t> keep_;
+  device_buffer<offset_t> products_;
+  device_buffer<double> chaos_;
+  device_buffer<double> chaos_out_;
+  device_buffer<unsigned char> cub_;
+  std::size_t cub_bytes_ = 0;
+  offset_t expanded_nnz_ = 0;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<backend<T>> make_gpu_backend(int device) {
+  return std::make_unique<gpu_backend<T>>(device);
+}
+
+template std::unique_ptr<backend<float>> make_gpu_backend<float>(int);
+template std::unique_ptr<backend<double>> make_gpu_backend<double>(int);
+
+}  // namespace opsparse::mcl

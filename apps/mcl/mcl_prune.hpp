@@ -1,0 +1,70 @@
+#pragma once
+// mcl's per-column pruning decision, shared by the CPU backend and the GPU kernels (host and
+// device code). An mcl column is a CSR row here (the iterand is kept transposed).
+//
+// mcl 22-282 (its default "rigid" pruning, expand.c's mclExpandVector1) treats each expanded
+// column v as follows; ranks count from 1 over v's values in descending order:
+//   1. cutoff: keep v >= cutoff (cutoff = 0.99999 / P). n_prune entries of mass mass_prune stay.
+//   2. R == 0 and nothing survived: the column becomes a single loop of weight 1 (mcl's
+//      "emergency measure").
+//   3. R > 0, n_prune < R and mass_prune < pct: recovery from the unpruned column. If it has more
+//      than R entries the bar is the value of rank R (= the (R - n_prune)-th largest below the
+//      cutoff), else everything is kept.
+//   4. otherwise S > 0 and n_prune > S: selection. The bar is the value of rank S; n_sel entries of
+//      mass mass_sel reach it (ties included, as mcl keeps every value >= its bar). If then
+//      n_sel < R and mass_sel < pct, recovery from the post-cutoff column: the bar becomes the
+//      value of rank R when n_prune > R, else the cutoff (all post-cutoff entries).
+//   5. otherwise the cutoff result stands.
+// The survivors are divided by their mass. The column's chaos is (max - sum of squares) of the
+// expanded column before pruning, times the number of survivors; the iterate's chaos is the
+// maximum over columns and mcl stops once it is below 1e-4 (checked after inflation).
+#include "opsparse/semiring.hpp"  // OPSPARSE_HD
+#include "opsparse/types.hpp"
+
+namespace opsparse::mcl {
+
+/// The pruning parameters as the backends use them (plain data: copied to the device as is).
+struct prune_rule {
+  double cutoff = 0.99999 / 10000;  ///< rigid cutoff (0: none)
+  long long select = 1100;          ///< S (0: no selection)
+  long long recover = 1400;         ///< R (0: no recovery)
+  double pct = 0.9;                 ///< recovery threshold on the kept mass, as a fraction
+};
+
+/// A bar below every stochastic value: "keep the whole row".
+inline constexpr double keep_all_bar = -1.0;
+
+/// What a row needs after the cutoff pass.
+enum prune_case : int {
+  case_cutoff = 0,    ///< the cutoff result stands (bar = cutoff)
+  case_keep_all = 1,  ///< recovery with at most R entries: the whole expanded row stays
+  case_emergency = 2, ///< R == 0 and nothing survived: a loop of weight 1
+  case_recover = 3,   ///< recovery to rank R of the expanded row
+  case_select = 4,    ///< selection at rank S, possibly followed by recovery
+};
+
+OPSPARSE_HD int prune_case_of(const prune_rule& r, offset_t n_full, offset_t n_prune,
+                              double mass_prune) {
+  if (r.recover == 0 && n_prune == 0) return case_emergency;
+  if (r.recover > 0 && n_prune < r.recover && mass_prune < r.pct)
+    return n_full > r.recover ? case_recover : case_keep_all;
+  if (r.select > 0 && n_prune > r.select) return case_select;
+  return case_cutoff;
+}
+
+/// Whether a selected row (n_sel entries of mass mass_sel at or above the rank-S bar) is
+/// recovered from the post-cutoff row.
+OPSPARSE_HD bool select_recovers(const prune_rule& r, offset_t n_sel, double mass_sel) {
+  return r.recover > 0 && n_sel < r.recover && mass_sel < r.pct;
+}
+
+/// The bar after a selection that recovers: rank R of the row when the cutoff left more than R
+/// entries, else the cutoff itself. `rank_r_value` is only read in the first case.
+OPSPARSE_HD bool select_recovery_needs_rank_r(const prune_rule& r, offset_t n_prune) {
+  return n_prune > r.recover;
+}
+
+/// A row needs an order statistic (its values sorted) in cases recover and select.
+OPSPARSE_HD bool case_needs_ranks(int c) { return c == case_recover || c == case_select; }
+
+}  // namespace opsparse::mcl

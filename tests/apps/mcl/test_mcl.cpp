@@ -1,0 +1,435 @@
+// apps/mcl on the CPU backend: hand-written graphs with mcl's known output, the interpretation
+// rules, input errors, the ppi references computed with mcl 22-282, and a live comparison with
+// the `mcl` binary on generated graphs.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mcl.hpp"
+#include "mcl_test_util.hpp"
+#include "opsparse/error.hpp"
+#include "opsparse/io.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace opsparse;
+using namespace opsparse::mcl;
+using namespace opsparse::mcl::test;
+
+class Mcl : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { dir_ = scratch_dir("cpu"); }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  static fs::path file(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    write_text(p, text);
+    return p;
+  }
+  static fs::path dir_;
+};
+fs::path Mcl::dir_;
+
+// ---- hand-written graphs ----------------------------------------------------------------------
+
+TEST_F(Mcl, HandWrittenGraphsGiveMclsExactOutput) {
+  for (const hand_case& h : hand_cases()) {
+    for (precision prec : {precision::float32, precision::float64}) {
+      const fs::path p = file(h.name + ".abc", h.abc);
+      const labelled_result r = cluster_file(p.string(), params{}, false, prec);
+      EXPECT_EQ(r.text, h.expected) << h.name << (prec == precision::float32 ? " float" : " double");
+      EXPECT_TRUE(r.run.converged) << h.name;
+    }
+  }
+}
+
+TEST_F(Mcl, TwoTrianglesAndK4AreThreeClustersLargestFirst) {
+  const fs::path p = file("tk.abc", hand_cases()[0].abc);
+  const labelled_result r = cluster_file(p.string(), params{}, false, precision::float64);
+  const partition got = parse_partition(r.text);
+  const partition want = {{"a", "b", "c"}, {"d", "e", "f"}, {"g", "h", "i", "j"}, {"s"}};
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(r.text.substr(0, 8), "g\th\ti\tj\n");  // the K4 is the largest cluster
+}
+
+TEST_F(Mcl, IsolatedNodesAndLoopOnlyNodesAreSingletons) {
+  // Built directly: node 2 has no edge at all (no ABC line can say so), node 5 only a loop.
+  host_csr<double> a(7, 7);
+  auto add = [&](std::vector<std::pair<index_t, double>> row, index_t i) {
+    for (auto& e : row) {
+      a.col.push_back(e.first);
+      a.val.push_back(e.second);
+    }
+    a.rpt[i + 1] = static_cast<offset_t>(a.col.size());
+  };
+  add({{1, 1.0}}, 0);
+  add({{0, 1.0}}, 1);
+  add({}, 2);
+  add({{4, 1.0}, {6, 1.0}}, 3);
+  add({{3, 1.0}, {6, 1.0}}, 4);
+  add({{5, 3.0}}, 5);
+  add({{3, 1.0}, {4, 1.0}}, 6);
+  const host_csr<double> start = start_matrix(a, params{});
+  // mcl's loops: every node gets a loop as heavy as its heaviest edge, 1 for an isolated node.
+  EXPECT_EQ(start.rpt[3] - start.rpt[2], 1);
+  EXPECT_EQ(start.col[start.rpt[2]], 2);
+  EXPECT_DOUBLE_EQ(start.val[start.rpt[2]], 1.0);
+  for (precision prec : {precision::float32, precision::float64}) {
+    const cluster_result r = cluster(start, params{}, false, prec);
+    const std::vector<std::vector<index_t>> want = {{3, 4, 6}, {0, 1}, {2}, {5}};
+    EXPECT_EQ(r.result.clusters, want);
+    EXPECT_EQ(r.result.missing, 0u);
+  }
+}
+
+TEST_F(Mcl, ChaosAndIterationsFollowMcl) {
+  // mcl -v all on this graph prints chaos 0.08 0.01 0.00 0.01 0.01 0.02 0.05 0.09 0.17 0.32
+  // 0.48 0.39 0.07 0.00 0.00 and stops after 15 iterations.
+  const double mcl_chaos[] = {0.08, 0.01, 0.00, 0.01, 0.01, 0.02, 0.05, 0.09,
+                              0.17, 0.32, 0.48, 0.39, 0.07, 0.00, 0.00};
+  const fs::path p = file("bridge.abc", hand_cases()[1].abc);
+  io::labelled_graph g = io::read_graph(p.string());
+  const host_csr<double> start = start_matrix(g.adj, params{});
+  std::vector<double> chaos;
+  const cluster_result r = cluster(start, params{}, false, precision::float32,
+                                   [&](const iteration_info& it) { chaos.push_back(it.chaos); });
+  ASSERT_EQ(r.iterations, 15);
+  ASSERT_EQ(chaos.size(), 15u);
+  for (std::size_t i = 0; i < chaos.size(); ++i)
+    EXPECT_NEAR(chaos[i], mcl_chaos[i], 0.005 + 1e-9) << "iteration " << i + 1;
+}
+
+// ---- interpretation and overlap ---------------------------------------------------------------
+
+TEST_F(Mcl, OverlapModesFollowMcl) {
+  // mcl 22-282 on the 5-node line: cut {n0 n1 n2} {n3 n4}; split {n0 n1} {n3 n4} {n2};
+  // keep {n0 n1 n2} {n2 n3 n4}. Likewise for 7 nodes with n3 in overlap.
+  const fs::path p5 = file("line5.abc", "n0\tn1\nn1\tn2\nn2\tn3\nn3\tn4\n");
+  const fs::path p7 = file("line7.abc", "n0\tn1\nn1\tn2\nn2\tn3\nn3\tn4\nn4\tn5\nn5\tn6\n");
+  params p;
+  p.overlap = overlap_mode::cut;
+  EXPECT_EQ(cluster_file(p5.string(), p, false, precision::float64).text, "n0\tn1\tn2\nn3\tn4\n");
+  EXPECT_EQ(cluster_file(p7.string(), p, false, precision::float64).text,
+            "n0\tn1\tn2\tn3\nn4\tn5\tn6\n");
+  p.overlap = overlap_mode::split;
+  EXPECT_EQ(cluster_file(p5.string(), p, false, precision::float64).text, "n0\tn1\nn3\tn4\nn2\n");
+  EXPECT_EQ(cluster_file(p7.string(), p, false, precision::float64).text,
+            "n0\tn1\tn2\nn4\tn5\tn6\nn3\n");
+  p.overlap = overlap_mode::keep;
+  const labelled_result k = cluster_file(p5.string(), p, false, precision::float64);
+  EXPECT_EQ(k.text, "n0\tn1\tn2\nn2\tn3\tn4\n");
+  EXPECT_EQ(k.run.result.overlap, 1u);
+}
+
+TEST_F(Mcl, UnclaimedNodesFormOneClusterAsMclDoes) {
+  // --discard-loops=n without loops: mcl 22-282 collects a, b, c, d into one "garbage" cluster.
+  const fs::path f = file("garbage.abc", "a\tb\t0\nc\td\t0\ne\tf\n");
+  params p;
+  p.discard_loops = false;
+  const labelled_result r = cluster_file(f.string(), p, false, precision::float64);
+  EXPECT_EQ(r.text, "a\tb\tc\td\ne\nf\n");
+  EXPECT_EQ(r.run.result.missing, 4u);
+}
+
+TEST_F(Mcl, DiscardLoopsOffAndLoopScaleFollowMcl) {
+  const fs::path f = file("t6.abc", hand_cases()[4].abc);
+  params p;
+  p.discard_loops = false;
+  EXPECT_EQ(cluster_file(f.string(), p, false, precision::float64).text,
+            "a\tb\tc\nd\te\tf\ng\nh\ni\n");
+  params c;
+  c.loop_scale = 3;
+  EXPECT_EQ(cluster_file(f.string(), c, false, precision::float64).text,
+            "a\tb\tc\nd\te\tf\nh\ti\ng\n");
+}
+
+TEST_F(Mcl, InterpretFindsAttractorSystems) {
+  // Limit (transposed): 0 and 1 are attractors flowing to each other (one system), 2 flows to
+  // 0, 3 is an attractor of its own, 4 flows to both systems (overlap, cut to the larger).
+  host_csr<double> l(5, 5);
+  std::vector<std::vector<std::pair<index_t, double>>> rows = {
+      {{0, 0.5}, {1, 0.5}}, {{0, 0.5}, {1, 0.5}}, {{0, 1.0}}, {{3, 1.0}}, {{1, 0.5}, {3, 0.5}}};
+  for (index_t i = 0; i < 5; ++i) {
+    for (auto& e : rows[i]) {
+      l.col.push_back(e.first);
+      l.val.push_back(e.second);
+    }
+    l.rpt[i + 1] = static_cast<offset_t>(l.col.size());
+  }
+  const clustering cut = interpret(l, overlap_mode::cut);
+  EXPECT_EQ(cut.attractors, 3u);
+  EXPECT_EQ(cut.overlap, 1u);
+  EXPECT_EQ(cut.clusters, (std::vector<std::vector<index_t>>{{0, 1, 2, 4}, {3}}));
+  const clustering keep = interpret(l, overlap_mode::keep);
+  EXPECT_EQ(keep.clusters, (std::vector<std::vector<index_t>>{{0, 1, 2, 4}, {3, 4}}));
+  const clustering split = interpret(l, overlap_mode::split);
+  EXPECT_EQ(split.clusters, (std::vector<std::vector<index_t>>{{0, 1, 2}, {3}, {4}}));
+}
+
+// ---- blocks, names, parameters ----------------------------------------------------------------
+
+TEST_F(Mcl, SplitRowsByProducts) {
+  EXPECT_EQ(split_rows_by_products({0, 5, 10, 15, 20}, 0), (std::vector<index_t>{0, 4}));
+  EXPECT_EQ(split_rows_by_products({0, 5, 10, 15, 20}, 20), (std::vector<index_t>{0, 4}));
+  EXPECT_EQ(split_rows_by_products({0, 5, 10, 15, 20}, 10), (std::vector<index_t>{0, 2, 4}));
+  EXPECT_EQ(split_rows_by_products({0, 5, 10, 15, 20}, 7), (std::vector<index_t>{0, 1, 2, 3, 4}));
+  // A row that alone exceeds the limit gets a block of its own.
+  EXPECT_EQ(split_rows_by_products({0, 1, 100, 101, 102}, 3), (std::vector<index_t>{0, 1, 2, 4}));
+  EXPECT_EQ(split_rows_by_products({0}, 3), (std::vector<index_t>{0}));
+}
+
+TEST_F(Mcl, BlockedExpansionGivesTheSameIterates) {
+  const fs::path f = file("planted_blocks.abc", planted_abc(6, 30, 0.3, 0.02, true, 7));
+  io::labelled_graph g = io::read_graph(f.string());
+  params whole;
+  const host_csr<double> start = start_matrix(g.adj, whole);
+  params blocked = whole;
+  blocked.block_products = 500;  // many blocks
+  for (auto* p : {&whole, &blocked}) p->max_iter = 4;
+  auto b1 = make_cpu_backend<double>(0);
+  auto b2 = make_cpu_backend<double>(0);
+  int blocks = 0;
+  const run_result<double> r1 = run(*b1, start, whole);
+  const run_result<double> r2 =
+      run(*b2, start, blocked, [&](const iteration_info& it) { blocks = std::max(blocks, it.blocks); });
+  EXPECT_GT(blocks, 3);
+  EXPECT_TRUE(opsparse::test::csr_near(r1.limit, r2.limit, 0.0));
+  blocked.max_iter = whole.max_iter = 10000;
+  EXPECT_EQ(cluster(start, whole, false, precision::float64).result.clusters,
+            cluster(start, blocked, false, precision::float64).result.clusters);
+}
+
+TEST_F(Mcl, OutputNamesFollowMcl) {
+  params p;
+  EXPECT_EQ(default_output_name("data/graph.abc", p), "out.graph.abc.I20");
+  p.inflation = 3.14;
+  p.loop_scale = 3;
+  EXPECT_EQ(default_output_name("t6.abc", p), "out.t6.abc.I31c30");  // as mcl -az prints
+  p = params{};
+  p.inflation = 1.4;
+  p.pre_inflation = 0.8;
+  EXPECT_EQ(default_output_name("small.mci", p), "out.small.mci.I14pi08");
+}
+
+TEST_F(Mcl, ParametersAreCheckedLikeMcl) {
+  params p;
+  EXPECT_NO_THROW(validate(p));
+  p.inflation = 0;
+  EXPECT_THROW(validate(p), std::invalid_argument);
+  p.inflation = 31;
+  EXPECT_THROW(validate(p), std::invalid_argument);
+  p = params{};
+  p.pct = 100;
+  EXPECT_THROW(validate(p), std::invalid_argument);
+  p = params{};
+  p.select = -1;
+  EXPECT_THROW(validate(p), std::invalid_argument);
+  p = params{};
+  apply_scheme(p, 1);
+  EXPECT_EQ(p.prune, 3000);
+  EXPECT_EQ(p.select, 400);
+  EXPECT_EQ(p.recover, 500);
+  EXPECT_THROW(apply_scheme(p, 8), std::invalid_argument);
+  // Defaults are mcl -z's.
+  const prune_rule r = params{}.rule();
+  EXPECT_DOUBLE_EQ(r.cutoff, 0.99999 / 10000);
+  EXPECT_EQ(r.select, 1100);
+  EXPECT_EQ(r.recover, 1400);
+  EXPECT_DOUBLE_EQ(r.pct, 0.9);
+}
+
+// ---- bad input --------------------------------------------------------------------------------
+
+TEST_F(Mcl, BadInputIsAClearError) {
+  const fs::path bad = file("bad.abc", "a\tb\t1\nc\n");
+  try {
+    cluster_file(bad.string(), params{}, false, precision::float64);
+    FAIL() << "a one-label line was accepted";
+  } catch (const parse_error& e) {
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_NE(std::string(e.what()).find("bad.abc:2"), std::string::npos) << e.what();
+  }
+  const fs::path weight = file("weight.abc", "a\tb\tx1\n");
+  EXPECT_THROW(cluster_file(weight.string(), params{}, false, precision::float64), parse_error);
+  const fs::path neg = file("neg.abc", "a\tb\t1\nb\tc\t-2\n");
+  try {
+    cluster_file(neg.string(), params{}, false, precision::float64);
+    FAIL() << "a negative weight was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("negative weight"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(cluster_file((dir_ / "missing.abc").string(), params{}, false, precision::float64),
+               std::exception);
+}
+
+#ifdef OPSPARSE_MCL_EXE
+/// Runs the program; returns its exit status, with stdout and stderr captured into files.
+int run_program(const std::string& args, const fs::path& dir, std::string* out, std::string* err) {
+  const fs::path o = dir / "stdout.txt", e = dir / "stderr.txt";
+  const std::string cmd = std::string("'") + OPSPARSE_MCL_EXE + "' " + args + " > '" + o.string() +
+                          "' 2> '" + e.string() + "'";
+  const int status = std::system(cmd.c_str());
+  if (out) *out = read_text(o);
+  if (err) *err = read_text(e);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST_F(Mcl, ProgramWritesMclsFormatAndReportsErrors) {
+  const fs::path g = file("prog.abc", hand_cases()[0].abc);
+  std::string out, err;
+  EXPECT_EQ(run_program("'" + g.string() + "' -o - --backend cpu --quiet", dir_, &out, &err), 0)
+      << err;
+  EXPECT_EQ(out, hand_cases()[0].expected);
+  EXPECT_EQ(err, "");
+  // Default output name in the current directory, as mcl; -V reports iterations.
+  const std::string in_dir = "cd '" + dir_.string() + "' && '" + OPSPARSE_MCL_EXE + "'";
+  ASSERT_EQ(std::system((in_dir + " prog.abc --abc -I 2 -te 1 --backend cpu -V 2> v.txt").c_str()), 0);
+  EXPECT_EQ(read_text(dir_ / "out.prog.abc.I20"), hand_cases()[0].expected);
+  const std::string verbose = read_text(dir_ / "v.txt");
+  EXPECT_NE(verbose.find("ite   1"), std::string::npos) << verbose;
+  EXPECT_NE(verbose.find("4 clusters found"), std::string::npos) << verbose;
+  // mcl-style single-dash options.
+  EXPECT_EQ(run_program("'" + g.string() + "' -o - -pct 80 -P 4000 -S 500 -R 600 --backend cpu",
+                        dir_, &out, &err),
+            0)
+      << err;
+  EXPECT_EQ(out, hand_cases()[0].expected);
+  EXPECT_NE(err.find("ite"), std::string::npos) << "progress lines by default";
+  // Bad input: file and line, non-zero status.
+  const fs::path bad = file("prog_bad.abc", "a\tb\t1\nlonely\n");
+  EXPECT_EQ(run_program("'" + bad.string() + "' -o - --backend cpu", dir_, &out, &err), 1);
+  EXPECT_NE(err.find("prog_bad.abc:2"), std::string::npos) << err;
+  EXPECT_EQ(out, "");
+  EXPECT_EQ(run_program("'" + (dir_ / "nope.abc").string() + "' --backend cpu", dir_, &out, &err), 1);
+  EXPECT_NE(err.find("nope.abc"), std::string::npos) << err;
+  // Bad flags: status 2 and a hint.
+  EXPECT_EQ(run_program("'" + g.string() + "' -I 0", dir_, nullptr, &err), 2);
+  EXPECT_NE(err.find("-I"), std::string::npos) << err;
+  EXPECT_EQ(run_program("'" + g.string() + "' --bogus", dir_, nullptr, &err), 2);
+  EXPECT_EQ(run_program("'" + g.string() + "' --backend tpu", dir_, nullptr, &err), 2);
+  EXPECT_EQ(run_program("'" + g.string() + "' -pct 100", dir_, nullptr, &err), 2);
+  EXPECT_EQ(run_program("", dir_, nullptr, &err), 2);
+  EXPECT_EQ(run_program("--help", dir_, &out, nullptr), 0);
+  for (const char* flag : {"-I", "-o", "--abc", "-P", "-p", "-S", "-R", "-pct", "-te",
+                           "--discard-loops", "--backend", "--precision", "--max-iter", "-V",
+                           "--quiet", "--format", "--overlap", "-scheme"}) {
+    const std::string name = std::string(flag).substr(std::string(flag).find_first_not_of('-'));
+    EXPECT_NE(out.find(name), std::string::npos) << "--help does not document " << flag;
+  }
+}
+#endif
+
+// ---- the ppi references (mcl 22-282, -I 2.0, default scheme) ----------------------------------
+
+TEST_F(Mcl, PpiFilesMatchMclReferences) {
+  OPSPARSE_REQUIRE_DATASETS();
+  const fs::path ppi = fs::path(opsparse::test::datasets_dir()) / "ppi";
+  const fs::path ref = fs::path(opsparse::test::datasets_dir()) / "reference" / "mcl";
+  if (!fs::is_directory(ppi) || !fs::is_directory(ref))
+    GTEST_SKIP() << "no ppi/ or reference/mcl/ in " << opsparse::test::datasets_dir();
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(ppi))
+    if (e.path().extension() == ".abc") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  ASSERT_FALSE(files.empty());
+  for (const fs::path& f : files) {
+    const fs::path want_path = ref / (f.stem().string() + ".I20.clusters");
+    if (!fs::exists(want_path)) {
+      ADD_FAILURE() << "no reference for " << f.filename() << " (" << want_path << ")";
+      continue;
+    }
+    const std::string want = read_text(want_path);
+    for (precision prec : {precision::float64, precision::float32}) {
+      const labelled_result r = cluster_file(f.string(), params{}, false, prec);
+      const partition got = parse_partition(r.text), expect = parse_partition(want);
+      EXPECT_EQ(got == expect, true)
+          << f.filename() << (prec == precision::float32 ? " float" : " double") << ": "
+          << nodes_differing(got, expect) << " nodes in different clusters";
+      // The file itself, byte for byte (mcl's order of clusters and of labels in a line).
+      EXPECT_EQ(r.text == want, true) << f.filename() << " differs from mcl's file";
+    }
+  }
+}
+
+// ---- live comparison with the mcl binary ------------------------------------------------------
+
+TEST_F(Mcl, SameClustersAsTheMclBinary) {
+  if (std::system("command -v mcl > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "the mcl binary is not on PATH (apt-get install mcl to run this comparison)";
+  struct variant {
+    std::string flags;
+    params p;
+  };
+  std::vector<variant> variants;
+  variants.push_back({"", params{}});
+  {
+    params p;
+    p.inflation = 1.4;
+    variants.push_back({"-I 1.4", p});
+  }
+  {
+    params p;
+    p.inflation = 4.0;
+    variants.push_back({"-I 4.0", p});
+  }
+  {
+    // Tight resources: selection and both kinds of recovery happen in many columns.
+    params p;
+    p.prune = 300;
+    p.select = 6;
+    p.recover = 9;
+    p.pct = 95;
+    variants.push_back({"-P 300 -S 6 -R 9 -pct 95", p});
+  }
+  {
+    params p;
+    p.prune = 40;
+    p.select = 4;
+    p.recover = 0;
+    variants.push_back({"-P 40 -S 4 -R 0", p});  // emergency loops
+  }
+  {
+    params p;
+    p.discard_loops = false;
+    p.loop_scale = 2;
+    variants.push_back({"--discard-loops=n -c 2", p});
+  }
+  struct graph {
+    std::string name;
+    std::string abc;
+  };
+  const std::vector<graph> graphs = {
+      {"pp_weighted", planted_abc(8, 25, 0.35, 0.02, true, 11)},
+      {"pp_unweighted", planted_abc(5, 40, 0.25, 0.03, false, 12)},
+      {"pp_fuzzy", planted_abc(10, 15, 0.4, 0.06, true, 13)},
+  };
+  for (const graph& g : graphs) {
+    const fs::path f = file(g.name + ".abc", g.abc);
+    for (const variant& v : variants) {
+      const fs::path out = dir_ / (g.name + ".mcl.out");
+      const std::string cmd = "mcl '" + f.string() + "' --abc " + v.flags + " -o '" +
+                              out.string() + "' > /dev/null 2>&1";
+      ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+      const std::string want = read_text(out);
+      for (precision prec : {precision::float32, precision::float64}) {
+        const labelled_result r = cluster_file(f.string(), v.p, false, prec);
+        const partition got = parse_partition(r.text), expect = parse_partition(want);
+        EXPECT_TRUE(got == expect)
+            << g.name << " " << v.flags << (prec == precision::float32 ? " float" : " double")
+            << ": " << nodes_differing(got, expect) << " nodes differ";
+        EXPECT_TRUE(r.text == want) << g.name << " " << v.flags << ": not byte-identical";
+      }
+    }
+  }
+}
+
+}  // namespace

@@ -1,0 +1,190 @@
+// apps/mcl on the GPU backend: the same clusters as the CPU backend on the hand-written graphs,
+// generated graphs and the ppi files; blocked expansion equals the whole one; late iterations
+// allocate no device memory. Skips without a usable GPU, fails instead when
+// OPSPARSE_REQUIRE_GPU=1.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mcl.hpp"
+#include "mcl_test_util.hpp"
+#include "opsparse/context.hpp"
+#include "opsparse/device_csr.hpp"
+#include "opsparse/io.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace opsparse;
+using namespace opsparse::mcl;
+using namespace opsparse::mcl::test;
+
+#define REQUIRE_GPU()                                                                     \
+  do {                                                                                    \
+    std::string why_;                                                                     \
+    if (!opsparse::gpu_available(&why_)) {                                                \
+      if (opsparse::test::gpu_required())                                                 \
+        FAIL() << "OPSPARSE_REQUIRE_GPU=1 but no usable GPU: " << why_;                   \
+      GTEST_SKIP() << "no usable GPU: " << why_;                                          \
+    }                                                                                     \
+  } while (0)
+
+class MclGpu : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { dir_ = scratch_dir("gpu"); }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  static fs::path file(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    write_text(p, text);
+    return p;
+  }
+  static fs::path dir_;
+};
+fs::path MclGpu::dir_;
+
+TEST_F(MclGpu, HandWrittenGraphsMatchMclAndTheCpu) {
+  REQUIRE_GPU();
+  for (const hand_case& h : hand_cases()) {
+    const fs::path p = file(h.name + ".abc", h.abc);
+    for (precision prec : {precision::float64, precision::float32}) {
+      const labelled_result g = cluster_file(p.string(), params{}, true, prec);
+      const labelled_result c = cluster_file(p.string(), params{}, false, prec);
+      EXPECT_EQ(g.text, c.text) << h.name;
+      EXPECT_EQ(g.text, h.expected) << h.name;
+      EXPECT_EQ(g.run.iterations, c.run.iterations) << h.name;
+    }
+  }
+  params p;
+  p.discard_loops = false;
+  const fs::path garbage = file("garbage.abc", "a\tb\t0\nc\td\t0\ne\tf\n");
+  EXPECT_EQ(cluster_file(garbage.string(), p, true, precision::float64).text, "a\tb\tc\td\ne\nf\n");
+}
+
+TEST_F(MclGpu, PrunedIteratesEqualTheCpus) {
+  REQUIRE_GPU();
+  // Tight resources so that selection, both recoveries and (with R = 0) emergency loops happen.
+  const fs::path f = file("planted.abc", planted_abc(8, 25, 0.35, 0.02, true, 21));
+  io::labelled_graph g = io::read_graph(f.string());
+  std::vector<params> variants(3);
+  variants[1].prune = 300;
+  variants[1].select = 6;
+  variants[1].recover = 9;
+  variants[1].pct = 95;
+  variants[2].prune = 40;
+  variants[2].select = 4;
+  variants[2].recover = 0;
+  for (params& p : variants) {
+    p.max_iter = 3;
+    const host_csr<double> start = start_matrix(g.adj, p);
+    auto cpu = make_cpu_backend<double>(0);
+    auto gpu = make_gpu_backend<double>();
+    const run_result<double> rc = run(*cpu, start, p);
+    const run_result<double> rg = run(*gpu, start, p);
+    // Same structure after pruning; values agree to rounding (the engines sum in other orders).
+    EXPECT_TRUE(opsparse::test::csr_near(rg.limit, rc.limit, 1e-9))
+        << "-P " << p.prune << " -S " << p.select << " -R " << p.recover;
+  }
+}
+
+TEST_F(MclGpu, GeneratedGraphsMatchTheCpu) {
+  REQUIRE_GPU();
+  for (std::uint64_t seed : {31u, 32u, 33u}) {
+    const fs::path f =
+        file("pp" + std::to_string(seed) + ".abc", planted_abc(10, 30, 0.3, 0.02, seed != 32, seed));
+    for (double inflation : {1.4, 2.0, 4.0}) {
+      params p;
+      p.inflation = inflation;
+      const labelled_result g = cluster_file(f.string(), p, true, precision::float64);
+      const labelled_result c = cluster_file(f.string(), p, false, precision::float64);
+      EXPECT_EQ(g.text, c.text) << "seed " << seed << " -I " << inflation;
+    }
+  }
+}
+
+TEST_F(MclGpu, BlockedExpansionEqualsTheWholeOne) {
+  REQUIRE_GPU();
+  const fs::path f = file("blocks.abc", planted_abc(6, 40, 0.3, 0.02, true, 41));
+  io::labelled_graph g = io::read_graph(f.string());
+  params whole;
+  const host_csr<double> start = start_matrix(g.adj, whole);
+  params blocked = whole;
+  blocked.block_products = 2000;
+  whole.max_iter = blocked.max_iter = 4;
+  int blocks = 0;
+  auto b1 = make_gpu_backend<double>();
+  auto b2 = make_gpu_backend<double>();
+  const run_result<double> r1 = run(*b1, start, whole);
+  const run_result<double> r2 =
+      run(*b2, start, blocked, [&](const iteration_info& it) { blocks = std::max(blocks, it.blocks); });
+  EXPECT_GT(blocks, 3);
+  EXPECT_TRUE(opsparse::test::csr_near(r1.limit, r2.limit, 1e-12));
+}
+
+TEST_F(MclGpu, PpiFilesMatchTheCpuAndLateIterationsAllocateNothing) {
+  REQUIRE_GPU();
+  OPSPARSE_REQUIRE_DATASETS();
+  const fs::path ppi = fs::path(opsparse::test::datasets_dir()) / "ppi";
+  const fs::path ref = fs::path(opsparse::test::datasets_dir()) / "reference" / "mcl";
+  if (!fs::is_directory(ppi)) GTEST_SKIP() << "no ppi/ in " << opsparse::test::datasets_dir();
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(ppi))
+    if (e.path().extension() == ".abc") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) {
+    io::labelled_graph g = io::read_graph(f.string());
+    const host_csr<double> start = start_matrix(g.adj, params{});
+    // Double precision: the GPU must give the CPU's clusters (and mcl's).
+    std::vector<iteration_info> its;
+    const cluster_result gd = cluster(start, params{}, true, precision::float64,
+                                      [&](const iteration_info& it) { its.push_back(it); });
+    const cluster_result cd = cluster(start, params{}, false, precision::float64);
+    EXPECT_EQ(gd.result.clusters, cd.result.clusters) << f.filename() << " double";
+    std::ostringstream text;
+    write_clusters(text, gd.result, g.labels);
+    const fs::path want = ref / (f.stem().string() + ".I20.clusters");
+    if (fs::exists(want))
+      EXPECT_TRUE(parse_partition(text.str()) == parse_partition(read_text(want)))
+          << f.filename() << ": GPU clusters differ from mcl's reference";
+    // Once the iterates stop growing, an iteration allocates nothing on the device.
+    ASSERT_FALSE(its.empty());
+    std::size_t last_growth = 0;
+    for (std::size_t i = 1; i < its.size(); ++i)
+      if (its[i].expanded_nnz > its[i - 1].expanded_nnz || its[i].nnz > its[i - 1].nnz)
+        last_growth = i;
+    for (std::size_t i = last_growth + 2; i < its.size(); ++i)
+      EXPECT_EQ(its[i].stats.device_allocations, its[i - 1].stats.device_allocations)
+          << f.filename() << ": iteration " << its[i].iteration << " allocated device memory";
+    EXPECT_GT(gd.stats.peak_device_bytes, 0u);
+    // Single precision sums in float on the GPU (double on the CPU, as mcl): allow rare ties
+    // to fall the other way, but no more than 1% of the nodes.
+    const cluster_result gf = cluster(start, params{}, true, precision::float32);
+    const cluster_result cf = cluster(start, params{}, false, precision::float32);
+    std::ostringstream tg, tc;
+    write_clusters(tg, gf.result, g.labels);
+    write_clusters(tc, cf.result, g.labels);
+    const std::size_t differ = nodes_differing(parse_partition(tg.str()), parse_partition(tc.str()));
+    EXPECT_LE(differ, static_cast<std::size_t>(start.rows / 100))
+        << f.filename() << " float: " << differ << " of " << start.rows << " nodes differ";
+  }
+}
+
+TEST_F(MclGpu, SkipsOrFailsWithoutAGpuAsConfigured) {
+  std::string why;
+  if (opsparse::gpu_available(&why)) {
+    EXPECT_TRUE(why.empty() || !why.empty());  // nothing to check with a device present
+    return;
+  }
+  if (opsparse::test::gpu_required()) FAIL() << "OPSPARSE_REQUIRE_GPU=1 but no usable GPU: " << why;
+  EXPECT_FALSE(why.empty()) << "gpu_available() must say why there is no GPU";
+  EXPECT_THROW(make_gpu_backend<double>(), std::exception);
+  GTEST_SKIP() << "no usable GPU: " << why;
+}
+
+}  // namespace
