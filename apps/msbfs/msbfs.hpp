@@ -1,0 +1,130 @@
+#pragma once
+// Multi-source breadth-first search as sparse matrix products.
+//
+// A is the graph's pattern, A(u,v) for an edge u -> v (symmetrised with --undirected). A batch
+// of b sources s_0..s_{b-1} (duplicates allowed: each has its own row) is searched at once:
+//   F_0 = rows e_{s_r}              (b × n pattern: row r is source r's frontier)
+//   V_0 = F_0 with value 0          (b × n: visited vertices, the value is the level)
+//   F_{l+1} = (F_l · A)<¬V_l>       over (any, pair): the out-neighbours of the frontier that
+//                                   row r has not visited yet; the complemented mask drops them
+//                                   inside the product, so no visited vertex is ever stored
+//   V_{l+1} = V_l ∪ F_{l+1}         entries of F_{l+1} take the value l+1 (the sets are disjoint,
+//                                   so the union is a row-wise merge of two sorted lists)
+// until F is empty or the level reaches max_depth. Row r of the final V lists every vertex
+// source r reaches with its BFS level, which gives per source: reached = nnz(V(r,:)) (the source
+// included), the sum of levels, the eccentricity (largest level) and the closeness centrality
+// (reached - 1) / sum of levels (0 when nothing else is reached).
+// Work per level is the products of F·A (each vertex's edges are expanded once per source that
+// reaches it) plus the merge, which copies V. No direction optimisation (pull through Aᵀ).
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "opsparse/csr.hpp"
+#include "opsparse/types.hpp"
+
+namespace opsparse::msbfs {
+
+/// BFS levels are stored as int: a level is at most n - 1.
+using level_t = std::int32_t;
+
+/// One BFS row's results.
+struct source_summary {
+  index_t source = 0;           ///< vertex number in A
+  offset_t reached = 0;         ///< vertices reached, the source included
+  std::int64_t level_sum = 0;   ///< sum of the levels of the reached vertices
+  level_t eccentricity = 0;     ///< largest level reached
+  double closeness() const {
+    return level_sum > 0 ? static_cast<double>(reached - 1) / static_cast<double>(level_sum) : 0.0;
+  }
+};
+
+/// Where F, V and A live and the products run. One implementation per engine; the algorithm
+/// (run_batches) is written once over this interface.
+class backend {
+ public:
+  virtual ~backend() = default;
+  virtual const char* name() const = 0;
+  /// Takes A (square pattern; rows are the tails of the edges).
+  virtual void load(const host_csr<pattern>& a) = 0;
+  /// F = V = one row per source (level 0).
+  virtual void start(const std::vector<index_t>& sources) = 0;
+  /// One level: F ← (F·A)<¬V>, V ← V ∪ F with value `level`. Returns nnz(F).
+  virtual offset_t advance(level_t level) = 0;
+  /// reached, level sum and eccentricity of every row of V (source left for the caller).
+  virtual std::vector<source_summary> summarise() = 0;
+  /// V: rows = the batch's sources, values = levels.
+  virtual host_csr<level_t> levels() = 0;
+  /// Multiplications of the products so far (0 where the backend does not count them).
+  virtual offset_t products() const = 0;
+  /// About how many entries of V a batch may hold (sizes the default batch).
+  virtual offset_t batch_budget() const = 0;
+};
+
+std::unique_ptr<backend> make_cpu_backend(int threads = 0);
+#if OPSPARSE_HAS_GPU_ENGINE
+/// Uses the current CUDA device: one context and one plan for every level of every batch.
+std::unique_ptr<backend> make_gpu_backend();
+#endif
+
+/// The batch size used when none is given: as many rows as keep V under about `budget` entries
+/// (backend::batch_budget: 2^24 on the CPU, 2^26 on the GPU) for a graph of n vertices, between
+/// 1 and 1024, and never more than the number of sources.
+index_t default_batch(index_t n, std::size_t sources, offset_t budget);
+
+struct options {
+  index_t batch = 0;        ///< sources per batch; 0: default_batch
+  level_t max_depth = -1;   ///< stop after this level; negative: no limit
+  bool keep_levels = false; ///< download V of every batch (batch_result::levels)
+};
+
+/// What one batch produced.
+struct batch_result {
+  std::size_t first = 0;                 ///< index of its first source in the source list
+  std::vector<source_summary> summary;   ///< one per source of the batch, in order
+  host_csr<level_t> levels;              ///< V (when options::keep_levels)
+  level_t depth = 0;                     ///< levels expanded
+  double ms = 0;                         ///< wall time of the batch
+};
+
+/// Searches from every source (vertex numbers in A), batch by batch, handing each batch to
+/// `on_batch` as soon as it is done.
+void run_batches(backend& be, const host_csr<pattern>& a, const std::vector<index_t>& sources,
+                 const options& opt, const std::function<void(const batch_result&)>& on_batch);
+
+/// All batches at once: summaries in source order and, with keep_levels, V of all sources
+/// (row r = sources[r]).
+struct result {
+  std::vector<source_summary> summary;
+  host_csr<level_t> levels;
+};
+result search(backend& be, const host_csr<pattern>& a, const std::vector<index_t>& sources,
+              const options& opt);
+
+/// The graph to search: the pattern of `adj` (square), symmetrised when `undirected`, without
+/// self-loops (they never change a BFS).
+host_csr<pattern> graph_pattern(const host_csr<double>& adj, bool undirected);
+
+/// Maps labels (ids as written in the graph file) to vertex numbers. An id absent from the graph
+/// throws std::runtime_error naming it and `graph_name`. Integer ids also match their canonical
+/// spelling ("007" finds vertex "7" of an edge list).
+std::vector<index_t> resolve_sources(const std::vector<std::string>& ids,
+                                     const std::vector<std::string>& labels,
+                                     const std::string& graph_name);
+
+/// Ids from a --sources value: the lines of the file it names (blank and '#' lines skipped), or,
+/// when no such file exists, a comma-separated list.
+std::vector<std::string> parse_sources_argument(const std::string& value);
+
+/// k distinct random vertices of n (std::mt19937_64 seeded with `seed`); k > n throws.
+std::vector<index_t> random_sources(index_t n, std::size_t k, std::uint64_t seed);
+
+/// The whole program (opsparse-msbfs): parses argv, writes totals to `out`, progress and
+/// messages to `err`; returns the exit status (0 ok, 1 error in input or run, 2 bad usage).
+/// Never throws.
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+}  // namespace opsparse::msbfs

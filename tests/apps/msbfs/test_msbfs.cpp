@@ -1,0 +1,297 @@
+// opsparse-msbfs on small graphs against a plain queue BFS: directed and undirected, disconnected
+// graphs, sources without edges, duplicate sources, depth limits, every batch size; the source
+// parsing and the command line (outputs, exit codes and messages).
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "msbfs_test_util.hpp"
+#include "opsparse/io.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+namespace bfs = opsparse::msbfs;
+using namespace msbfs_test;
+
+/// Runs every source through the CPU backend with batch `batch` and checks each row.
+void check_sources(const host_csr<pattern>& a, const std::vector<index_t>& sources,
+                   index_t batch = 0, level_t max_depth = -1) {
+  auto be = bfs::make_cpu_backend();
+  bfs::options opt;
+  opt.batch = batch;
+  opt.max_depth = max_depth;
+  opt.keep_levels = true;
+  const auto r = bfs::search(*be, a, sources, opt);
+  ASSERT_EQ(r.summary.size(), sources.size());
+  ASSERT_EQ(r.levels.rows, static_cast<index_t>(sources.size()));
+  EXPECT_EQ(opsparse::check(r.levels), "");
+  for (std::size_t k = 0; k < sources.size(); ++k)
+    EXPECT_TRUE(same_as_queue_bfs(a, r, k, sources[k], max_depth)) << "batch " << batch;
+}
+
+std::vector<index_t> all_vertices(index_t n) {
+  std::vector<index_t> v(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+TEST(Msbfs, DirectedPathAndItsUndirectedForm) {
+  const auto adj = adjacency(5, {{0, 1}, {1, 2}, {2, 3}, {3, 4}});
+  const auto directed = bfs::graph_pattern(adj, false);
+  const auto undirected = bfs::graph_pattern(adj, true);
+  auto be = bfs::make_cpu_backend();
+  bfs::options opt;
+  const auto d = bfs::search(*be, directed, {0, 4, 2}, opt);
+  EXPECT_EQ(d.summary[0].reached, 5);
+  EXPECT_EQ(d.summary[0].level_sum, 0 + 1 + 2 + 3 + 4);
+  EXPECT_EQ(d.summary[0].eccentricity, 4);
+  EXPECT_DOUBLE_EQ(d.summary[0].closeness(), 4.0 / 10.0);
+  EXPECT_EQ(d.summary[1].reached, 1);  // a sink: nothing but itself
+  EXPECT_EQ(d.summary[1].closeness(), 0.0);
+  EXPECT_EQ(d.summary[2].reached, 3);
+  const auto u = bfs::search(*be, undirected, {4, 2}, opt);
+  EXPECT_EQ(u.summary[0].reached, 5);
+  EXPECT_EQ(u.summary[0].eccentricity, 4);
+  EXPECT_EQ(u.summary[1].level_sum, 1 + 1 + 2 + 2);
+  for (index_t b : {0, 1, 2, 5}) {
+    check_sources(directed, all_vertices(5), b);
+    check_sources(undirected, all_vertices(5), b);
+  }
+}
+
+TEST(Msbfs, DisconnectedGraphsAndIsolatedSources) {
+  // Components {0,1,2} (a directed cycle), {3,4} (one edge), isolated 5 and 6 with a self-loop.
+  const auto adj = adjacency(7, {{0, 1}, {1, 2}, {2, 0}, {3, 4}, {6, 6}});
+  for (bool undirected : {false, true}) {
+    const auto a = bfs::graph_pattern(adj, undirected);
+    check_sources(a, all_vertices(7));
+    auto be = bfs::make_cpu_backend();
+    const auto r = bfs::search(*be, a, {5, 6, 0}, {});
+    for (int k : {0, 1}) {
+      EXPECT_EQ(r.summary[k].reached, 1);
+      EXPECT_EQ(r.summary[k].level_sum, 0);
+      EXPECT_EQ(r.summary[k].eccentricity, 0);
+      EXPECT_EQ(r.summary[k].closeness(), 0.0);
+    }
+    EXPECT_EQ(r.summary[2].reached, 3);
+  }
+  // A graph with no edges at all.
+  check_sources(bfs::graph_pattern(host_csr<double>(4, 4), false), all_vertices(4));
+}
+
+TEST(Msbfs, DuplicateSourcesGetTheirOwnRows) {
+  const auto a = bfs::graph_pattern(adjacency(6, {{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}}), true);
+  const std::vector<index_t> sources{2, 2, 0, 2, 0};
+  for (index_t b : {0, 1, 2, 3}) check_sources(a, sources, b);
+  auto be = bfs::make_cpu_backend();
+  bfs::options opt;
+  opt.keep_levels = true;
+  const auto r = bfs::search(*be, a, sources, opt);
+  EXPECT_EQ(r.summary[0].level_sum, r.summary[1].level_sum);
+  EXPECT_EQ(r.summary[0].level_sum, r.summary[3].level_sum);
+}
+
+TEST(Msbfs, MaxDepthStopsTheSearch) {
+  const auto a = bfs::graph_pattern(adjacency(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}}), false);
+  for (level_t d : {0, 1, 2, 5, 9}) check_sources(a, all_vertices(6), 0, d);
+  auto be = bfs::make_cpu_backend();
+  bfs::options opt;
+  opt.max_depth = 2;
+  const auto r = bfs::search(*be, a, {0}, opt);
+  EXPECT_EQ(r.summary[0].reached, 3);
+  EXPECT_EQ(r.summary[0].eccentricity, 2);
+}
+
+TEST(Msbfs, RandomGraphsEveryBatchSize) {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const index_t n = static_cast<index_t>(30 + 50 * seed);
+    const auto adj = opsparse::test::random_csr<double>(n, n, 0.5 + 0.7 * seed, seed);
+    for (bool undirected : {false, true}) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + (undirected ? " undirected" : " directed"));
+      const auto a = bfs::graph_pattern(adj, undirected);
+      for (index_t b : {0, 1, 7, 64}) check_sources(a, all_vertices(n), b);
+    }
+  }
+}
+
+TEST(Msbfs, GraphPatternDropsLoopsAndSymmetrises) {
+  const auto adj = adjacency(3, {{0, 0}, {0, 1}, {1, 0}, {2, 1}, {2, 2}});
+  const auto d = bfs::graph_pattern(adj, false);
+  EXPECT_EQ(d.rpt, (std::vector<offset_t>{0, 1, 2, 3}));
+  EXPECT_EQ(d.col, (std::vector<index_t>{1, 0, 1}));
+  const auto u = bfs::graph_pattern(adj, true);
+  EXPECT_EQ(u.rpt, (std::vector<offset_t>{0, 1, 3, 4}));
+  EXPECT_EQ(u.col, (std::vector<index_t>{1, 0, 2, 1}));
+  EXPECT_THROW(bfs::graph_pattern(host_csr<double>(2, 3), false), std::invalid_argument);
+}
+
+TEST(Msbfs, SourcesResolveLabelsAndRejectAbsentIds) {
+  const std::vector<std::string> labels{"10", "YAL001C", "7", "-3"};
+  EXPECT_EQ(bfs::resolve_sources({"7", "10", "YAL001C", "7", "-3"}, labels, "g"),
+            (std::vector<index_t>{2, 0, 1, 2, 3}));
+  EXPECT_EQ(bfs::resolve_sources({"007", "+10", "-03"}, labels, "g"),
+            (std::vector<index_t>{2, 0, 3}));
+  try {
+    bfs::resolve_sources({"10", "11"}, labels, "graph.txt");
+    FAIL() << "absent id accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'11'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("graph.txt"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(bfs::resolve_sources({"yal001c"}, labels, "g"), std::runtime_error);
+}
+
+TEST(Msbfs, SourcesArgument) {
+  EXPECT_EQ(bfs::parse_sources_argument("1,5,9"), (std::vector<std::string>{"1", "5", "9"}));
+  EXPECT_EQ(bfs::parse_sources_argument(" 1 , 5,5"), (std::vector<std::string>{"1", "5", "5"}));
+  EXPECT_EQ(bfs::parse_sources_argument("YAL001C"), (std::vector<std::string>{"YAL001C"}));
+  EXPECT_THROW(bfs::parse_sources_argument("1,,2"), std::runtime_error);
+  EXPECT_THROW(bfs::parse_sources_argument(""), std::runtime_error);
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("opsparse_msbfs_src_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "s.txt") << "# sources\n3\n\n  4  \r\n3\n";
+  EXPECT_EQ(bfs::parse_sources_argument((dir / "s.txt").string()),
+            (std::vector<std::string>{"3", "4", "3"}));
+  std::ofstream(dir / "empty.txt") << "# nothing\n";
+  EXPECT_THROW(bfs::parse_sources_argument((dir / "empty.txt").string()), std::runtime_error);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Msbfs, RandomSourcesAreDistinctAndSeeded) {
+  const auto s = bfs::random_sources(100, 64, 42);
+  EXPECT_EQ(s.size(), 64u);
+  EXPECT_EQ(std::set<index_t>(s.begin(), s.end()).size(), 64u);
+  for (index_t v : s) EXPECT_TRUE(v >= 0 && v < 100);
+  EXPECT_EQ(s, bfs::random_sources(100, 64, 42));
+  EXPECT_NE(s, bfs::random_sources(100, 64, 43));
+  EXPECT_EQ(bfs::random_sources(5, 5, 1).size(), 5u);
+  EXPECT_THROW(bfs::random_sources(5, 6, 1), std::runtime_error);
+}
+
+TEST(Msbfs, DefaultBatch) {
+  EXPECT_EQ(bfs::default_batch(1000, 10, 1 << 24), 10);
+  EXPECT_EQ(bfs::default_batch(1000, 100000, 1 << 24), 1024);
+  EXPECT_EQ(bfs::default_batch(1 << 20, 100000, 1 << 24), 16);
+  EXPECT_EQ(bfs::default_batch(1 << 30, 100000, 1 << 24), 1);
+  EXPECT_EQ(bfs::default_batch(0, 3, 1 << 24), 3);
+}
+
+// ---- the command line ----------------------------------------------------------------------
+
+struct cli_result {
+  int status;
+  std::string out, err;
+};
+
+cli_result run(std::vector<std::string> args) {
+  args.insert(args.begin(), "opsparse-msbfs");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  const int status = bfs::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {status, out.str(), err.str()};
+}
+
+class MsbfsCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("opsparse_msbfs_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    // Directed: 10 -> 20 -> 30, 40 -> 10; vertex 50 only as a loop.
+    graph_ = write("g.txt", "# test graph\n10 20\n20 30\n40 10\n50 50\n");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  }
+  std::string read(const std::string& name) {
+    std::ifstream f(dir_ / name);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  }
+  std::string path(const std::string& name) { return (dir_ / name).string(); }
+  std::filesystem::path dir_;
+  std::string graph_;
+};
+
+TEST_F(MsbfsCli, LevelsSummaryAndTotals) {
+  const auto r = run({graph_, "--backend", "cpu", "--sources", "40,30,40", "--levels",
+                      path("levels"), "--summary", path("summary"), "--batch", "2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(read("levels"),
+            "40\t10\t1\n40\t20\t2\n40\t30\t3\n40\t40\t0\n"
+            "30\t30\t0\n"
+            "40\t10\t1\n40\t20\t2\n40\t30\t3\n40\t40\t0\n");
+  EXPECT_EQ(read("summary"),
+            "# source\treached\tsum_of_levels\teccentricity\tcloseness\n"
+            "40\t4\t6\t3\t0.5\n30\t1\t0\t0\t0\n40\t4\t6\t3\t0.5\n");
+  EXPECT_EQ(r.out, "sources\t3\nreached\t9\nsum_of_levels\t12\nmax_eccentricity\t3\n"
+                   "mean_closeness\t0.333333333333\n");
+  EXPECT_NE(r.err.find("batch 1/2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("batch 2/2"), std::string::npos) << r.err;
+
+  const auto u = run({graph_, "-u", "-q", "--sources", "30", "--summary", path("summary")});
+  ASSERT_EQ(u.status, 0) << u.err;
+  EXPECT_TRUE(u.err.empty()) << u.err;
+  EXPECT_EQ(read("summary"),
+            "# source\treached\tsum_of_levels\teccentricity\tcloseness\n30\t4\t6\t3\t0.5\n");
+
+  const auto d = run({graph_, "-q", "--sources", "40", "--max-depth", "1", "--levels",
+                      path("levels")});
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_EQ(read("levels"), "40\t10\t1\n40\t40\t0\n");
+}
+
+TEST_F(MsbfsCli, SourcesFromFileAndRandom) {
+  const std::string s = write("sources.txt", "50\n10\n");
+  const auto f = run({graph_, "-q", "--sources", s});
+  ASSERT_EQ(f.status, 0) << f.err;
+  EXPECT_EQ(f.out.substr(0, f.out.find("sum")), "sources\t2\nreached\t4\n");
+  const auto r1 = run({graph_, "-q", "--random", "5", "--seed", "3", "--summary", path("a")});
+  const auto r2 = run({graph_, "-q", "--random", "5", "--seed", "3", "--summary", path("b")});
+  ASSERT_EQ(r1.status, 0) << r1.err;
+  EXPECT_EQ(r1.out, r2.out);
+  EXPECT_EQ(read("a"), read("b"));
+  const auto mtx = write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n");
+  const auto m = run({mtx, "-q", "--sources", "1", "--levels", path("levels")});
+  ASSERT_EQ(m.status, 0) << m.err;
+  EXPECT_EQ(read("levels"), "1\t1\t0\n1\t2\t1\n1\t3\t2\n");  // 1-based labels
+}
+
+TEST_F(MsbfsCli, ClearErrors) {
+  const auto absent = run({graph_, "--sources", "10,99"});
+  EXPECT_EQ(absent.status, 1);
+  EXPECT_NE(absent.err.find("'99' is not a vertex of " + graph_), std::string::npos) << absent.err;
+  const auto zero_based = run({write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n"
+                                              "2 2 1\n1 2\n"),
+                               "--sources", "0"});
+  EXPECT_EQ(zero_based.status, 1);
+  EXPECT_EQ(run({graph_, "--random", "6"}).status, 1);  // 5 vertices
+  EXPECT_EQ(run({graph_}).status, 2);                   // no sources
+  EXPECT_EQ(run({graph_, "--sources", "10", "--random", "2"}).status, 2);
+  EXPECT_EQ(run({graph_, "--random", "0"}).status, 2);
+  EXPECT_EQ(run({graph_, "--sources", "10", "--batch", "-1"}).status, 2);
+  EXPECT_EQ(run({graph_, "--sources", "10", "--backend", "fpga"}).status, 2);
+  EXPECT_EQ(run({"--sources", "10"}).status, 2);
+  EXPECT_EQ(run({"--help"}).status, 0);
+  const auto bad = run({write("bad.txt", "1 2\n2\n"), "--sources", "1"});
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find("bad.txt:2"), std::string::npos) << bad.err;
+  const auto missing = run({path("missing.txt"), "--sources", "1"});
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("missing.txt"), std::string::npos) << missing.err;
+  const auto unwritable = run({graph_, "--sources", "10", "--levels", path("no/such/file")});
+  EXPECT_EQ(unwritable.status, 1);
+  EXPECT_NE(unwritable.err.find("cannot write"), std::string::npos) << unwritable.err;
+}
+
+}  // namespace
