@@ -83,7 +83,8 @@ po::options_description visible_options() {
     ("backend", po::value<std::string>()->value_name("gpu|cpu|auto"),
      "where the iterations run (default auto: the GPU when one is usable)")
     ("precision", po::value<std::string>()->value_name("float|double"),
-     "value type of the iterates (default float, mcl's own cell type)")
+     "value type of the iterates (default double; float halves the memory, and on the GPU "
+     "sums in float, so rare near-ties may resolve differently from mcl)")
     ("max-iter", po::value<int>()->value_name("n"),
      "stop after n iterations even without convergence (default 10000, as mcl's -L)")
     ("block-products", po::value<long long>()->value_name("n"),
@@ -167,7 +168,7 @@ int run_main(int argc, char** argv) {
     else if (v == "split") p.overlap = mcl::overlap_mode::split;
     else throw usage_error("-overlap expects cut, keep or split, not '" + v + "'");
   }
-  mcl::precision prec = mcl::precision::float32;
+  mcl::precision prec = mcl::precision::float64;
   if (vm.count("precision")) {
     const std::string v = vm["precision"].as<std::string>();
     if (v == "float") prec = mcl::precision::float32;
@@ -204,6 +205,24 @@ int run_main(int argc, char** argv) {
   if (input == "-" && format == io::file_format::automatic) format = io::file_format::edge_list;
   const std::string out_name =
       vm.count("output") ? vm["output"].as<std::string>() : mcl::default_output_name(input, p);
+
+  // Open the output first: a run of hours must not end on an unwritable path. Should anything
+  // fail before the clusters are written, the empty file is removed again.
+  std::ofstream out_file;
+  struct remove_on_failure {
+    std::string path;
+    bool armed = false;
+    ~remove_on_failure() {
+      if (armed) std::remove(path.c_str());
+    }
+  } cleanup{out_name};
+  if (out_name != "-") {
+    out_file.open(out_name, std::ios::binary | std::ios::trunc);
+    if (!out_file)
+      throw std::runtime_error("cannot open output file '" + out_name +
+                               "' for writing: " + std::strerror(errno));
+    cleanup.armed = true;
+  }
 
   std::string why_cpu;
   const apps::backend chosen = apps::resolve_backend(backend_choice, &why_cpu);
@@ -242,13 +261,10 @@ int run_main(int argc, char** argv) {
     std::cout.flush();
     if (!std::cout) throw std::runtime_error("writing the clusters to standard output failed");
   } else {
-    std::ofstream os(out_name, std::ios::binary | std::ios::trunc);
-    if (!os)
-      throw std::runtime_error("cannot open output file '" + out_name +
-                               "' for writing: " + std::strerror(errno));
-    mcl::write_clusters(os, r.result, g.labels);
-    os.close();
-    if (!os) throw std::runtime_error("writing output file '" + out_name + "' failed");
+    mcl::write_clusters(out_file, r.result, g.labels);
+    out_file.close();
+    if (!out_file) throw std::runtime_error("writing output file '" + out_name + "' failed");
+    cleanup.armed = false;
   }
   if (!quiet) {
     if (r.result.overlap)
