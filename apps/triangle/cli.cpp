@@ -156,15 +156,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (verbose) {
       auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
       err << std::fixed << std::setprecision(3);
-      err << program << ": read        " << std::setw(10) << ms(t1 - t0) << " ms\n";
-      err << program << ": symmetrise  " << std::setw(10) << ms(t2 - t1) << " ms\n";
+      err << program << ": read           " << std::setw(10) << ms(t1 - t0) << " ms\n";
+      err << program << ": symmetrise     " << std::setw(10) << ms(t2 - t1) << " ms\n";
       for (const stage_time& s : r.stages) {
-        err << program << ": " << std::left << std::setw(12) << s.stage << std::right
+        err << program << ": " << std::left << std::setw(15) << s.stage << std::right
             << std::setw(10) << s.ms << " ms";
         if (!s.note.empty()) err << "  " << s.note;
         err << "\n";
       }
-      if (opt.per_vertex) err << program << ": write       " << std::setw(10) << ms(t4 - t3) << " ms\n";
+      if (opt.per_vertex) err << program << ": write          " << std::setw(10) << ms(t4 - t3) << " ms\n";
       err << program << ": presort " << to_string(r.sorted) << ", " << r.triangles
           << " triangles\n";
       err.unsetf(std::ios::floatfield);
