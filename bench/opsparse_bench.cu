@@ -20,6 +20,9 @@
 #include <vector>
 
 #include "cusparse_spgemm.hpp"
+#if OPSPARSE_BENCH_HAS_GEN
+#include "opsparse_datasets/generators.hpp"
+#endif
 #include "opsparse/cpu/spgemm.hpp"
 #include "opsparse/io.hpp"
 #include "opsparse/spgemm.hpp"
@@ -42,7 +45,9 @@ void usage() {
   std::cout <<
       "usage: opsparse-bench [options] A.mtx [A2.mtx ...]\n"
       "  C = A*A for each Matrix Market file (or C = A*B with --b B.mtx), double precision.\n"
-      "  --suite FILE   read matrix paths from FILE (one per line, '#' comments, relative to FILE)\n"
+      "  --suite FILE   read matrices from FILE, one per line ('#' comments): a .mtx path\n"
+      "                 (relative to FILE) or `paper NAME SCALE` (a generated stand-in)\n"
+      "  gen:NAME[:SCALE]  a generated stand-in of the paper's matrix NAME (opsparse-gen list)\n"
       "  --b FILE       multiply every A by this B instead of squaring\n"
       "  --float        single precision\n"
       "  --runs N       timed runs after one warm-up (default 10, as the paper)\n"
@@ -75,6 +80,13 @@ args parse(int argc, char** argv) {
         line.erase(0, line.find_first_not_of(" \t"));
         if (line.empty() || line[0] == '#') continue;
         line.erase(line.find_last_not_of(" \t\r") + 1);
+        if (line.rfind("paper ", 0) == 0) {
+          std::istringstream ls(line.substr(6));
+          std::string nm, sc = "1";
+          ls >> nm >> sc;
+          a.files.push_back("gen:" + nm + ":" + sc);
+          continue;
+        }
         std::filesystem::path p(line);
         a.files.push_back((p.is_absolute() ? p : base / p).string());
       }
@@ -189,11 +201,24 @@ int run(const args& ar) {
   std::size_t k = 0;
   for (const auto& f : ar.files) {
     ++k;
-    const std::string name = std::filesystem::path(f).stem().string();
-    std::cerr << "[" << k << "/" << ar.files.size() << "] " << name << ": reading" << std::flush;
+    const bool generated = f.rfind("gen:", 0) == 0;
+    std::string name = generated ? f.substr(4) : std::filesystem::path(f).stem().string();
+    std::cerr << "[" << k << "/" << ar.files.size() << "] " << name << (generated ? ": generating" : ": reading") << std::flush;
     host_csr<T> ha;
     try {
-      ha = io::read_matrix_market<T>(f);
+      if (generated) {
+#if OPSPARSE_BENCH_HAS_GEN
+        const auto colon = name.find(':');
+        const std::string nm = name.substr(0, colon);
+        const double scale = colon == std::string::npos ? 1.0 : std::stod(name.substr(colon + 1));
+        if (scale == 1.0) name = nm;
+        ha = convert<T>(datasets::paper_standin(nm, scale));
+#else
+        throw std::runtime_error("built without the data-set generators");
+#endif
+      } else {
+        ha = io::read_matrix_market<T>(f);
+      }
     } catch (const std::exception& e) {
       std::cerr << "\n  skipped: " << e.what() << "\n";
       continue;

@@ -17,6 +17,7 @@
 #include "opsparse/policy.hpp"
 #include "opsparse/spgemm.hpp"
 #include "test_support.hpp"
+#include "user_semiring.hpp"
 
 using namespace opsparse;
 using opsparse::test::csr_near;
@@ -365,6 +366,24 @@ TEST_F(Gpu, SemiringsAndMasks) {
   EXPECT_TRUE((same<or_and<int>, int, int, complement_mask>(ctx(), gi, gi, &p)));
   const auto gf = convert<float>(g);
   EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), gf, gf, nullptr, 1e-5)));
+}
+
+TEST_F(Gpu, IntegerValueTypes) {
+  const auto g = rmat(12, 8, 6);
+  host_csr<int> gi = convert<int>(g);
+  for (std::size_t k = 0; k < gi.val.size(); ++k) gi.val[k] = static_cast<int>(k % 7) - 3;
+  EXPECT_TRUE((same<plus_times<int>, int, int>(ctx(), gi, gi, nullptr, 0.0)));
+  host_csr<long long> gl = convert<long long>(g);
+  for (std::size_t k = 0; k < gl.val.size(); ++k) gl.val[k] = (1LL << 33) + static_cast<long long>(k % 11);
+  EXPECT_TRUE((same<plus_times<long long>, long long, long long>(ctx(), gl, gl, nullptr, 0.0)));
+}
+
+TEST_F(Gpu, UserDefinedSemiring) {
+  const auto g = rmat(12, 8, 8);
+  EXPECT_TRUE((same<opsparse::test::max_times, double, double>(ctx(), g, g)));
+  const auto e = rows_of_sizes({3, 20000}, 1 << 15, 9);  // a long row: the global table too
+  const auto b = band(1 << 15, 2);
+  EXPECT_TRUE((same<opsparse::test::max_times, double, double>(ctx(), e, b)));
 }
 
 TEST_F(Gpu, EveryAblationGivesTheSameResult) {

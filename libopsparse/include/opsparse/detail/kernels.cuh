@@ -310,19 +310,40 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
     }
   }
   __syncthreads();
-  if (row < 0) return;
+  if (row < 0) return;  // the whole group leaves together
+  // Condense the group's table with warp ballots (the group's lanes share a warp), then rank each
+  // entry among the n condensed ones: n^2/TPR comparisons instead of table^2/TPR.
+  const int wl = threadIdx.x & 31;
+  const unsigned gmask = ((1u << TPR) - 1) << (wl / TPR * TPR);
+  const unsigned below = gmask & ((1u << wl) - 1);
+  int n = 0;
+  for (int s0 = 0; s0 < tsize; s0 += TPR) {
+    const int s = s0 + lane;
+    int key = -1;
+    T v{};
+    if (s < tsize) {
+      key = keys[s];
+      if constexpr (has_values_v<T>) v = vals[s];
+    }
+    const unsigned bal = __ballot_sync(gmask, key != -1);
+    __syncwarp(gmask);  // every lane has read its slot before any lane writes a condensed one
+    if (key != -1) {
+      const int pos = n + __popc(bal & below);
+      keys[pos] = key;
+      if constexpr (has_values_v<T>) vals[pos] = v;
+    }
+    n += __popc(bal & gmask);
+    __syncwarp(gmask);
+  }
   const offset_t base = c.rpt[row];
-  for (int s = lane; s < tsize; s += TPR) {
-    const int key = keys[s];
-    if (key == -1) continue;
-    int pos;
+  for (int e = lane; e < n; e += TPR) {
+    const int key = keys[e];
+    int pos = e;
     if (sorted) {
       pos = 0;
-      for (int q = 0; q < tsize; ++q) pos += static_cast<unsigned>(keys[q]) < static_cast<unsigned>(key);
-    } else {
-      pos = atomicAdd(s_off, 1);
+      for (int q = 0; q < n; ++q) pos += keys[q] < key;
     }
-    store_entry(c, base + pos, key, vals, s);
+    store_entry(c, base + pos, key, vals, e);
   }
 }
 
