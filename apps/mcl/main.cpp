@@ -83,8 +83,10 @@ po::options_description visible_options() {
     ("backend", po::value<std::string>()->value_name("gpu|cpu|auto"),
      "where the iterations run (default auto: the GPU when one is usable)")
     ("precision", po::value<std::string>()->value_name("float|double"),
-     "value type of the iterates (default double; float halves the memory, and on the GPU "
-     "sums in float, so rare near-ties may resolve differently from mcl)")
+     "float (default): mcl's own arithmetic, float cells with every expanded column summed in "
+     "double, which keeps mcl's ties and so its clusters; double: double cells (more precise; "
+     "values that mcl's floats make equal can then differ, so rare near-ties may fall the "
+     "other way)")
     ("max-iter", po::value<int>()->value_name("n"),
      "stop after n iterations even without convergence (default 10000, as mcl's -L)")
     ("block-products", po::value<long long>()->value_name("n"),
@@ -132,12 +134,15 @@ int run_main(int argc, char** argv) {
 
   mcl::params p;
   if (vm.count("scheme")) mcl::apply_scheme(p, vm["scheme"].as<int>());
-  if (vm.count("inflation")) p.inflation = vm["inflation"].as<double>();
+  // mcl reads -I, -p and -c into floats: -I 1.4 is 1.39999998 there, -p 0.001 gives P = 999.
+  // The same roundings here keep the arithmetic (and the clusters) identical.
+  auto as_mcl_float = [](double x) { return static_cast<double>(static_cast<float>(x)); };
+  if (vm.count("inflation")) p.inflation = as_mcl_float(vm["inflation"].as<double>());
   if (vm.count("prune-number") && vm.count("cutoff"))
     throw usage_error("give either -P or -p, not both");
   if (vm.count("prune-number")) p.prune = vm["prune-number"].as<long long>();
   if (vm.count("cutoff")) {
-    const double f = vm["cutoff"].as<double>();
+    const double f = as_mcl_float(vm["cutoff"].as<double>());
     if (!(f >= 0.0 && f <= 0.1)) throw usage_error("-p must be in [0, 0.1]");
     p.prune = f > 0 ? static_cast<long long>(1.0 / f) : 0;
   }
@@ -154,7 +159,7 @@ int run_main(int argc, char** argv) {
     else throw usage_error("--discard-loops expects y or n, not '" + v + "'");
   }
   if (vm.count("loop-scale")) {
-    p.loop_scale = vm["loop-scale"].as<double>();
+    p.loop_scale = as_mcl_float(vm["loop-scale"].as<double>());
     if (!(p.loop_scale >= 0)) throw usage_error("-c must be >= 0");
   }
   if (vm.count("pi")) {
@@ -168,7 +173,7 @@ int run_main(int argc, char** argv) {
     else if (v == "split") p.overlap = mcl::overlap_mode::split;
     else throw usage_error("-overlap expects cut, keep or split, not '" + v + "'");
   }
-  mcl::precision prec = mcl::precision::float64;
+  mcl::precision prec = mcl::precision::float32;
   if (vm.count("precision")) {
     const std::string v = vm["precision"].as<std::string>();
     if (v == "float") prec = mcl::precision::float32;

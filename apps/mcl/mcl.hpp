@@ -188,7 +188,8 @@ void write_clusters(std::ostream& os, const clustering& c, const std::vector<std
 /// decimal, dot removed>[pi..][c..], e.g. out.graph.abc.I20.
 std::string default_output_name(const std::string& input, const params& p);
 
-/// Backend and precision as the command line names them.
+/// The iterates' cell type. float32 is mcl's own arithmetic (float cells, expanded columns summed
+/// in double and rounded once), the most faithful to mcl; float64 keeps double cells throughout.
 enum class precision { float32, float64 };
 
 /// Convenience for tests and the program: start matrix -> run -> interpret.

@@ -1,8 +1,13 @@
 // The GPU backend: one opsparse::context and ONE opsparse::plan for the whole run; expansion with
-// opsparse::spgemm<plus_times<T>> into a reused device_csr; pruning (cutoff, selection at rank S,
+// opsparse::spgemm<plus_times<double>> into a reused device_csr; pruning (cutoff, selection at rank S,
 // recovery at rank R, all as mcl does, see mcl_prune.hpp), renormalisation, inflation and chaos
 // as CUDA kernels and CUB calls on the device. Only scalars (products, kept entries, chaos) come
 // back to the host during the run; the limit is downloaded once at the end.
+//
+// Arithmetic as mcl's: an iterate's cells hold T, expanded columns are summed in double and each
+// sum is rounded to T once before pruning (cell() below). For T = float that is exactly mcl's
+// float cells with double sums; the float iterate is mirrored to double for the product (the
+// engine's (+, ×) over double), since float sums would break ties that mcl keeps.
 //
 // Every device array is grow-only and reused, so that once the iterates stop growing an
 // iteration allocates nothing (opsparse::device_allocation_count() shows it with -V).
@@ -15,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -57,6 +63,17 @@ __device__ __forceinline__ double warp_max(double x) {
   return x;
 }
 
+/// An expanded value as the iterate's cell type stores it (mcl rounds each double sum to float).
+template <class T>
+__device__ __forceinline__ double cell(double x) {
+  return static_cast<double>(static_cast<T>(x));
+}
+
+__global__ void widen_kernel(offset_t n, const float* __restrict__ in, double* __restrict__ out) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = static_cast<double>(in[i]);
+}
+
 /// Per expanded row, from the cutoff pass.
 struct row_stat {
   double maxval;      ///< largest value of the expanded row
@@ -91,7 +108,7 @@ __global__ void row_products_kernel(index_t n, const offset_t* __restrict__ rpt,
 // ---- pruning, step 1: measures and the cutoff pass (one warp per row) ------------------------
 template <class T>
 __global__ void prune_stats_kernel(index_t m, const offset_t* __restrict__ rpt,
-                                   const T* __restrict__ val, prune_rule rule,
+                                   const double* __restrict__ val, prune_rule rule,
                                    row_stat* __restrict__ st, offset_t* __restrict__ seg_end) {
   const long long row = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
   const int lane = threadIdx.x % warp_size;
@@ -100,7 +117,7 @@ __global__ void prune_stats_kernel(index_t m, const offset_t* __restrict__ rpt,
   double mx = 0, ctr = 0, mass = 0;
   long long np = 0;
   for (offset_t k = b + lane; k < e; k += warp_size) {
-    const double v = static_cast<double>(val[k]);
+    const double v = cell<T>(val[k]);
     ctr += v * v;
     mx = fmax(mx, v);
     if (v >= rule.cutoff) {
@@ -122,12 +139,12 @@ __global__ void prune_stats_kernel(index_t m, const offset_t* __restrict__ rpt,
 
 /// Entries at or above `bar` in the row and their mass (all lanes get the result).
 template <class T>
-__device__ void measure_row(const T* __restrict__ val, offset_t b, offset_t e, double bar,
+__device__ void measure_row(const double* __restrict__ val, offset_t b, offset_t e, double bar,
                             long long& count, double& mass) {
   long long c = 0;
   double s = 0;
   for (offset_t k = b + threadIdx.x % warp_size; k < e; k += warp_size) {
-    const double v = static_cast<double>(val[k]);
+    const double v = cell<T>(val[k]);
     if (v >= bar) {
       ++c;
       s += v;
@@ -140,7 +157,8 @@ __device__ void measure_row(const T* __restrict__ val, offset_t b, offset_t e, d
 // ---- pruning, step 2 (after the segmented sort): bars, kept counts, chaos --------------------
 template <class T>
 __global__ void prune_decide_kernel(index_t m, index_t r0, const offset_t* __restrict__ rpt,
-                                    const T* __restrict__ val, const T* __restrict__ sorted,
+                                    const double* __restrict__ val,
+                                    const double* __restrict__ sorted,
                                     prune_rule rule, const row_stat* __restrict__ st,
                                     row_decision* __restrict__ dec, offset_t* __restrict__ keep,
                                     double* __restrict__ chaos) {
@@ -151,7 +169,8 @@ __global__ void prune_decide_kernel(index_t m, index_t r0, const offset_t* __res
   const row_stat s = st[row];
   double bar = rule.cutoff, mass = s.mass_prune;
   long long count = s.n_prune;
-  // sorted[b + k - 1] is the value of rank k (descending) for rows that needed ranks.
+  // sorted[b + k - 1] is the value of rank k (descending) for rows that needed ranks. Rounding
+  // to T is monotone, so the rank-k cell is the rounded rank-k sum.
   switch (s.pcase) {
     case case_emergency:
       bar = 0;
@@ -160,22 +179,22 @@ __global__ void prune_decide_kernel(index_t m, index_t r0, const offset_t* __res
       break;
     case case_keep_all:
       bar = keep_all_bar;
-      measure_row(val, b, e, bar, count, mass);
+      measure_row<T>(val, b, e, bar, count, mass);
       break;
     case case_recover:
-      bar = static_cast<double>(sorted[b + rule.recover - 1]);
-      measure_row(val, b, e, bar, count, mass);
+      bar = cell<T>(sorted[b + rule.recover - 1]);
+      measure_row<T>(val, b, e, bar, count, mass);
       break;
     case case_select: {
-      const double sbar = static_cast<double>(sorted[b + rule.select - 1]);
+      const double sbar = cell<T>(sorted[b + rule.select - 1]);
       long long n_sel = 0;
       double mass_sel = 0;
-      measure_row(val, b, e, sbar, n_sel, mass_sel);
+      measure_row<T>(val, b, e, sbar, n_sel, mass_sel);
       if (select_recovers(rule, n_sel, mass_sel)) {
         bar = select_recovery_needs_rank_r(rule, s.n_prune)
-                  ? static_cast<double>(sorted[b + rule.recover - 1])
+                  ? cell<T>(sorted[b + rule.recover - 1])
                   : rule.cutoff;
-        measure_row(val, b, e, bar, count, mass);
+        measure_row<T>(val, b, e, bar, count, mass);
       } else {
         bar = sbar;
         count = n_sel;
@@ -197,7 +216,8 @@ __global__ void prune_decide_kernel(index_t m, index_t r0, const offset_t* __res
 template <class T>
 __global__ void prune_compact_kernel(index_t m, index_t r0, offset_t base,
                                      const offset_t* __restrict__ rpt,
-                                     const index_t* __restrict__ col, const T* __restrict__ val,
+                                     const index_t* __restrict__ col,
+                                     const double* __restrict__ val,
                                      const row_stat* __restrict__ st,
                                      const row_decision* __restrict__ dec,
                                      const offset_t* __restrict__ offs,
@@ -222,16 +242,16 @@ __global__ void prune_compact_kernel(index_t m, index_t r0, offset_t base,
   for (offset_t k0 = b; k0 < e; k0 += warp_size) {
     const offset_t k = k0 + lane;
     bool keep = false;
-    T v = T(0);
+    double v = 0;
     if (k < e) {
-      v = val[k];
-      keep = static_cast<double>(v) >= d.bar;
+      v = cell<T>(val[k]);
+      keep = v >= d.bar;
     }
     const unsigned ballot = __ballot_sync(full_mask, keep);
     if (keep) {
       const offset_t at = out + __popc(ballot & ((1u << lane) - 1u));
       out_col[at] = col[k];
-      out_val[at] = d.mass != 0 ? static_cast<T>(static_cast<double>(v) / d.mass) : v;
+      out_val[at] = static_cast<T>(d.mass != 0 ? v / d.mass : v);
     }
     out += __popc(ballot);
   }
@@ -329,6 +349,15 @@ class gpu_backend final : public backend<T> {
     next_.nnz = 0;
     if (n_ == 0) return {0};
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(next_.rpt.data(), 0, sizeof(offset_t), s));
+    if constexpr (std::is_same_v<T, float>) {
+      // The product sums in double: a double mirror of the float cells (exact).
+      wide_.reserve(std::max<std::size_t>(1, static_cast<std::size_t>(m_.nnz)));
+      if (m_.nnz > 0) {
+        widen_kernel<<<static_cast<unsigned>((m_.nnz + 255) / 256), 256, 0, s>>>(
+            m_.nnz, m_.val.data(), wide_.data());
+        check_launch("widen_kernel");
+      }
+    }
     // Products per row (an upper bound of the expanded nnz), scanned in place.
     row_products_kernel<<<static_cast<unsigned>((static_cast<long long>(n_) + 1 + 255) / 256), 256,
                           0, s>>>(n_, m_.rpt.data(), m_.col.data(), products_.data());
@@ -338,13 +367,14 @@ class gpu_backend final : public backend<T> {
                                                     static_cast<long long>(n_) + 1, s));
     const offset_t total = read_scalar(products_.data() + n_);
 
-    // What an expanded entry costs: its column and value, the sorted copy of values, CUB's sort
-    // buffers (about two more values) and, at worst, a kept copy in the next iterate.
-    const long long per_product = static_cast<long long>(2 * sizeof(index_t) + 5 * sizeof(T));
+    // What an expanded entry costs: its column and (double) sum, the sorted copy of sums, CUB's
+    // sort buffers (about two more) and, at worst, a kept copy in the next iterate.
+    const long long per_product =
+        static_cast<long long>(2 * sizeof(index_t) + 4 * sizeof(double) + sizeof(T));
     std::size_t free_bytes = 0, total_bytes = 0;
     OPSPARSE_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const std::size_t reusable = e_.nnz_capacity() * (sizeof(index_t) + sizeof(T)) +
-                                 sorted_.capacity() * sizeof(T) + cub_.capacity();
+    const std::size_t reusable = e_.nnz_capacity() * (sizeof(index_t) + sizeof(double)) +
+                                 sorted_.capacity() * sizeof(double) + cub_.capacity();
     // Room for the plan's hash pools (at most 1 GiB each) and the runtime.
     const std::size_t reserve = std::max<std::size_t>(std::size_t(1) << 30, total_bytes / 16);
     const std::size_t avail = free_bytes + reusable > reserve ? free_bytes + reusable - reserve : 0;
@@ -362,17 +392,17 @@ class gpu_backend final : public backend<T> {
     r0_ = r0;
     // Rows [r0, r1) of X as a view: the engine indexes col/val by absolute row pointers, so the
     // block is X's row pointers from r0 on, with X's column and value arrays.
-    csr_view<T> a = m_.view();
+    const csr_view<double> b{n_, n_, m_.nnz, m_.rpt.data(), m_.col.data(), wide_values()};
+    csr_view<double> a = b;
     a.rows = r1 - r0;
     a.rpt = m_.rpt.data() + r0;
     try {
-      spgemm<plus_times<T>>(ctx_, plan_, a, m_.view(), e_);
+      spgemm<plus_times<double>>(ctx_, plan_, a, b, e_);
     } catch (const cuda_error& err) {
       throw std::runtime_error(
           std::string("expanding rows [") + std::to_string(r0) + ", " + std::to_string(r1) +
           ") of " + std::to_string(n_) + " failed: " + err.what() +
-          " (if the device ran out of memory, try --block-products with a smaller value, or "
-          "--precision float)");
+          " (if the device ran out of memory, give --block-products a smaller value)");
     }
     expanded_nnz_ += e_.nnz();
   }
@@ -484,6 +514,10 @@ class gpu_backend final : public backend<T> {
   }
 
  private:
+  const double* wide_values() const {
+    if constexpr (std::is_same_v<T, float>) return wide_.data();
+    else return m_.val.data();
+  }
   std::size_t scan_bytes(long long items) {
     std::size_t bytes = 0;
     OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, keep_.data(), items,
@@ -508,8 +542,9 @@ class gpu_backend final : public backend<T> {
   index_t r0_ = 0;
   iterate<T> m_;     // current iterate X (rows are mcl columns)
   iterate<T> next_;  // the next iterate, assembled block by block
-  device_csr<T> e_;  // the expanded block, reused by every product
-  device_buffer<T> sorted_;
+  device_buffer<double> wide_;  // the iterate's values in double (T = float only)
+  device_csr<double> e_;        // the expanded block (double sums), reused by every product
+  device_buffer<double> sorted_;
   device_buffer<row_stat> stat_;
   device_buffer<row_decision> dec_;
   device_buffer<offset_t> seg_end_;
