@@ -119,7 +119,7 @@ builder recipe(const std::string& name) {
   if (name == "scircuit")
     return [&p](double s, std::uint64_t seed, V v) {
       detail::web_params w;
-      w.a = 0.5;
+      w.a = 0.46;
       w.b = w.c = 0.2;
       w.shared = 1.0;
       w.host_exponent = 2.0;
@@ -175,7 +175,7 @@ builder recipe(const std::string& name) {
     return [&p](double s, std::uint64_t seed, V v) {
       const host_csr<double> base = detail::geometric_two_radii(scaled(p.rows, s, 2000), 14.24, 0.2, 2.0, false, seed, v);
       const index_t n = base.rows;
-      return detail::add_long_rows(base, std::max<index_t>(1, n / 10000), p.max_row / 2, p.max_row, n / 20, seed, v);
+      return detail::add_long_rows(base, std::max<index_t>(1, n / 10000), p.max_row / 2, p.max_row, n / 20, false, seed, v);
     };
   if (name == "conf5_4-8x8-05")
     return [&p](double s, std::uint64_t seed, V v) {
@@ -200,7 +200,7 @@ builder recipe(const std::string& name) {
       const index_t interior = 9 * block, extra = p.max_row - interior;
       if (extra < interior / 2) return base;
       const index_t n = base.rows;
-      return detail::add_long_rows(base, std::max<index_t>(1, n / 5000), extra / 2, extra, n / 50, seed, v);
+      return detail::add_long_rows(base, std::max<index_t>(1, n / 5000), extra / 2, extra, n / 50, true, seed, v);
     };
   if (name == "pdb1HYS")
     return [&p](double s, std::uint64_t seed, V v) {

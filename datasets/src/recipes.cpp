@@ -153,8 +153,8 @@ host_csr<double> wilson_dirac_hopping(const std::vector<index_t>& dims, std::uin
 }
 
 host_csr<double> add_long_rows(const host_csr<double>& a, index_t count, index_t min_len,
-                               index_t max_len, index_t window, std::uint64_t seed,
-                               value_kind values) {
+                               index_t max_len, index_t window, bool mirror,
+                               std::uint64_t seed, value_kind values) {
   const index_t n = a.rows;
   if (n == 0 || count <= 0) return a;
   std::vector<index_t> r, c;
@@ -178,11 +178,10 @@ host_csr<double> add_long_rows(const host_csr<double>& a, index_t count, index_t
       c.push_back(j);
     }
   }
-  const bool symmetric_pattern = a.rows == a.cols;
-  // Mirror only the new entries: the original entries are already present in both directions
-  // when the pattern is symmetric.
+  // Mirror only the new entries: the original ones are already there in both directions when
+  // the pattern is symmetric.
   const std::size_t original = static_cast<std::size_t>(a.nnz());
-  if (symmetric_pattern) {
+  if (mirror && a.rows == a.cols) {
     const std::size_t added = r.size() - original;
     for (std::size_t k = 0; k < added; ++k) {
       r.push_back(c[original + k]);

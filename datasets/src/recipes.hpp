@@ -46,10 +46,10 @@ host_csr<double> grid_stencil_random_blocks(const std::vector<index_t>& dims,
                                             index_t min_block, index_t max_block,
                                             std::uint64_t seed, value_kind values);
 
-/// Adds `count` long rows (and the matching columns, so a symmetric pattern stays symmetric) of
-/// lengths up to `max_len`, with columns drawn near the row index within +-window.
+/// Adds `count` long rows of min_len..max_len new draws, with columns near the row index within
+/// +-window; `mirror` adds the matching columns too (a symmetric pattern stays symmetric).
 host_csr<double> add_long_rows(const host_csr<double>& a, index_t count, index_t min_len,
-                               index_t max_len, index_t window, std::uint64_t seed,
+                               index_t max_len, index_t window, bool mirror, std::uint64_t seed,
                                value_kind values);
 
 /// Grid sides close to a cube (square, 4-cube) whose product is close to `points`, each side

@@ -1,6 +1,7 @@
 // opsparse-gen: writes the deterministic generators' matrices and graphs to files, and prints the
 // paper stand-ins' achieved statistics next to the real matrices'.
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -168,12 +169,13 @@ void write_abc(const std::string& path, const host_csr<double>& m) {
     for (offset_t k = m.rpt[i]; k < m.rpt[i + 1]; ++k) {
       const index_t j = m.col[k];
       if (j <= i) continue;
-      std::snprintf(w, sizeof w, "%.17g", m.val[k]);
+      // Shortest text that reads back to the same double.
+      const auto end = std::to_chars(w, w + sizeof w, m.val[k]).ptr;
       line = protein_label(i);
       line += '\t';
       line += protein_label(j);
       line += '\t';
-      line += w;
+      line.append(w, end);
       line += '\n';
       os << line;
     }
