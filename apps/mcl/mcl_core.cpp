@@ -346,14 +346,12 @@ clustering interpret(const host_csr<T>& limit, overlap_mode mode) {
 
   // 4. clmEnstrict: unclaimed nodes become one extra cluster; overlap is cut, kept or split.
   index_t n_clusters = static_cast<index_t>(systems.size());
-  std::size_t found = 0;
   for (index_t d = 0; d < n; ++d) {
     if (member[d].empty()) {
       member[d].push_back(n_clusters);
       ++out.missing;
-    } else {
-      found += member[d].size();
-      if (member[d].size() > 1) out.overlap += member[d].size() - 1;
+    } else if (member[d].size() > 1) {
+      out.overlap += member[d].size() - 1;
     }
   }
   if (out.missing) ++n_clusters;
@@ -395,7 +393,6 @@ clustering interpret(const host_csr<T>& limit, overlap_mode mode) {
                  clusters.end());
   std::sort(clusters.begin(), clusters.end(), revsize_less);
   out.clusters = std::move(clusters);
-  (void)found;
   return out;
 }
 
