@@ -108,8 +108,10 @@ builder recipe(const std::string& name) {
   if (name == "wb-edu")
     return [&p](double s, std::uint64_t seed, V v) {
       detail::web_params w;
+      // b < c: out-degrees less skewed than in-degrees (max row ~4k at full size, as real).
       w.a = 0.6;
-      w.b = w.c = (1 - w.a) * 0.44;
+      w.b = 0.138;
+      w.c = 0.2;
       w.shared = 0.5;
       w.host_exponent = 2.2;
       w.max_host = 100;

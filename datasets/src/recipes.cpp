@@ -257,7 +257,7 @@ host_csr<double> web_standin(const web_params& w, index_t n, offset_t nnz, std::
       r.push_back(i);
       cl.push_back(i);
     }
-  auto generate = [&](offset_t edges) {
+  auto generate = [&](offset_t edges, bool with_hosts) {
     std::vector<index_t> er, ec;
     rmat_edges(levels, w.a, w.b, w.c, edges, seed, er, ec);
 #pragma omp parallel for schedule(static)
@@ -268,21 +268,27 @@ host_csr<double> web_standin(const web_params& w, index_t n, offset_t nnz, std::
       ec[e] = col_label[v];
       if (w.drop_loops && er[e] == ec[e]) er[e] = ec[e] = -1;
     }
-    er.insert(er.end(), r.begin(), r.end());
-    ec.insert(ec.end(), cl.begin(), cl.end());
+    if (with_hosts) {
+      er.insert(er.end(), r.begin(), r.end());
+      ec.insert(ec.end(), cl.begin(), cl.end());
+    }
     return build_csr(n, n, er, ec, w.symmetric, values, seed);
   };
   // Duplicates merge, so the number of R-MAT edges that gives `nnz` distinct entries is found by
-  // two secant steps from what the hosts (and diagonal) give alone.
-  const offset_t base = r.empty() ? 0 : generate(0).nnz();
+  // one secant step on the R-MAT links alone (cheap next to the hosts); host entries are distinct
+  // by construction unless mirrored, so only the symmetric case needs a build to count them.
+  const offset_t base = r.empty() ? 0 : w.symmetric ? generate(0, true).nnz() : static_cast<offset_t>(r.size());
   const double per_edge = w.symmetric ? 2.0 : 1.0;
   offset_t edges = std::max<offset_t>(0, static_cast<offset_t>((nnz - base) / per_edge));
-  host_csr<double> m = generate(edges);
-  for (int step = 0; step < 2 && m.nnz() > base && m.nnz() < nnz; ++step) {
-    const double yield = static_cast<double>(m.nnz() - base) / static_cast<double>(std::max<offset_t>(1, edges));
-    edges = static_cast<offset_t>(std::llround(static_cast<double>(nnz - base) / yield));
-    m = generate(edges);
+  if (edges > 0) {
+    const offset_t distinct = generate(edges, false).nnz();
+    if (distinct > 0) {
+      // The yield falls slightly as edges are added; aim a little above.
+      const double yield = static_cast<double>(distinct) / static_cast<double>(edges);
+      edges = static_cast<offset_t>(std::llround(1.003 * static_cast<double>(nnz - base) / yield));
+    }
   }
+  host_csr<double> m = generate(edges, true);
   return m;
 }
 

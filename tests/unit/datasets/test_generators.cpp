@@ -220,7 +220,7 @@ TEST(datasets_determinism, GoldenChecksums) {
   p.seed = 9;
   EXPECT_EQ(digest(ds::protein_network(p)), 9826155543414954197ULL);
   EXPECT_EQ(digest(ds::paper_standin("poisson3Da", 0.2, 5)), 3744348978728344131ULL);
-  EXPECT_EQ(digest(ds::paper_standin("webbase-1M", 0.01, 5)), 7462738651990098881ULL);
+  EXPECT_EQ(digest(ds::paper_standin("webbase-1M", 0.01, 5)), 11911180813758919105ULL);
   EXPECT_EQ(digest(ds::paper_standin("pdb1HYS", 0.05, 5)), 9675572921945088135ULL);
 }
 
@@ -548,7 +548,7 @@ TEST(datasets_paper, StandinsMatchNnzPerRowAndCompressionAtSmallScale) {
       {"filter3D", 0.05},    {"mono_500Hz", 0.05},      {"conf5_4-8x8-05", 1.0},
       {"cant", 0.1},         {"consph", 0.1},           {"shipsec1", 0.05},
       {"rma10", 0.1},        {"pdb1HYS", 0.2},          {"delaunay_n24", 0.002},
-      {"cage15", 0.005},     {"wb-edu", 0.05},          {"cop20k_A", 0.05},
+      {"cage15", 0.005},     {"wb-edu", 0.25},          {"cop20k_A", 0.05},
       {"hood", 0.05},        {"pwtk", 0.05}};
   for (const auto& p : ds::paper_matrices()) {
     SCOPED_TRACE(p.name);
