@@ -134,10 +134,10 @@ int run_main(int argc, char** argv) {
 
   mcl::params p;
   if (vm.count("scheme")) mcl::apply_scheme(p, vm["scheme"].as<int>());
-  // mcl reads -I, -p and -c into floats: -I 1.4 is 1.39999998 there, -p 0.001 gives P = 999.
-  // The same roundings here keep the arithmetic (and the clusters) identical.
+  // mcl reads -p into a float: -p 0.001 gives P = 999 there (-I and -c are rounded likewise,
+  // in mcl_core.cpp, for every caller).
   auto as_mcl_float = [](double x) { return static_cast<double>(static_cast<float>(x)); };
-  if (vm.count("inflation")) p.inflation = as_mcl_float(vm["inflation"].as<double>());
+  if (vm.count("inflation")) p.inflation = vm["inflation"].as<double>();
   if (vm.count("prune-number") && vm.count("cutoff"))
     throw usage_error("give either -P or -p, not both");
   if (vm.count("prune-number")) p.prune = vm["prune-number"].as<long long>();
@@ -159,7 +159,7 @@ int run_main(int argc, char** argv) {
     else throw usage_error("--discard-loops expects y or n, not '" + v + "'");
   }
   if (vm.count("loop-scale")) {
-    p.loop_scale = as_mcl_float(vm["loop-scale"].as<double>());
+    p.loop_scale = vm["loop-scale"].as<double>();
     if (!(p.loop_scale >= 0)) throw usage_error("-c must be >= 0");
   }
   if (vm.count("pi")) {

@@ -27,7 +27,7 @@ enum class overlap_mode {
 
 /// Parameters with mcl 22-282's defaults (`mcl -z`; the defaults are scheme 6).
 struct params {
-  double inflation = 2.0;   ///< -I, in (0, 30]
+  double inflation = 2.0;   ///< -I, in (0, 30]; used rounded to float, as mcl reads it
   long long prune = 10000;  ///< -P: cutoff 0.99999/P (0: no cutoff); -p f sets P = (int)(1/f)
   long long select = 1100;  ///< -S (0: no selection)
   long long recover = 1400; ///< -R (0: no recovery)
@@ -35,7 +35,7 @@ struct params {
   int max_iter = 10000;     ///< mcl's main loop length (-L)
   double chaos_limit = 1e-4;  ///< mcl stops when the chaos of an expansion is below this
   bool discard_loops = true;  ///< --discard-loops=y: drop input loops, add max-weight loops
-  double loop_scale = -1;     ///< -c: multiply loops by this (negative: not used)
+  double loop_scale = -1;     ///< -c: multiply loops by this, rounded to float (negative: off)
   double pre_inflation = -1;  ///< -pi: inflate the input once (negative: not used)
   overlap_mode overlap = overlap_mode::cut;
   int threads = 0;                ///< -te: CPU threads (0: OpenMP default)

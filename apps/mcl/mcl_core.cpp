@@ -18,6 +18,10 @@ namespace opsparse::mcl {
 
 namespace {
 
+/// mcl reads -I and -c into floats (-I 1.4 is 1.39999998 there); using the same values keeps
+/// the arithmetic, and so the clusters, identical.
+double mcl_float(double x) { return static_cast<double>(static_cast<float>(x)); }
+
 std::string num(double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%g", x);
@@ -108,7 +112,7 @@ host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p
       loop = row.empty() ? 1.0 : heaviest;
       has_loop = true;
     }
-    if (has_loop && p.loop_scale >= 0) loop *= p.loop_scale;  // -c
+    if (has_loop && p.loop_scale >= 0) loop *= mcl_float(p.loop_scale);  // -c
     if (has_loop && loop != 0) {
       const auto at = std::lower_bound(row.begin(), row.end(), i,
                                        [](const auto& e, index_t c) { return e.first < c; });
@@ -174,7 +178,7 @@ run_result<T> run(backend<T>& b, const host_csr<T>& start, const params& p,
     // mcl measures chaos during expansion but tests it after the iteration's inflation, so the
     // limit it interprets has been inflated once more.
     const double chaos = b.chaos();
-    b.inflate_normalise(p.inflation);
+    b.inflate_normalise(mcl_float(p.inflation));
     r.iterations = it;
     if (progress) {
       iteration_info info;
