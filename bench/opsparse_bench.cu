@@ -323,6 +323,7 @@ int run(const args& ar) {
       add("num-range-3.0", [](spgemm_options& x) { x.numeric_range = 3.0; });
       add("natural-launch-order", [](spgemm_options& x) { x.large_rows_first = false; });
       add("no-alloc-overlap", [](spgemm_options& x) { x.overlap_allocation = false; });
+      add("paper-global-hash", [](spgemm_options& x) { x.dense_long_rows = false; });
       for (auto& v : vs) {
         row a = r;
         a.variant = v.name;

@@ -3,6 +3,8 @@
 #include <stdexcept>
 
 #if OPSPARSE_HAS_GPU_ENGINE
+#include <cuda_runtime_api.h>
+
 #include "opsparse/context.hpp"
 #endif
 
@@ -27,5 +29,19 @@ backend resolve_backend(const std::string& choice, std::string* why_cpu) {
 }
 
 const char* to_string(backend b) { return b == backend::gpu ? "gpu" : "cpu"; }
+
+gpu_warmup::gpu_warmup(backend b) {
+#if OPSPARSE_HAS_GPU_ENGINE
+  if (b == backend::gpu) thread_ = std::thread([] { (void)cudaFree(nullptr); });
+#else
+  (void)b;
+#endif
+}
+
+void gpu_warmup::wait() {
+  if (thread_.joinable()) thread_.join();
+}
+
+gpu_warmup::~gpu_warmup() { wait(); }
 
 }  // namespace opsparse::apps

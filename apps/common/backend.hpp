@@ -2,6 +2,7 @@
 // Backend choice shared by the apps: --backend gpu|cpu|auto.
 #include <iosfwd>
 #include <string>
+#include <thread>
 
 namespace opsparse::apps {
 
@@ -13,5 +14,19 @@ enum class backend { cpu, gpu };
 backend resolve_backend(const std::string& choice, std::string* why_cpu = nullptr);
 
 const char* to_string(backend b);
+
+/// Creates the GPU's context on a background thread (a few hundred milliseconds on a cold
+/// process) while the caller reads its input; joins on destruction. Does nothing for the CPU.
+class gpu_warmup {
+ public:
+  explicit gpu_warmup(backend b);
+  ~gpu_warmup();
+  gpu_warmup(const gpu_warmup&) = delete;
+  gpu_warmup& operator=(const gpu_warmup&) = delete;
+  void wait();
+
+ private:
+  std::thread thread_;
+};
 
 }  // namespace opsparse::apps

@@ -233,8 +233,10 @@ int run_main(int argc, char** argv) {
   const apps::backend chosen = apps::resolve_backend(backend_choice, &why_cpu);
   const bool gpu = chosen == apps::backend::gpu;
 
+  apps::gpu_warmup warmup(chosen);  // the device's context is made while the file is read
   io::labelled_graph g = io::read_graph(path, format);
   const host_csr<double> start = mcl::start_matrix(g.adj, p, &g.labels);
+  warmup.wait();
   if (verbose) {
     std::cerr << "[" << prog << "] " << input << ": " << start.rows << " nodes, "
               << start.nnz() << " entries with loops; backend " << apps::to_string(chosen)

@@ -24,6 +24,19 @@ inline std::string datasets_dir() {
 /// tests/data: tiny hand-written files committed with the project.
 inline std::string test_data_dir() { return OPSPARSE_TEST_DATA_DIR; }
 
+/// A program built with the project: $OPSPARSE_BIN_DIR/<name> when set (binaries staged on
+/// another machine, as scripts/gpu-check does), else the path CMake compiled in.
+inline std::string program_path(const char* name, const char* built_path) {
+  if (const char* dir = std::getenv("OPSPARSE_BIN_DIR")) return std::string(dir) + "/" + name;
+  return built_path;
+}
+
+/// A file of the source tree: $OPSPARSE_SOURCE_DIR/<relative> when set, else the compiled path.
+inline std::string source_path(const char* relative, const char* built_path) {
+  if (const char* dir = std::getenv("OPSPARSE_SOURCE_DIR")) return std::string(dir) + "/" + relative;
+  return built_path;
+}
+
 /// True when the environment demands that GPU tests run (gpu-check sets it).
 inline bool gpu_required() {
   const char* env = std::getenv("OPSPARSE_REQUIRE_GPU");

@@ -24,6 +24,9 @@ struct spgemm_options {
   double numeric_range = 2.0;      ///< same, numeric (paper Table 4)
   bool overlap_allocation = true;  ///< issue allocations after launching kernels (paper §5.4)
   bool large_rows_first = true;    ///< launch the bins of the largest rows first (paper §5.5)
+  /// Rows too long for shared tables use a shared bitmap of B's columns and a dense accumulator
+  /// when B's columns fit the bitmap (beyond the paper); false: the paper's global hash tables.
+  bool dense_long_rows = true;
   bool time_phases = false;        ///< record phase times into plan.stats() (adds syncs)
 };
 

@@ -272,10 +272,11 @@ TEST_F(Mcl, BadInputIsAClearError) {
 }
 
 #ifdef OPSPARSE_MCL_EXE
+static const std::string mcl_exe = opsparse::test::program_path("opsparse-mcl", OPSPARSE_MCL_EXE);
 /// Runs the program; returns its exit status, with stdout and stderr captured into files.
 int run_program(const std::string& args, const fs::path& dir, std::string* out, std::string* err) {
   const fs::path o = dir / "stdout.txt", e = dir / "stderr.txt";
-  const std::string cmd = std::string("'") + OPSPARSE_MCL_EXE + "' " + args + " > '" + o.string() +
+  const std::string cmd = std::string("'") + mcl_exe + "' " + args + " > '" + o.string() +
                           "' 2> '" + e.string() + "'";
   const int status = std::system(cmd.c_str());
   if (out) *out = read_text(o);
@@ -291,7 +292,7 @@ TEST_F(Mcl, ProgramWritesMclsFormatAndReportsErrors) {
   EXPECT_EQ(out, hand_cases()[0].expected);
   EXPECT_EQ(err, "");
   // Default output name in the current directory, as mcl; -V reports iterations.
-  const std::string in_dir = "cd '" + dir_.string() + "' && '" + OPSPARSE_MCL_EXE + "'";
+  const std::string in_dir = "cd '" + dir_.string() + "' && '" + mcl_exe + "'";
   ASSERT_EQ(std::system((in_dir + " prog.abc --abc -I 2 -te 1 --backend cpu -V 2> v.txt").c_str()), 0);
   EXPECT_EQ(read_text(dir_ / "out.prog.abc.I20"), hand_cases()[0].expected);
   const std::string verbose = read_text(dir_ / "v.txt");

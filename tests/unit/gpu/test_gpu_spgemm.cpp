@@ -221,10 +221,13 @@ TEST_F(Gpu, EveryBinOfBothPhases) {
     const auto g = on_gpu<plus_times<double>>(ctx(), p, a, b3);
     EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(a, b3), 1e-12));
   }
-  {
+  for (bool dense : {true, false}) {
+    SCOPED_TRACE(dense ? "bitmap + dense accumulator for long rows" : "paper's global hash tables");
+    spgemm_options opt;
+    opt.dense_long_rows = dense;
     const auto* b = &b1;
     plan p;
-    const auto g = on_gpu<plus_times<double>>(ctx(), p, a, *b);
+    const auto g = on_gpu<plus_times<double>>(ctx(), p, a, *b, nullptr, opt);
     EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(a, *b), 1e-12));
     const auto& st = p.stats();
     for (std::size_t i = 0; i < st.symbolic_bin_rows.size(); ++i)
@@ -249,6 +252,38 @@ TEST_F(Gpu, SharedMatricesSquared) {
     const auto a = io::read_matrix_market<double>(e.path().string());
     if (a.rows != a.cols) continue;
     EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a))) << e.path();
+    ++n;
+  }
+  EXPECT_GE(n, 10);
+}
+
+// Every instantiated (value type, semiring, mask) combination on the real matrices.
+TEST_F(Gpu, SemiringsAndMasksOnSharedMatrices) {
+  OPSPARSE_REQUIRE_DATASETS();
+  using i64 = long long;
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(opsparse::test::datasets_dir() + "/matrices")) {
+    if (e.path().extension() != ".mtx") continue;
+    const auto a = io::read_matrix_market<double>(e.path().string());
+    if (a.rows != a.cols) continue;
+    SCOPED_TRACE(e.path().filename().string());
+    const auto p = convert<pattern>(a);
+    host_csr<pattern> l(a.rows, a.cols);
+    for (index_t i = 0; i < a.rows; ++i) {
+      for (offset_t k = a.rpt[i]; k < a.rpt[i + 1]; ++k)
+        if (a.col[k] < i) l.col.push_back(a.col[k]);
+      l.rpt[i + 1] = static_cast<offset_t>(l.col.size());
+    }
+    EXPECT_TRUE((same<plus_pair<i64>, pattern, pattern, structural_mask>(ctx(), l, l, &l)));
+    EXPECT_TRUE((same<plus_pair<i64>, pattern, pattern>(ctx(), p, p)));
+    EXPECT_TRUE((same<any_pair, pattern, pattern, complement_mask>(ctx(), p, p, &p)));
+    EXPECT_TRUE((same<any_pair, pattern, pattern>(ctx(), p, p)));
+    EXPECT_TRUE((same<plus_times<double>, double, double, structural_mask>(ctx(), a, a, &p)));
+    EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), a, a)));
+    EXPECT_TRUE((same<or_and<int>, int, int, complement_mask>(ctx(), convert<int>(p), convert<int>(p), &p)));
+    EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(a), nullptr, 1e-5)));
+    EXPECT_TRUE((same<plus_times<long long>, long long, long long>(ctx(), convert<long long>(p), convert<long long>(p), nullptr, 0.0)));
+    EXPECT_TRUE((same<plus_times<int>, int, int>(ctx(), convert<int>(p), convert<int>(p), nullptr, 0.0)));
     ++n;
   }
   EXPECT_GE(n, 10);
@@ -383,12 +418,44 @@ TEST_F(Gpu, UserDefinedSemiring) {
   EXPECT_TRUE((same<opsparse::test::max_times, double, double>(ctx(), g, g)));
   const auto e = rows_of_sizes({3, 20000}, 1 << 15, 9);  // a long row: the global table too
   const auto b = band(1 << 15, 2);
-  EXPECT_TRUE((same<opsparse::test::max_times, double, double>(ctx(), e, b)));
+  for (bool dense : {true, false}) {
+    spgemm_options opt;
+    opt.dense_long_rows = dense;
+    EXPECT_TRUE((same<opsparse::test::max_times, double, double>(ctx(), e, b, nullptr, 1e-12, opt)));
+  }
+}
+
+// Long rows with every instantiated semiring and mask, through both long-row paths.
+TEST_F(Gpu, LongRowsWithSemiringsAndMasks) {
+  const auto a = rows_of_sizes({2, 15000, 40, 30000}, 1 << 16, 12);
+  const auto b = band(1 << 16, 3);
+  const auto pa = convert<pattern>(a), pb = convert<pattern>(b);
+  // a mask with about half the columns of each row of C
+  auto full = cpu::spgemm<plus_times<double>>(a, b);
+  host_csr<pattern> m(full.rows, full.cols);
+  for (index_t i = 0; i < full.rows; ++i) {
+    for (offset_t k = full.rpt[i]; k < full.rpt[i + 1]; ++k)
+      if (full.col[k] % 2 == 0) m.col.push_back(full.col[k]);
+    m.rpt[i + 1] = static_cast<offset_t>(m.col.size());
+  }
+  using i64 = long long;
+  for (bool dense : {true, false}) {
+    SCOPED_TRACE(dense ? "dense" : "hash");
+    spgemm_options o;
+    o.dense_long_rows = dense;
+    EXPECT_TRUE((same<plus_pair<i64>, pattern, pattern, structural_mask>(ctx(), pa, pb, &m, 0.0, o)));
+    EXPECT_TRUE((same<any_pair, pattern, pattern, complement_mask>(ctx(), pa, pb, &m, 0.0, o)));
+    EXPECT_TRUE((same<any_pair, pattern, pattern>(ctx(), pa, pb, nullptr, 0.0, o)));
+    EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), a, b, nullptr, 1e-12, o)));
+    EXPECT_TRUE((same<plus_times<double>, double, double, structural_mask>(ctx(), a, b, &m, 1e-12, o)));
+    EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(b), nullptr, 1e-5, o)));
+  }
 }
 
 TEST_F(Gpu, EveryAblationGivesTheSameResult) {
   const auto a = rmat(13, 12, 17);
-  std::vector<spgemm_options> opts(8);
+  std::vector<spgemm_options> opts(9);
+  opts[8].dense_long_rows = false;
   opts[0].shared_binning = false;
   opts[1].single_access_hash = false;
   opts[2].symbolic_range = 1.0;

@@ -3,6 +3,8 @@
 // numeric hashing per bin. Thin kernels; the driver in spgemm_impl.cuh picks and launches them.
 #include <cuda_runtime.h>
 
+#include <cub/block/block_scan.cuh>
+
 #include "opsparse/context.hpp"
 #include "opsparse/detail/device_ops.cuh"
 #include "opsparse/detail/plan_state.hpp"
@@ -31,23 +33,35 @@ struct dev_csr {
 };
 
 // ---- step 1: products per row, written into C.rpt (no separate array) -------------------------
+/// A warp per row: rows of A with thousands of entries (web graphs) would serialise one thread.
 template <class VA, class VB, class Mask>
-__global__ void setup_kernel(index_t m, dev_csr<VA> a, dev_csr<VB> b, offset_t* crpt, Mask mask) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < m) {
-    offset_t s = 0;
-    const offset_t end = a.rpt[i + 1];
-    for (offset_t j = a.rpt[i]; j < end; ++j) {
-      const index_t k = __ldg(a.col + j);
-      s += __ldg(b.rpt + k + 1) - __ldg(b.rpt + k);
-    }
+__global__ void setup_kernel(index_t m, dev_csr<VA> a, dev_csr<VB> b, offset_t* crpt, Mask mask,
+                             unsigned long long* max_b_row) {
+  const long long gt = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (gt == 0) crpt[m] = 0;  // the in-place exclusive scan then leaves nnz(C) here
+  const long long i = gt >> 5;
+  const int lane = threadIdx.x & 31;
+  if (i >= m) return;  // whole warps leave together
+  offset_t s = 0, longest = 0;
+  const offset_t end = a.rpt[i + 1];
+  for (offset_t j = a.rpt[i] + lane; j < end; j += 32) {
+    const index_t k = __ldg(a.col + j);
+    const offset_t len = __ldg(b.rpt + k + 1) - __ldg(b.rpt + k);
+    s += len;
+    longest = len > longest ? len : longest;
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    s += __shfl_down_sync(0xffffffffu, s, o);
+    const offset_t other = __shfl_down_sync(0xffffffffu, longest, o);
+    longest = other > longest ? other : longest;
+  }
+  if (lane == 0) {
+    if (longest) atomicMax(max_b_row, static_cast<unsigned long long>(longest));
     if constexpr (Mask::kind == mask_kind::structural) {
       const offset_t mn = mask.rpt[i + 1] - mask.rpt[i];
       s = s < mn ? s : mn;
     }
     crpt[i] = s;
-  } else if (i == m) {
-    crpt[m] = 0;  // the in-place exclusive scan then leaves nnz(C) here
   }
 }
 
@@ -469,6 +483,125 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
       if constexpr (has_values_v<T>) row_vals = c.val + base;
       block_bitonic_sort(c.col + base, row_vals, s_off);
     }
+    __syncthreads();
+  }
+}
+
+// ---- rows too long for any shared hash table, when B's columns fit a shared bitmap -------------
+// A row of a web graph's square can reach 10^5 entries. Instead of a global hash table and a sort,
+// a block keeps one bit per column of B in shared memory (227 KiB hold 1.8 million columns): the
+// symbolic phase counts first-set bits; the numeric phase accumulates values in a dense
+// global-memory array indexed by column and writes the row out by walking the bitmap in column
+// order, so the row comes out sorted with no sort at all.
+constexpr int dense_block = 1024;
+using dense_scan = cub::BlockScan<int, dense_block>;
+
+/// Shared bytes a dense kernel needs for `words` bitmap words (plus CUB's scan storage).
+inline std::size_t dense_smem_bytes(long long words) {
+  return static_cast<std::size_t>(words) * 4 + sizeof(typename dense_scan::TempStorage) + 64;
+}
+
+template <class VA, class VB, class Mask>
+__global__ void __launch_bounds__(dense_block, 1)
+    symbolic_dense_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
+                          offset_t* crpt, int words, int glog, Mask mask) {
+  extern __shared__ __align__(16) unsigned bitmap[];
+  __shared__ int s_nnz, s_todo;
+  const int tid = threadIdx.x;
+  const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = dense_block >> glog;
+  for (int r = blockIdx.x; r < n_rows; r += gridDim.x) {
+    const index_t row = bins[r];
+    if (tid == 0) s_todo = crpt[row] < 0, s_nnz = 0;
+    for (int w = tid; w < words; w += dense_block) bitmap[w] = 0u;
+    __syncthreads();
+    if (s_todo) {
+      const mask_row mr = load_mask_row(mask, row);
+      int local = 0;
+      const offset_t end = a.rpt[row + 1];
+      for (offset_t j = a.rpt[row] + gid; j < end; j += ng) {
+        const index_t k = __ldg(a.col + j);
+        const offset_t pe = __ldg(b.rpt + k + 1);
+        for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
+          const index_t key = __ldg(b.col + p);
+          if (!mask_keeps<Mask>(mr, key)) continue;
+          const unsigned bit = 1u << (key & 31);
+          local += (atomicOr(bitmap + (key >> 5), bit) & bit) == 0u;
+        }
+      }
+      local = warp_sum(local);
+      if ((tid & 31) == 0 && local) atomicAdd(&s_nnz, local);
+      __syncthreads();
+      if (tid == 0) crpt[row] = s_nnz;
+    }
+    __syncthreads();
+  }
+}
+
+template <class S, class VA, class VB, class Mask>
+__global__ void __launch_bounds__(dense_block, 1)
+    numeric_dense_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
+                         dev_out<typename S::value_type> c, typename S::value_type* pool,
+                         long long pool_stride, int words, int glog, Mask mask) {
+  using T = typename S::value_type;
+  extern __shared__ __align__(16) unsigned bitmap[];
+  __shared__ typename dense_scan::TempStorage scan_tmp;
+  const int tid = threadIdx.x;
+  T* dense = has_values_v<T> ? pool + blockIdx.x * pool_stride : nullptr;
+  const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = dense_block >> glog;
+  const int chunk = (words + dense_block - 1) / dense_block;
+  const int w0 = tid * chunk, w1 = min(words, w0 + chunk);
+  for (int r = blockIdx.x; r < n_rows; r += gridDim.x) {
+    const index_t row = bins[r];
+    for (int w = tid; w < words; w += dense_block) bitmap[w] = 0u;
+    __syncthreads();
+    const mask_row mr = load_mask_row(mask, row);
+    const offset_t end = a.rpt[row + 1];
+    // pass 1: which columns the row has
+    for (offset_t j = a.rpt[row] + gid; j < end; j += ng) {
+      const index_t k = __ldg(a.col + j);
+      const offset_t pe = __ldg(b.rpt + k + 1);
+      for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
+        const index_t key = __ldg(b.col + p);
+        if (mask_keeps<Mask>(mr, key)) atomicOr(bitmap + (key >> 5), 1u << (key & 31));
+      }
+    }
+    __syncthreads();
+    if constexpr (has_values_v<T>) {
+      // the identity at exactly those columns (no invariant kept between rows or semirings)
+      for (int w = w0; w < w1; ++w)
+        for (unsigned m = bitmap[w]; m; m &= m - 1) dense[w * 32 + __ffs(m) - 1] = S::identity();
+      __syncthreads();
+      // pass 2: accumulate
+      for (offset_t j = a.rpt[row] + gid; j < end; j += ng) {
+        const index_t k = __ldg(a.col + j);
+        const VA av = load_value(a.val, j);
+        const offset_t pe = __ldg(b.rpt + k + 1);
+        for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
+          const index_t key = __ldg(b.col + p);
+          if (!mask_keeps<Mask>(mr, key)) continue;
+          const T v = S::multiply(av, load_value(b.val, p));
+          if constexpr (S::kind == add_kind::any)
+            dense[key] = v;  // any product's value will do
+          else
+            accumulate<S>(dense + key, v);
+        }
+      }
+      __syncthreads();
+    }
+    // write the row out in column order: each thread owns a run of words
+    int count = 0;
+    for (int w = w0; w < w1; ++w) count += __popc(bitmap[w]);
+    int pos;
+    dense_scan(scan_tmp).ExclusiveSum(count, pos);
+    const offset_t base = c.rpt[row] + pos;
+    int e = 0;
+    for (int w = w0; w < w1; ++w)
+      for (unsigned m = bitmap[w]; m; m &= m - 1) {
+        const index_t col = w * 32 + __ffs(m) - 1;
+        c.col[base + e] = col;
+        if constexpr (has_values_v<T>) c.val[base + e] = dense[col];
+        ++e;
+      }
     __syncthreads();
   }
 }

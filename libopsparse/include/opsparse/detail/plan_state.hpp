@@ -27,6 +27,10 @@ struct plan_state {
   device_buffer<unsigned char> sym_pool;  ///< global hash tables of the symbolic phase
   device_buffer<unsigned char> num_pool;  ///< global hash tables of the numeric phase
   bin_counters* h_counters = nullptr;     ///< pinned mirror (the context's staging)
+  /// The longest row of B the product reads (written by the setup kernel, which runs before the
+  /// metadata allocation exists; 8 bytes of its own) and its pinned mirror.
+  device_buffer<unsigned long long> d_max_b_row;
+  unsigned long long* h_max_b_row = nullptr;
   std::int64_t allocations = 0;
   spgemm_stats stats;
 
@@ -43,6 +47,8 @@ struct plan_state {
   unsigned long long num_max_row = 0;
   index_t rows = 0, cols = 0;
   offset_t a_nnz = 0, b_nnz = 0, c_nnz = 0;
+  int glog = 5;            ///< log2 of the threads sharing one nonzero of A (group_log2)
+  bool num_dense = false;  ///< the numeric global bin uses the bitmap + dense accumulator
   int num_pool_blocks = 0;
   long long num_pool_table = 0;
 

@@ -51,11 +51,13 @@ inline int ceil_log2(long long x) {
 
 inline std::size_t align_up(std::size_t x, std::size_t a = 256) { return (x + a - 1) / a * a; }
 
-/// Threads that share one nonzero of A walk B's row together: as many as B's rows are long on
-/// average (a power of two, at most a warp), so short rows do not idle most of a warp.
-inline int group_log2(offset_t b_nnz, index_t b_rows) {
-  const double avg = b_rows > 0 ? static_cast<double>(b_nnz) / b_rows : 1.0;
-  return std::min(5, std::max(1, ceil_log2(static_cast<long long>(avg + 0.5))));
+/// Threads that share one nonzero of A walk B's row together. nsparse and the paper use a warp;
+/// when every row of B that the product reads is short, a group as long as the longest of them
+/// (a power of two, at least 2) keeps lanes busy. A few long rows among short ones (web graphs'
+/// hubs) need the whole warp: 4 lanes walking a 2,350-entry hub row left every other group of
+/// the block idle (measured on the webbase-1M stand-in).
+inline int group_log2(unsigned long long longest_b_row) {
+  return std::min(5, std::max(1, ceil_log2(static_cast<long long>(std::max<unsigned long long>(1, longest_b_row)))));
 }
 
 inline bin_ranges ranges_of(const phase_config& cfg, int shared_bins) {
@@ -133,7 +135,12 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   cudaStream_t s = ctx.stream();
   const device_info& dev = ctx.device();
   c.set_shape(m, b.cols);
-  st.h_counters = static_cast<bin_counters*>(ctx.pinned(sizeof(bin_counters)));
+  {
+    auto* staging = static_cast<unsigned char*>(ctx.pinned(sizeof(bin_counters) + 64));
+    st.h_counters = reinterpret_cast<bin_counters*>(staging);
+    st.h_max_b_row = reinterpret_cast<unsigned long long*>(staging + sizeof(bin_counters));
+  }
+  if (st.d_max_b_row.reserve(1)) ++st.allocations;
   if (opt.time_phases) {
     st.ensure_timing_events();
     OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[0], s));
@@ -143,9 +150,14 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   // after the launch so that it overlaps the kernel.
   if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
   {
-    const unsigned grid = static_cast<unsigned>((static_cast<long long>(m) + 1 + 255) / 256);
-    setup_kernel<VA, VB, Mask><<<grid, 256, 0, s>>>(m, to_dev(a), to_dev(b), c.rpt(), mask);
+    const unsigned grid = static_cast<unsigned>((static_cast<long long>(m) * 32 + 255) / 256 + 1);
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.d_max_b_row.data(), 0, sizeof(unsigned long long), s));
+    setup_kernel<VA, VB, Mask><<<grid, 256, 0, s>>>(m, to_dev(a), to_dev(b), c.rpt(), mask,
+                                                    st.d_max_b_row.data());
     check_launch("setup_kernel");
+    // read back with the binning counters (run_binning synchronises once for both)
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(st.h_max_b_row, st.d_max_b_row.data(),
+                                      sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
   }
   std::size_t scan_bytes = 0;
   OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, c.rpt(), c.rpt(),
@@ -172,7 +184,12 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[2], s));
 
   // Step 3: symbolic kernels, one stream per bin, largest rows first.
-  const int glog = group_log2(b.nnz, b.rows);
+  const unsigned long long longest_b_row = m > 0 ? *st.h_max_b_row : 0;
+  st.glog = group_log2(longest_b_row);
+  const int glog = st.glog;
+  const long long words = (static_cast<long long>(b.cols) + 31) / 32;
+  const std::size_t dense_bytes = dense_smem_bytes(words);
+  const bool dense = opt.dense_long_rows && dense_bytes <= dev.smem_per_block_optin;
   ctx.fork();
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < sym_shared; ++i) off[i + 1] = off[i] + rows[i];
@@ -181,7 +198,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   unsigned long long sym_table = 0;
   auto sym_pool = [&]() {
     // Global tables for the rows that overflow bin 7: issued after a kernel is already running.
-    if (pool_done || rows[sym_shared - 1] == 0) return;
+    if (pool_done || rows[sym_shared - 1] == 0 || dense) return;
     pool_done = true;
     const unsigned long long want =
         next_pow2(std::max<unsigned long long>(
@@ -225,7 +242,13 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
         case 512: launch(symbolic_block_kernel<512, VA, VB, Mask>); break;
         default: launch(symbolic_block_kernel<1024, VA, VB, Mask>); break;
       }
-      if (overflow) {
+      if (overflow && dense) {
+        auto k = symbolic_dense_kernel<VA, VB, Mask>;
+        allow_smem(reinterpret_cast<const void*>(k), dense_bytes);
+        k<<<std::min(n, dev.sm_count), dense_block, dense_bytes, bs>>>(
+            bins, n, to_dev(a), to_dev(b), c.rpt(), static_cast<int>(words), glog, mask);
+        check_launch("symbolic_dense_kernel");
+      } else if (overflow) {
         sym_pool();
         symbolic_global_kernel<VA, VB, Mask><<<sym_blocks, 1024, 0, bs>>>(
             bins, n, to_dev(a), to_dev(b), c.rpt(), reinterpret_cast<int*>(st.sym_pool.data()),
@@ -252,7 +275,16 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   st.num_cfg = num;
   for (int i = 0; i < max_bins; ++i) st.num_rows[i] = i <= num_shared ? rows[i] : 0;
   st.num_max_row = max_nnz;
-  if (rows[num_shared]) {
+  st.num_dense = dense;
+  if (rows[num_shared] && dense) {
+    // one dense accumulator of B.cols values per resident block (one block per SM)
+    const std::size_t per_block = static_cast<std::size_t>(b.cols) * (has_values_v<T> ? sizeof(T) : 0);
+    int blocks = static_cast<int>(std::min<unsigned long long>(rows[num_shared], dev.sm_count));
+    while (blocks > 1 && blocks * per_block > (1ull << 30)) blocks /= 2;
+    st.reserve_pool(st.num_pool, std::max<std::size_t>(1, blocks * per_block));
+    st.num_pool_blocks = blocks;
+    st.num_pool_table = b.cols;
+  } else if (rows[num_shared]) {
     const unsigned long long want = next_pow2(std::max<unsigned long long>(1, max_nnz)) * 2;
     const std::size_t entry = 4 + (has_values_v<T> ? sizeof(T) : 0);
     int blocks = static_cast<int>(std::min<unsigned long long>(rows[num_shared], 2ull * dev.sm_count));
@@ -286,7 +318,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
                    "spgemm_numeric: A, B or C changed structure since the symbolic phase");
   const phase_config& num = st.num_cfg;
   const int num_shared = static_cast<int>(num.bins.size()) - 1;
-  const int glog = group_log2(b.nnz, b.rows);
+  const int glog = st.glog;
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i <= num_shared; ++i) off[i + 1] = off[i] + st.num_rows[i];
   const dev_out<T> out{c.rpt(), c.col(), c.val()};
@@ -297,7 +329,16 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
     cudaStream_t bs = ctx.bin_stream(bin);
     const index_t* bins = st.d_bins + off[bin];
     const int n = static_cast<int>(st.num_rows[bin]);
-    if (bin == num_shared) {
+    if (bin == num_shared && st.num_dense) {
+      const long long words = (static_cast<long long>(st.cols) + 31) / 32;
+      const std::size_t bytes = dense_smem_bytes(words);
+      auto k = numeric_dense_kernel<Semiring, VA, VB, Mask>;
+      allow_smem(reinterpret_cast<const void*>(k), bytes);
+      k<<<st.num_pool_blocks, dense_block, bytes, bs>>>(
+          bins, n, to_dev(a), to_dev(b), out, reinterpret_cast<T*>(st.num_pool.data()),
+          st.num_pool_table, static_cast<int>(words), glog, mask);
+      check_launch("numeric_dense_kernel");
+    } else if (bin == num_shared) {
       const std::size_t vbytes = align_up(static_cast<std::size_t>(st.num_pool_blocks) *
                                           st.num_pool_table * (has_values_v<T> ? sizeof(T) : 0));
       T* pv = reinterpret_cast<T*>(st.num_pool.data());
