@@ -102,7 +102,8 @@ host_csr<double> random_triangulated_grid(index_t nx, index_t ny, std::uint64_t 
 
 /// Random geometric graph: n points uniform in a 3D torus, i ~ j when closer than the radius
 /// that gives `mean_degree` neighbours on average (Poisson degrees); the diagonal is stored.
-/// Points are numbered cell by cell (spatial locality, as meshes are usually ordered).
+/// Points are numbered cell by cell (spatial locality, as meshes are usually ordered). Throws
+/// std::invalid_argument when the radius would reach half the torus (n too small for the degree).
 host_csr<double> random_geometric_3d(index_t n, double mean_degree, std::uint64_t seed,
                                      value_kind values = value_kind::random);
 
@@ -151,8 +152,10 @@ const std::vector<paper_matrix>& paper_matrices();
 const paper_matrix& find_paper_matrix(const std::string& name);
 
 /// Synthetic stand-in for the named matrix, matched on rows, nnz/row, max row and the
-/// compression ratio of A*A. `scale` in (0, 1] shrinks the rows proportionally (grids shrink each
-/// side by scale^(1/d)). Throws std::invalid_argument for an unknown name or a bad scale.
+/// compression ratio of A*A (recipes and achieved figures: datasets/README.md). `scale` in (0, 1]
+/// shrinks the rows proportionally (grids shrink each side by scale^(1/d), with minimum sides, so
+/// very small scales stop shrinking). Throws std::invalid_argument for an unknown name or a bad
+/// scale.
 host_csr<double> paper_standin(const std::string& name, double scale = 1.0,
                                std::uint64_t seed = 1, value_kind values = value_kind::random);
 

@@ -589,6 +589,10 @@ TEST(datasets_cli, ListStatsPaperRmatProtein) {
   ASSERT_EQ(r.status, 0) << r.out;
   const host_csr<double> back = opsparse::io::read_matrix_market<double>(dir / "m.mtx");
   EXPECT_TRUE(opsparse::test::csr_near(back, ds::paper_standin("mc2depi", 0.01, 4), 1e-15));
+  r = run(gen + " measure " + quote(dir / "m.mtx"));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const ds::square_stats ms = ds::compute_square_stats(back);
+  EXPECT_NE(r.out.find("products " + std::to_string(ms.products)), std::string::npos) << r.out;
 
   r = run(gen + " rmat --scale 8 --edge-factor 4 --symmetric --drop-loops --seed 3 -o " + quote(dir / "r.mtx"));
   ASSERT_EQ(r.status, 0) << r.out;
