@@ -476,7 +476,7 @@ TEST(datasets_protein, BenchmarkSizeHasAMillionEdges) {
 TEST(datasets_protein, MclRecoversThePlantedComplexes) {
   if (std::system("command -v mcl >/dev/null 2>&1") != 0) GTEST_SKIP() << "mcl (apt-get install mcl) not installed";
   scratch_dir dir;
-  const std::string gen = OPSPARSE_GEN_EXE;
+  const std::string gen = opsparse::test::program_path("opsparse-gen", OPSPARSE_GEN_EXE);
   const run_result g = run(quote(gen) + " protein --nodes 3000 --edges 15000 --seed 5 -o " +
                            quote(dir / "p.abc") + " --truth " + quote(dir / "truth.txt"));
   ASSERT_EQ(g.status, 0) << g.out;
@@ -570,7 +570,7 @@ TEST(datasets_paper, StandinsMatchNnzPerRowAndCompressionAtSmallScale) {
 // opsparse-gen
 
 TEST(datasets_cli, ListStatsPaperRmatProtein) {
-  const std::string gen = quote(OPSPARSE_GEN_EXE);
+  const std::string gen = quote(opsparse::test::program_path("opsparse-gen", OPSPARSE_GEN_EXE));
   scratch_dir dir;
   run_result r = run(gen + " --help");
   EXPECT_EQ(r.status, 0);
@@ -658,7 +658,7 @@ TEST(datasets_fetch, FromDirExtractsChecksAndReportsChecksums) {
       << "g\tsnap\tSNAP\thttps://invalid.example/g.txt.gz\t3\t2\t-\n";
   };
   write_manifest("-");
-  const std::string fetch = "bash " + quote(OPSPARSE_FETCH_SCRIPT) + " --manifest " + quote(dir / "manifest.tsv") +
+  const std::string fetch = "bash " + quote(opsparse::test::source_path("datasets/fetch.sh", OPSPARSE_FETCH_SCRIPT)) + " --manifest " + quote(dir / "manifest.tsv") +
                             " --from-dir " + quote(dir / "in") + " --dest " + quote(dir / "out");
   run_result r = run(fetch);
   ASSERT_EQ(r.status, 0) << r.out;
@@ -693,8 +693,9 @@ TEST(datasets_fetch, FromDirExtractsChecksAndReportsChecksums) {
 }
 
 TEST(datasets_fetch, ManifestListsThePaperMatricesAndSnapGraphs) {
-  std::ifstream is(OPSPARSE_MANIFEST);
-  ASSERT_TRUE(is) << OPSPARSE_MANIFEST;
+  const std::string manifest = opsparse::test::source_path("datasets/manifest.tsv", OPSPARSE_MANIFEST);
+  std::ifstream is(manifest);
+  ASSERT_TRUE(is) << manifest;
   std::string line;
   std::map<std::string, std::vector<std::string>> rows;
   while (std::getline(is, line)) {
