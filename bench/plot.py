@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Paper-style figures from opsparse-bench's CSV: GFLOPS per matrix for OpSparse and cuSPARSE,
 speedup over cuSPARSE, and the per-phase breakdown. Usage: bench/plot.py bench.csv [outdir]"""
 import csv
