@@ -26,7 +26,8 @@ plan::plan(plan&&) noexcept = default;
 plan& plan::operator=(plan&&) noexcept = default;
 std::int64_t plan::metadata_allocations() const noexcept { return state_->allocations; }
 std::size_t plan::device_bytes() const noexcept {
-  return state_->meta.capacity() + state_->sym_pool.capacity() + state_->num_pool.capacity();
+  return state_->meta.capacity() + state_->sym_pool.capacity() + state_->num_pool.capacity() +
+         state_->reduce_meta.capacity() + state_->reduce_pool.capacity();
 }
 const spgemm_stats& plan::stats() const noexcept { return state_->stats; }
 

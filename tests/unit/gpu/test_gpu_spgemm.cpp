@@ -16,6 +16,7 @@
 #include "opsparse/io.hpp"
 #include "opsparse/policy.hpp"
 #include "opsparse/spgemm.hpp"
+#include "opsparse/spgemm_reduce.hpp"
 #include "test_support.hpp"
 #include "user_semiring.hpp"
 
@@ -143,6 +144,58 @@ host_csr<double> rmat(int scale, int edge_factor, std::uint64_t seed) {
   }
   for (index_t i = 0; i < n; ++i) a.rpt[i + 1] += a.rpt[i];
   return a;
+}
+
+/// spgemm_reduce against the CPU engine: row sums of C<M> = A·B, their total and the products
+/// enumerated (every product of a row whose mask row is not empty).
+template <class S, class VA, class VB>
+::testing::AssertionResult reduce_matches(context& ctx, plan& p, const host_csr<VA>& a,
+                                          const host_csr<VB>& b, const host_csr<pattern>& m,
+                                          double rel) {
+  using T = typename S::value_type;
+  auto da = device_csr<VA>::upload(a, ctx.stream());
+  auto db = device_csr<VB>::upload(b, ctx.stream());
+  auto dm = device_csr<pattern>::upload(m, ctx.stream());
+  device_buffer<T> sums(static_cast<std::size_t>(a.rows) + 1);
+  const T total = spgemm_reduce<S>(ctx, p, da.view(), db.view(), device_mask<structural_mask>(dm),
+                                   sums.data());
+  std::vector<T> got(static_cast<std::size_t>(a.rows));
+  if (a.rows > 0)
+    OPSPARSE_CUDA_TRY(cudaMemcpy(got.data(), sums.data(), got.size() * sizeof(T),
+                                 cudaMemcpyDeviceToHost));
+  const auto c = cpu::spgemm<S>(a, b, cpu::host_mask<structural_mask>(m));
+  double want_total = 0, scale = 0;
+  offset_t want_products = 0;
+  for (index_t i = 0; i < a.rows; ++i) {
+    double row = 0, row_scale = 0;
+    for (offset_t q = c.rpt[i]; q < c.rpt[i + 1]; ++q) {
+      row += static_cast<double>(c.val[q]);
+      row_scale += std::abs(static_cast<double>(c.val[q]));
+    }
+    if (std::abs(static_cast<double>(got[i]) - row) > rel * row_scale)
+      return ::testing::AssertionFailure() << "row " << i << ": GPU " << got[i] << ", CPU " << row;
+    want_total += row;
+    scale += row_scale;
+    if (m.rpt[i + 1] > m.rpt[i])
+      for (offset_t q = a.rpt[i]; q < a.rpt[i + 1]; ++q)
+        want_products += b.rpt[a.col[q] + 1] - b.rpt[a.col[q]];
+  }
+  if (std::abs(static_cast<double>(total) - want_total) > rel * scale)
+    return ::testing::AssertionFailure() << "total: GPU " << total << ", CPU " << want_total;
+  if (p.stats().products != want_products)
+    return ::testing::AssertionFailure() << "products: GPU " << p.stats().products << ", CPU "
+                                         << want_products;
+  return ::testing::AssertionSuccess() << total;
+}
+
+host_csr<pattern> strictly_lower(const host_csr<pattern>& a) {
+  host_csr<pattern> l(a.rows, a.cols);
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (offset_t k = a.rpt[i]; k < a.rpt[i + 1]; ++k)
+      if (a.col[k] < i) l.col.push_back(a.col[k]);
+    l.rpt[i + 1] = static_cast<offset_t>(l.col.size());
+  }
+  return l;
 }
 
 }  // namespace
@@ -510,4 +563,75 @@ TEST_F(Gpu, MisuseThrowsAndThePlanStaysUsable) {
   spgemm<plus_times<double>>(ctx(), p, dsq.view(), dsq.view(), dc);
   ctx().synchronize();
   EXPECT_TRUE(csr_near(dc.download(ctx().stream()), cpu::spgemm<plus_times<double>>(sq, sq), 1e-12));
+}
+
+// The fused reduction (triangle counting's sum(C<L> = L·L)) through each of its paths: the
+// warp's table, the block's table, the global bitmap and long rows of A with short mask rows.
+TEST_F(Gpu, MaskedReduceEqualsRowSumsOfTheMaskedProduct) {
+  using i64 = long long;
+  plan p;
+  // Rows: warp path (A 2, 100), block table (A 600 and 3000: mask rows of hundreds to
+  // thousands), bitmap (A 20000: mask rows past the block's table), a long A row (2500) with a
+  // 10-entry mask row, and an empty mask row.
+  const auto a = rows_of_sizes({2, 100, 600, 3000, 20000, 2500, 50}, 1 << 16, 21);
+  const auto b = band(1 << 16, 3);
+  const auto full = cpu::spgemm<plus_times<double>>(a, b);
+  host_csr<pattern> m(full.rows, full.cols);
+  for (index_t i = 0; i < full.rows; ++i) {
+    int kept = 0;
+    for (offset_t k = full.rpt[i]; k < full.rpt[i + 1]; ++k) {
+      if (i == 6) break;
+      if (i == 5 && kept == 10) break;
+      if (full.col[k] % 2 == 0 || i == 5) {
+        m.col.push_back(full.col[k]);
+        ++kept;
+      }
+    }
+    m.rpt[i + 1] = static_cast<offset_t>(m.col.size());
+  }
+  EXPECT_GT(m.rpt[5] - m.rpt[4], 16384);  // the bitmap row
+  EXPECT_TRUE((reduce_matches<plus_times<double>>(ctx(), p, a, b, m, 1e-12)));
+  EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, convert<pattern>(a), convert<pattern>(b), m, 0.0)));
+  // Triangle counting on a power-law graph: sum(C<L> = L·L), and Burkhardt's C<A> = A·A.
+  const auto g = convert<pattern>(rmat(14, 16, 5));
+  host_csr<pattern> sym(g.rows, g.cols);
+  {
+    std::vector<std::vector<index_t>> rows(static_cast<std::size_t>(g.rows));
+    for (index_t i = 0; i < g.rows; ++i)
+      for (offset_t k = g.rpt[i]; k < g.rpt[i + 1]; ++k)
+        if (g.col[k] != i) {
+          rows[i].push_back(g.col[k]);
+          rows[g.col[k]].push_back(i);
+        }
+    for (index_t i = 0; i < g.rows; ++i) {
+      std::sort(rows[i].begin(), rows[i].end());
+      rows[i].erase(std::unique(rows[i].begin(), rows[i].end()), rows[i].end());
+      sym.col.insert(sym.col.end(), rows[i].begin(), rows[i].end());
+      sym.rpt[i + 1] = static_cast<offset_t>(sym.col.size());
+    }
+  }
+  const auto l = strictly_lower(sym);
+  EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, l, l, l, 0.0)));
+  EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, sym, sym, sym, 0.0)));
+  // Every shared matrix, as triangle counting and as a valued masked product.
+  if (!opsparse::test::datasets_dir().empty() &&
+      std::filesystem::is_directory(opsparse::test::datasets_dir() + "/matrices")) {
+    for (const auto& e :
+         std::filesystem::directory_iterator(opsparse::test::datasets_dir() + "/matrices")) {
+      if (e.path().extension() != ".mtx") continue;
+      const auto am = io::read_matrix_market<double>(e.path().string());
+      if (am.rows != am.cols) continue;
+      SCOPED_TRACE(e.path().filename().string());
+      const auto pm = convert<pattern>(am);
+      const auto lm = strictly_lower(pm);
+      EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, lm, lm, lm, 0.0)));
+      EXPECT_TRUE((reduce_matches<plus_times<double>>(ctx(), p, am, am, pm, 1e-12)));
+    }
+  }
+  // Empty operands and a reused plan: nothing allocated on a repeat of the same sizes.
+  host_csr<pattern> empty(5, 5);
+  EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, empty, empty, empty, 0.0)));
+  const auto before = p.metadata_allocations();
+  EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, l, l, l, 0.0)));
+  EXPECT_EQ(p.metadata_allocations(), before);
 }

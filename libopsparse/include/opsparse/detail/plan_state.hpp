@@ -26,6 +26,10 @@ struct plan_state {
   device_buffer<unsigned char> meta;      ///< counters | bins[M] | CUB scan scratch, one allocation
   device_buffer<unsigned char> sym_pool;  ///< global hash tables of the symbolic phase
   device_buffer<unsigned char> num_pool;  ///< global hash tables of the numeric phase
+  /// spgemm_reduce: counters and the list of long rows (one allocation), and the column bitmaps
+  /// of mask rows too long for shared memory (kept all-zero between calls).
+  device_buffer<unsigned char> reduce_meta;
+  device_buffer<unsigned char> reduce_pool;
   bin_counters* h_counters = nullptr;     ///< pinned mirror (the context's staging)
   /// The longest row of B the product reads (written by the setup kernel, which runs before the
   /// metadata allocation exists; 8 bytes of its own) and its pinned mirror.

@@ -1,0 +1,369 @@
+#pragma once
+// spgemm_reduce (opsparse/spgemm_reduce.hpp): ⊕ of C<M> = A·B without forming C.
+// Included only by libopsparse/src/spgemm_reduce.cu.
+//
+// Every row of A goes through one of two kernels:
+//   rows   one warp per row, for mask rows of at most warp_mask_limit entries (and A rows of at
+//          most warp_a_limit): the mask row is put into the warp's own shared hash set, sized to
+//          the row (>= 2 slots per entry, so an absent key meets an empty slot soon), then the
+//          row's products are enumerated 32 at a time and probed once each.
+//   long   one block per row (rows fetched from a counter, so that one long row does not hold
+//          up a static share of the others): the block's shared hash set when the mask row fits
+//          half of it (the table is as large as the device's per-block shared memory allows);
+//          beyond that a bitmap of B's columns in global memory, one per resident block, kept
+//          all-zero between rows by clearing exactly the bits the row set.
+// Products are flattened across a warp: 32 entries of A's row at a time, a warp scan of the
+// lengths of their B rows, and each lane takes every 32nd product, finding its A entry by a
+// 5-step binary search over the scan in shared memory. So rows of B of any length keep all 32
+// lanes busy, which a lane-per-entry or a group-per-entry split does not.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "opsparse/detail/device_ops.cuh"
+#include "opsparse/detail/plan_state.hpp"
+#include "opsparse/detail/spgemm_impl.cuh"
+#include "opsparse/error.hpp"
+#include "opsparse/spgemm_reduce.hpp"
+
+namespace opsparse::detail::reduce {
+
+constexpr int warp = 32;
+constexpr int rows_block = 256;            ///< threads of the row kernel: 8 warps
+constexpr int rows_warps = rows_block / warp;
+constexpr int warp_table_log2 = 10;        ///< 1024 slots (4 KiB) per warp
+constexpr offset_t warp_mask_limit = 512;  ///< mask rows the warp's table takes (load <= 1/2)
+constexpr offset_t warp_a_limit = 2048;    ///< longer rows of A get a whole block
+constexpr int long_block = 1024;
+constexpr int long_warps = long_block / warp;
+
+/// Counters in the plan's reduce_meta: long rows listed, products, longest listed mask row,
+/// long rows handed out.
+enum counter { n_long = 0, n_products = 1, max_long_mask = 2, n_taken = 3, n_counters = 4 };
+
+__device__ __forceinline__ unsigned fib_hash(index_t key, int shift) {
+  return (static_cast<unsigned>(key) * 2654435769u) >> shift;
+}
+
+/// A hash set of a mask row in shared memory: power-of-two table, -1 empty, linear probing.
+struct shared_set {
+  index_t* tab;
+  unsigned mask;
+  int shift;
+  __device__ __forceinline__ void insert(index_t key) const {
+    unsigned h = fib_hash(key, shift);
+    while (true) {
+      const index_t old = atomicCAS(tab + h, -1, key);
+      if (old == -1 || old == key) return;
+      h = (h + 1) & mask;
+    }
+  }
+  __device__ __forceinline__ bool has(index_t key) const {
+    unsigned h = fib_hash(key, shift);
+    while (true) {
+      const index_t s = tab[h];
+      if (s == key) return true;
+      if (s == -1) return false;
+      h = (h + 1) & mask;
+    }
+  }
+};
+
+/// A mask row as bits of B's columns in global memory. Set with atomics by the block, read
+/// bypassing L1 (the atomics update L2 only).
+struct bitmap_set {
+  unsigned* bits;
+  __device__ __forceinline__ bool has(index_t key) const {
+    return (__ldcg(bits + (key >> 5)) >> (key & 31)) & 1u;
+  }
+};
+
+/// Per-warp scratch of the flattening: exclusive scan of the B row lengths of 32 A entries,
+/// where their B rows start, and their A values.
+template <class VA>
+struct warp_scratch {
+  offset_t excl[warp];
+  offset_t start[warp];
+  VA aval[warp];
+};
+
+template <class S>
+__device__ __forceinline__ typename S::value_type warp_reduce(typename S::value_type v) {
+  for (int off = warp / 2; off > 0; off /= 2) v = S::add(v, __shfl_down_sync(0xffffffffu, v, off));
+  return v;
+}
+
+/// ⊕ over the products of A's entries [lo, hi) whose column of B is in `set`, this warp taking
+/// the chunks of 32 entries first, first + step, ... Lane 0 adds the products to `products`.
+template <class S, class VA, class VB, class Set>
+__device__ typename S::value_type warp_products(const csr_view<VA>& a, const csr_view<VB>& b,
+                                                offset_t lo, offset_t hi, int first, int step,
+                                                int lane, warp_scratch<VA>& ws, const Set& set,
+                                                unsigned long long& products) {
+  using T = typename S::value_type;
+  T acc = S::identity();
+  for (offset_t c = lo + static_cast<offset_t>(first) * warp; c < hi;
+       c += static_cast<offset_t>(step) * warp) {
+    const offset_t e = c + lane;
+    offset_t len = 0, start = 0;
+    VA av{};
+    if (e < hi) {
+      const index_t k = __ldg(a.col + e);
+      start = __ldg(b.rpt + k);
+      len = __ldg(b.rpt + k + 1) - start;
+      av = load_value(a.val, e);
+    }
+    offset_t inc = len;
+    for (int d = 1; d < warp; d <<= 1) {
+      const offset_t t = __shfl_up_sync(0xffffffffu, inc, d);
+      if (lane >= d) inc += t;
+    }
+    const offset_t total = __shfl_sync(0xffffffffu, inc, warp - 1);
+    ws.excl[lane] = inc - len;
+    ws.start[lane] = start;
+    ws.aval[lane] = av;
+    __syncwarp();
+    for (offset_t t = lane; t < total; t += warp) {
+      // The entry owning product t: the last l with excl[l] <= t (entries without products
+      // share their excl with the next one, which is then the owner).
+      int l = 0;
+#pragma unroll
+      for (int s = warp / 2; s > 0; s >>= 1)
+        if (ws.excl[l + s] <= t) l += s;
+      const offset_t pos = ws.start[l] + (t - ws.excl[l]);
+      const index_t j = __ldg(b.col + pos);
+      if (set.has(j)) acc = S::add(acc, S::multiply(ws.aval[l], load_value(b.val, pos)));
+    }
+    if (lane == 0) products += static_cast<unsigned long long>(total);
+    __syncwarp();  // the scratch is rewritten by the next chunk
+  }
+  return acc;
+}
+
+template <class S, class VA, class VB>
+__global__ void __launch_bounds__(rows_block)
+    rows_kernel(index_t rows, csr_view<VA> a, csr_view<VB> b, structural_mask m,
+                unsigned long long* ctr, index_t* long_rows, typename S::value_type* total,
+                typename S::value_type* row_sums) {
+  using T = typename S::value_type;
+  __shared__ index_t tables[rows_warps][1 << warp_table_log2];
+  __shared__ warp_scratch<VA> scratch[rows_warps];
+  const int wid = threadIdx.x / warp, lane = threadIdx.x % warp;
+  T acc_all = S::identity();
+  unsigned long long products = 0;
+  for (long long i = blockIdx.x * static_cast<long long>(rows_warps) + wid; i < rows;
+       i += static_cast<long long>(gridDim.x) * rows_warps) {
+    const offset_t mlo = __ldg(m.rpt + i), mhi = __ldg(m.rpt + i + 1);
+    const offset_t alo = __ldg(a.rpt + i), ahi = __ldg(a.rpt + i + 1);
+    const offset_t mn = mhi - mlo;
+    if (mn == 0 || ahi == alo) {
+      if (row_sums != nullptr && lane == 0) row_sums[i] = S::identity();
+      continue;
+    }
+    if (mn > warp_mask_limit || ahi - alo > warp_a_limit) {
+      if (lane == 0) {
+        const unsigned long long at = atomicAdd(ctr + n_long, 1ull);
+        long_rows[at] = static_cast<index_t>(i);
+        atomicMax(ctr + max_long_mask, static_cast<unsigned long long>(mn));
+      }
+      continue;
+    }
+    int lg = 5;
+    while ((offset_t{1} << lg) < 2 * mn) ++lg;
+    const unsigned size = 1u << lg;
+    const shared_set set{tables[wid], size - 1, 32 - lg};
+    for (unsigned s = lane; s < size; s += warp) set.tab[s] = -1;
+    __syncwarp();
+    for (offset_t p = mlo + lane; p < mhi; p += warp) set.insert(__ldg(m.col + p));
+    __syncwarp();
+    T acc = warp_products<S>(a, b, alo, ahi, 0, 1, lane, scratch[wid], set, products);
+    acc = warp_reduce<S>(acc);
+    if (lane == 0) {
+      if (row_sums != nullptr) row_sums[i] = acc;
+      acc_all = S::add(acc_all, acc);
+    }
+    __syncwarp();  // the table is cleared for the next row
+  }
+  if (lane == 0) {
+    if (acc_all != S::identity()) accumulate<S>(total, acc_all);
+    if (products != 0) atomicAdd(ctr + n_products, products);
+  }
+}
+
+template <class S, class VA, class VB>
+__global__ void __launch_bounds__(long_block)
+    long_kernel(csr_view<VA> a, csr_view<VB> b, structural_mask m, unsigned long long* ctr,
+                const index_t* long_rows, int table_log2, unsigned* pool, long long pool_words,
+                typename S::value_type* total, typename S::value_type* row_sums) {
+  using T = typename S::value_type;
+  extern __shared__ index_t table[];
+  __shared__ warp_scratch<VA> scratch[long_warps];
+  __shared__ T partial[long_warps];
+  __shared__ unsigned long long row_slot;
+  const int wid = threadIdx.x / warp, lane = threadIdx.x % warp;
+  const unsigned long long nlong = ctr[n_long];
+  unsigned* bits = pool != nullptr ? pool + blockIdx.x * pool_words : nullptr;
+  T acc_all = S::identity();
+  unsigned long long products = 0;
+  while (true) {
+    if (threadIdx.x == 0) row_slot = atomicAdd(ctr + n_taken, 1ull);
+    __syncthreads();
+    const unsigned long long r = row_slot;
+    if (r >= nlong) break;
+    const index_t i = long_rows[r];
+    const offset_t mlo = __ldg(m.rpt + i), mhi = __ldg(m.rpt + i + 1);
+    const offset_t alo = __ldg(a.rpt + i), ahi = __ldg(a.rpt + i + 1);
+    const offset_t mn = mhi - mlo;
+    const bool in_shared = 2 * mn <= (offset_t{1} << table_log2);
+    T acc;
+    if (in_shared) {
+      int lg = 5;
+      while ((offset_t{1} << lg) < 2 * mn) ++lg;
+      const unsigned size = 1u << lg;
+      const shared_set set{table, size - 1, 32 - lg};
+      for (unsigned s = threadIdx.x; s < size; s += long_block) table[s] = -1;
+      __syncthreads();
+      for (offset_t p = mlo + threadIdx.x; p < mhi; p += long_block) set.insert(__ldg(m.col + p));
+      __syncthreads();
+      acc = warp_products<S>(a, b, alo, ahi, wid, long_warps, lane, scratch[wid], set, products);
+    } else {
+      for (offset_t p = mlo + threadIdx.x; p < mhi; p += long_block) {
+        const index_t key = __ldg(m.col + p);
+        atomicOr(bits + (key >> 5), 1u << (key & 31));
+      }
+      __syncthreads();
+      acc = warp_products<S>(a, b, alo, ahi, wid, long_warps, lane, scratch[wid],
+                             bitmap_set{bits}, products);
+    }
+    acc = warp_reduce<S>(acc);
+    if (lane == 0) partial[wid] = acc;
+    __syncthreads();  // also: every product of the row has been probed
+    if (wid == 0) {
+      T v = partial[lane];
+      v = warp_reduce<S>(v);
+      if (lane == 0) {
+        if (row_sums != nullptr) row_sums[i] = v;
+        acc_all = S::add(acc_all, v);
+      }
+    }
+    if (!in_shared)
+      for (offset_t p = mlo + threadIdx.x; p < mhi; p += long_block)
+        atomicExch(bits + (__ldg(m.col + p) >> 5), 0u);
+    __syncthreads();  // cleared before the next row sets bits or reuses the table and row_slot
+  }
+  if (lane == 0 && products != 0) atomicAdd(ctr + n_products, products);
+  if (threadIdx.x == 0 && acc_all != S::identity()) accumulate<S>(total, acc_all);
+}
+
+template <class T>
+__global__ void init_kernel(unsigned long long* ctr, T* total, T identity) {
+  if (threadIdx.x < n_counters) ctr[threadIdx.x] = 0;
+  if (threadIdx.x == 0) *total = identity;
+}
+
+/// Shared bytes of the long kernel beside its table.
+template <class VA, class T>
+constexpr std::size_t long_static_bytes() {
+  return sizeof(warp_scratch<VA>) * long_warps + sizeof(T) * long_warps + 64;
+}
+
+}  // namespace opsparse::detail::reduce
+
+namespace opsparse {
+
+template <class Semiring, class VA, class VB>
+typename Semiring::value_type spgemm_reduce(context& ctx, plan& p, const csr_view<VA>& a,
+                                            const csr_view<VB>& b, const structural_mask& mask,
+                                            typename Semiring::value_type* row_sums) {
+  using T = typename Semiring::value_type;
+  using namespace detail::reduce;
+  static_assert(has_values_v<T> && Semiring::kind != add_kind::any,
+                "spgemm_reduce needs a semiring whose addition has a value to reduce");
+  OPSPARSE_EXPECTS(a.cols == b.rows, "spgemm_reduce: A is " + std::to_string(a.rows) + " x " +
+                                         std::to_string(a.cols) + " but B has " +
+                                         std::to_string(b.rows) + " rows");
+  OPSPARSE_EXPECTS(mask.rows == a.rows && mask.cols == b.cols,
+                   "spgemm_reduce: the mask must be " + std::to_string(a.rows) + " x " +
+                       std::to_string(b.cols));
+  detail::plan_state& st = p.state();
+  st.stats = {};
+  if (a.rows == 0) return Semiring::identity();
+
+  // reduce_meta: counters | total (own 64 bytes) | the list of long rows.
+  const std::size_t head = 128;
+  if (st.reduce_meta.reserve(head + static_cast<std::size_t>(a.rows) * sizeof(index_t)))
+    ++st.allocations;
+  auto* base = st.reduce_meta.data();
+  auto* ctr = reinterpret_cast<unsigned long long*>(base);
+  T* total = reinterpret_cast<T*>(base + 64);
+  auto* long_rows = reinterpret_cast<index_t*>(base + head);
+  cudaStream_t s = ctx.stream();
+  const device_info& dev = ctx.device();
+
+  init_kernel<T><<<1, 32, 0, s>>>(ctr, total, Semiring::identity());
+  detail::check_launch("spgemm_reduce init");
+  const long long want = (static_cast<long long>(a.rows) + rows_warps - 1) / rows_warps;
+  const long long resident = static_cast<long long>(std::max(dev.sm_count, 1)) *
+                             std::max(dev.max_threads_per_sm / rows_block, 1) * 4;
+  const unsigned grid = static_cast<unsigned>(std::min(want, resident));
+  rows_kernel<Semiring><<<grid, rows_block, 0, s>>>(a.rows, a, b, mask, ctr, long_rows, total,
+                                                    row_sums);
+  detail::check_launch("spgemm_reduce rows kernel");
+
+  auto* staging = static_cast<unsigned char*>(ctx.pinned(64 + sizeof(T)));
+  OPSPARSE_CUDA_TRY(cudaMemcpyAsync(staging, ctr, n_counters * sizeof(unsigned long long),
+                                    cudaMemcpyDeviceToHost, s));
+  ctx.synchronize();
+  unsigned long long h_ctr[n_counters];
+  std::memcpy(h_ctr, staging, sizeof(h_ctr));
+
+  if (h_ctr[n_long] > 0) {
+    // The largest power-of-two table beside the kernel's own scratch.
+    const std::size_t limit = std::max<std::size_t>(dev.smem_per_block_optin, 48 * 1024) -
+                              dev.smem_reserved_per_block - long_static_bytes<VA, T>();
+    int table_log2 = 5;
+    while ((std::size_t{sizeof(index_t)} << (table_log2 + 1)) <= limit) ++table_log2;
+    const std::size_t table_bytes = std::size_t{sizeof(index_t)} << table_log2;
+    const void* kernel = reinterpret_cast<const void*>(&long_kernel<Semiring, VA, VB>);
+    detail::allow_smem(kernel, table_bytes);
+    long long blocks = std::min<long long>(static_cast<long long>(h_ctr[n_long]),
+                                           std::max(dev.sm_count, 1));
+    unsigned* pool = nullptr;
+    long long pool_words = 0;
+    if (2 * h_ctr[max_long_mask] > (1ull << table_log2)) {
+      // Bitmaps of B's columns, one per block, within an eighth of the free memory.
+      pool_words = (static_cast<long long>(b.cols) + 31) / 32;
+      std::size_t free_b = 0, total_b = 0;
+      OPSPARSE_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+      const long long fit = static_cast<long long>(free_b / 8) / (pool_words * 4);
+      blocks = std::max<long long>(1, std::min(blocks, fit));
+      const std::size_t bytes = static_cast<std::size_t>(blocks * pool_words) * sizeof(unsigned);
+      if (st.reduce_pool.capacity() < bytes) {
+        st.reserve_pool(st.reduce_pool, bytes);
+        OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.reduce_pool.data(), 0, st.reduce_pool.capacity(), s));
+      }
+      pool = reinterpret_cast<unsigned*>(st.reduce_pool.data());
+    }
+    long_kernel<Semiring><<<static_cast<unsigned>(blocks), long_block, table_bytes, s>>>(
+        a, b, mask, ctr, long_rows, table_log2, pool, pool_words, total, row_sums);
+    detail::check_launch("spgemm_reduce long-row kernel");
+  }
+
+  OPSPARSE_CUDA_TRY(cudaMemcpyAsync(staging, ctr, n_counters * sizeof(unsigned long long),
+                                    cudaMemcpyDeviceToHost, s));
+  OPSPARSE_CUDA_TRY(cudaMemcpyAsync(staging + 64, total, sizeof(T), cudaMemcpyDeviceToHost, s));
+  ctx.synchronize();
+  std::memcpy(h_ctr, staging, sizeof(h_ctr));
+  T result;
+  std::memcpy(&result, staging + 64, sizeof(T));
+  st.stats.products = static_cast<offset_t>(h_ctr[n_products]);
+  return result;
+}
+
+}  // namespace opsparse
+
+#define OPSPARSE_INSTANTIATE_SPGEMM_REDUCE(S, VA, VB)                                   \
+  template S::value_type opsparse::spgemm_reduce<S, VA, VB>(                            \
+      context&, plan&, const csr_view<VA>&, const csr_view<VB>&, const structural_mask&, \
+      S::value_type*);
