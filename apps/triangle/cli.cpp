@@ -54,7 +54,7 @@ struct usage_error : std::runtime_error {
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   std::string graph_path, method_s, presort_s, format_s, backend_s, per_vertex_path, lcc_path;
   int threads = 0;
-  bool verbose = false;
+  bool verbose = false, materialize = false;
 
   po::options_description visible(
       std::string("Usage: ") + program + " [options] GRAPH\n"
@@ -77,6 +77,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ("format", po::value(&format_s)->default_value("auto"), "auto, mtx, edges or abc")
       ("backend", po::value(&backend_s)->default_value("auto"), "gpu, cpu or auto")
       ("threads", po::value(&threads)->default_value(0), "CPU engine threads (0: OpenMP default)")
+      ("materialize", po::bool_switch(&materialize),
+       "form C and then sum it, even when only the count is asked (by default the GPU fuses "
+       "the sum into the product and never stores C)")
       ("verbose,V", po::bool_switch(&verbose), "stage timings and sizes on stderr");
   po::options_description hidden;
   hidden.add_options()("graph", po::value(&graph_path));
@@ -110,6 +113,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       throw usage_error(e.what());
     }
     opt.per_vertex = !per_vertex_path.empty() || !lcc_path.empty();
+    opt.materialize = materialize;
 
     const auto t0 = std::chrono::steady_clock::now();
     io::labelled_graph g = io::read_graph(graph_path, format);

@@ -71,8 +71,9 @@ class stopwatch {
 };
 
 std::string describe(operand x, operand y, operand m, const product_info& info) {
-  return std::string("C<") + operand_name(m) + "> = " + operand_name(x) + "·" + operand_name(y) +
-         ", nnz(C) " + std::to_string(info.nnz) +
+  const std::string c = std::string("C<") + operand_name(m) + "> = " + operand_name(x) + "·" +
+                        operand_name(y);
+  return (info.fused ? "sum(" + c + "), C not formed" : c + ", nnz(C) " + std::to_string(info.nnz)) +
          (info.products > 0 ? ", products " + std::to_string(info.products) : std::string());
 }
 
@@ -194,7 +195,7 @@ result count_triangles(backend& be, const host_csr<pattern>& a, const options& o
       r.stages.push_back({std::string("extract ") + operand_name(o), clock.lap_ms(), ""});
     }
 
-  const std::int64_t sum = be.product(s.x, s.y, s.m);
+  const std::int64_t sum = be.product(s.x, s.y, s.m, opt.per_vertex || opt.materialize);
   r.stages.push_back({"product", clock.lap_ms(), describe(s.x, s.y, s.m, be.last_product())});
   // The divisor is exact by construction; a remainder means an engine bug, not a user error.
   if (sum % s.divisor != 0)

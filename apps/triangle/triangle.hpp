@@ -59,6 +59,7 @@ enum class operand { a, l, u };
 struct product_info {
   offset_t products = 0;  ///< multiplications (0 where the backend does not count them)
   offset_t nnz = 0;       ///< nnz(C)
+  bool fused = false;      ///< only sum(C) was computed; C was not formed
 };
 
 /// Where the matrices live and the products run. One implementation per engine; the algorithm
@@ -75,8 +76,9 @@ class backend {
   virtual void sort_by_degree(bool ascending) = 0;
   /// Derives L = tril(A,-1) or U = triu(A,1) from the current A.
   virtual void extract(operand which) = 0;
-  /// C<M> = X·Y over plus_pair; returns sum(C). C is kept for add_vertex_counts.
-  virtual std::int64_t product(operand x, operand y, operand mask) = 0;
+  /// C<M> = X·Y over plus_pair; returns sum(C). With `keep`, C is kept for add_vertex_counts;
+  /// without, a backend may compute sum(C) without forming C (the GPU fuses the reduction).
+  virtual std::int64_t product(operand x, operand y, operand mask, bool keep = true) = 0;
   virtual product_info last_product() const = 0;
   /// Sets every vertex count to zero (n entries).
   virtual void reset_vertex_counts() = 0;
@@ -96,6 +98,7 @@ struct options {
   method how = method::sandia_ll;
   presort sort = presort::automatic;
   bool per_vertex = false;  ///< also compute the triangles through each vertex
+  bool materialize = false; ///< form C even when only its sum is needed (cross-checks, benchmarks)
 };
 
 struct stage_time {

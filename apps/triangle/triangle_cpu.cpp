@@ -73,7 +73,7 @@ class cpu_backend final : public backend {
     (lower ? has_l_ : has_u_) = true;
   }
 
-  std::int64_t product(operand x, operand y, operand mask) override {
+  std::int64_t product(operand x, operand y, operand mask, bool /*keep*/) override {
     const host_csr<pattern>& mx = get(x);
     const host_csr<pattern>& my = get(y);
     const host_csr<pattern>& mm = get(mask);

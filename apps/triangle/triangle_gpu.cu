@@ -13,6 +13,7 @@
 #include "opsparse/context.hpp"
 #include "opsparse/device_csr.hpp"
 #include "opsparse/spgemm.hpp"
+#include "opsparse/spgemm_reduce.hpp"
 #include "triangle/triangle.hpp"
 
 namespace opsparse::triangle {
@@ -221,11 +222,19 @@ class gpu_backend final : public backend {
     ctx_.synchronize();
   }
 
-  std::int64_t product(operand x, operand y, operand mask) override {
+  std::int64_t product(operand x, operand y, operand mask, bool keep) override {
     const device_csr<pattern>& mx = get(x);
     const device_csr<pattern>& my = get(y);
     const device_csr<pattern>& mm = get(mask);
     info_ = {};
+    if (!keep) {
+      // sum(C) alone: the reduction fused into the product, C never formed.
+      info_.fused = true;
+      const count_t sum = spgemm_reduce<plus_pair<count_t>>(
+          ctx_, plan_, mx.view(), my.view(), device_mask<structural_mask>(mm));
+      info_.products = plan_.stats().products;
+      return static_cast<std::int64_t>(sum);
+    }
     if (mx.nnz() == 0 || my.nnz() == 0 || mm.nnz() == 0) {
       // Nothing to multiply: an empty C without troubling the engine with empty operands.
       c_.set_shape(n_, n_);

@@ -107,9 +107,12 @@ TEST_F(TriangleGpu, DatasetsMatchCpuAndGraphFacts) {
     for (tri::method m : all_methods) {
       tri::options opt;
       opt.how = m;
-      const auto got = tri::count_triangles(*gpu, a, opt);
-      EXPECT_EQ(got.triangles, expected) << tri::to_string(m);
-      ok = ok && got.triangles == expected;
+      for (bool materialize : {false, true}) {  // the fused sum and sum(C) of a formed C
+        opt.materialize = materialize;
+        const auto got = tri::count_triangles(*gpu, a, opt);
+        EXPECT_EQ(got.triangles, expected) << tri::to_string(m) << (materialize ? " C formed" : " fused");
+        ok = ok && got.triangles == expected;
+      }
     }
     tri::options opt;
     opt.per_vertex = true;
