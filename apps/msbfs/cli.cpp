@@ -50,6 +50,7 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   std::string graph_path, sources_arg, format_s, backend_s, levels_path, summary_path;
+  std::string direction_s = "auto";
   long long random_k = -1, batch = 0, max_depth = -1;
   unsigned long long seed = 1;
   int threads = 0;
@@ -70,8 +71,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ("seed", po::value(&seed)->default_value(1), "seed of --random")
       ("undirected,u", po::bool_switch(&undirected), "symmetrise the graph (default: directed)")
       ("batch,b", po::value(&batch)->default_value(0),
-       "sources per batch (0: from the graph size, about 2^24 (CPU) or 2^26 (GPU) visited "
-       "entries per batch)")
+       "sources per batch (0: from the graph size: about 2^24 visited entries per batch on the "
+       "CPU, 2^32 bits of bitmap on the GPU; at most 1024)")
+      ("direction", po::value(&direction_s)->default_value("auto"),
+       "auto (push while the frontier is small, then pull through the transpose with bitmaps "
+       "of 64 sources per word), push or pull (GPU; the CPU always pushes)")
       ("max-depth", po::value(&max_depth)->default_value(-1), "stop after this level (-1: none)")
       ("levels", po::value(&levels_path)->value_name("FILE"),
        "write 'source<TAB>vertex<TAB>level' for every vertex reached")
@@ -110,6 +114,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       if (max_depth < -1 || max_depth > 1 << 30) throw usage_error("--max-depth must be >= -1");
       if (threads < 0) throw usage_error("--threads must be >= 0");
       format = parse_format(format_s);
+      opt.dir = parse_direction(direction_s);
       which = apps::resolve_backend(backend_s, &why_cpu);
     } catch (const po::error& e) {
       throw usage_error(e.what());
@@ -119,6 +124,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     opt.batch = static_cast<index_t>(batch);
     opt.max_depth = static_cast<level_t>(max_depth);
     opt.keep_levels = !levels_path.empty();
+    opt.symmetric = undirected;
 
     auto clock = std::chrono::steady_clock::now();
     const io::labelled_graph g = io::read_graph(graph_path, format);
@@ -196,8 +202,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       if (!quiet)
         err << program << ": batch " << batch_no << "/" << batches << ": sources "
             << r.first + 1 << "-" << r.first + r.summary.size() << ", " << r.depth
-            << " levels, " << reached << " reached, " << std::fixed << std::setprecision(1)
-            << r.ms << " ms" << std::defaultfloat << "\n";
+            << " levels" << (r.note.empty() ? "" : " (" + r.note + ")") << ", " << reached
+            << " reached, " << std::fixed << std::setprecision(1) << r.ms << " ms"
+            << std::defaultfloat << "\n";
     });
     const double ms_search = ms_since(clock);
     if (levels_file.is_open()) {
@@ -217,7 +224,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         << (sources.empty() ? 0.0 : closeness_sum / static_cast<double>(sources.size())) << "\n";
     if (verbose)
       err << program << ": search   " << std::fixed << std::setprecision(3) << std::setw(10)
-          << ms_search << " ms, " << be->products() << " products" << std::defaultfloat << "\n";
+          << ms_search << " ms, " << be->edges_traversed() << " edges traversed, "
+          << be->products() << " products" << std::defaultfloat << "\n";
     return 0;
   } catch (const usage_error& e) {
     err << program << ": " << e.what() << "\n" << "Try '" << program << " --help'.\n";

@@ -18,9 +18,25 @@
 
 namespace opsparse::msbfs {
 
+direction parse_direction(const std::string& s) {
+  if (s == "auto") return direction::automatic;
+  if (s == "push") return direction::push;
+  if (s == "pull") return direction::pull;
+  throw std::invalid_argument("--direction must be auto, push or pull, not '" + s + "'");
+}
+
+const char* to_string(direction d) {
+  switch (d) {
+    case direction::push: return "push";
+    case direction::pull: return "pull";
+    default: return "auto";
+  }
+}
+
 index_t default_batch(index_t n, std::size_t sources, offset_t budget) {
   const offset_t by_size = budget / std::max<offset_t>(n, 1);
-  const offset_t b = std::clamp<offset_t>(by_size, 1, 1024);
+  offset_t b = std::clamp<offset_t>(by_size, 1, 1024);
+  if (b >= 64) b -= b % 64;  // whole 64-bit words of the GPU's bitmaps
   return static_cast<index_t>(std::max<offset_t>(1, std::min<offset_t>(b, static_cast<offset_t>(sources))));
 }
 
@@ -33,7 +49,8 @@ void run_batches(backend& be, const host_csr<pattern>& a, const std::vector<inde
   const std::size_t batch = opt.batch > 0 ? static_cast<std::size_t>(opt.batch)
                                           : static_cast<std::size_t>(default_batch(
                                                 a.rows, sources.size(), be.batch_budget()));
-  be.load(a);
+  be.load(a, opt.symmetric);
+  be.configure(opt.dir, opt.keep_levels);
   for (std::size_t first = 0; first < sources.size(); first += batch) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t last = std::min(sources.size(), first + batch);
@@ -51,6 +68,7 @@ void run_batches(backend& be, const host_csr<pattern>& a, const std::vector<inde
     r.summary = be.summarise();
     for (std::size_t k = 0; k < chunk.size(); ++k) r.summary[k].source = chunk[k];
     if (opt.keep_levels) r.levels = be.levels();
+    r.note = be.last_batch_note();
     r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     on_batch(r);
   }

@@ -15,7 +15,18 @@
 // included), the sum of levels, the eccentricity (largest level) and the closeness centrality
 // (reached - 1) / sum of levels (0 when nothing else is reached).
 // Work per level is the products of F·A (each vertex's edges are expanded once per source that
-// reaches it) plus the merge, which copies V. No direction optimisation (pull through Aᵀ).
+// reaches it) plus the merge, which copies V.
+//
+// Direction optimisation (GPU backend, as LAGraph's BFS switches from push to pull): once the
+// next push would cost more than a pull, F and V change representation, for the rest of the
+// batch, to bitmaps of n × ⌈b/64⌉ words (bit r of vertex v's words: row r of the matrix), and
+// a level becomes the pull product Fᵀ ← (Aᵀ·Fᵀ)<¬Vᵀ> over (or, and) on 64 sources per word:
+// vertex v's word is the OR of its in-neighbours' frontier words, stopping as soon as every
+// source of the word has reached v (or finished its search). The summaries are then
+// accumulated per level instead of read off V. Push costs the products Σ deg(v) over F's
+// entries; pull costs about nnz(A) words per 64 sources, less the finished vertices; the switch
+// is made when the products of the next push exceed nnz(A)·⌈b/64⌉ / 4, or when V would outgrow
+// the bitmaps. A search that must return V itself (keep_levels) stays with push.
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -42,14 +53,24 @@ struct source_summary {
   }
 };
 
+/// Which way the levels go (GPU backend; the CPU backend always pushes).
+enum class direction { automatic, push, pull };
+
+/// "auto" / "push" / "pull"; throws std::invalid_argument naming the choices.
+direction parse_direction(const std::string& s);
+const char* to_string(direction d);
+
 /// Where F, V and A live and the products run. One implementation per engine; the algorithm
 /// (run_batches) is written once over this interface.
 class backend {
  public:
   virtual ~backend() = default;
   virtual const char* name() const = 0;
-  /// Takes A (square pattern; rows are the tails of the edges).
-  virtual void load(const host_csr<pattern>& a) = 0;
+  /// Takes A (square pattern; rows are the tails of the edges). `symmetric`: A = Aᵀ is known,
+  /// so pulling needs no transpose.
+  virtual void load(const host_csr<pattern>& a, bool symmetric = false) = 0;
+  /// How the next batches run: the direction rule, and whether V must be kept (levels()).
+  virtual void configure(direction /*dir*/, bool /*keep_levels*/) {}
   /// F = V = one row per source (level 0).
   virtual void start(const std::vector<index_t>& sources) = 0;
   /// One level: F ← (F·A)<¬V>, V ← V ∪ F with value `level`. Returns nnz(F).
@@ -60,6 +81,11 @@ class backend {
   virtual host_csr<level_t> levels() = 0;
   /// Multiplications of the products so far (0 where the backend does not count them).
   virtual offset_t products() const = 0;
+  /// Edges traversed so far: over every source, the out-degrees of the vertices it expanded
+  /// (what a push-only search multiplies, whichever direction the levels actually went).
+  virtual offset_t edges_traversed() const { return products(); }
+  /// How the last batch ran (for progress lines), e.g. "push 2, pull 5"; empty if nothing to say.
+  virtual std::string last_batch_note() const { return {}; }
   /// About how many entries of V a batch may hold (sizes the default batch).
   virtual offset_t batch_budget() const = 0;
 };
@@ -71,7 +97,8 @@ std::unique_ptr<backend> make_gpu_backend();
 #endif
 
 /// The batch size used when none is given: as many rows as keep V under about `budget` entries
-/// (backend::batch_budget: 2^24 on the CPU, 2^26 on the GPU) for a graph of n vertices, between
+/// (backend::batch_budget: 2^24 on the CPU; on the GPU, bits of the bitmaps: 2^32 within a
+/// share of the free memory) for a graph of n vertices, between
 /// 1 and 1024, and never more than the number of sources.
 index_t default_batch(index_t n, std::size_t sources, offset_t budget);
 
@@ -79,6 +106,8 @@ struct options {
   index_t batch = 0;        ///< sources per batch; 0: default_batch
   level_t max_depth = -1;   ///< stop after this level; negative: no limit
   bool keep_levels = false; ///< download V of every batch (batch_result::levels)
+  bool symmetric = false;   ///< A is symmetric (undirected), so pulling needs no transpose
+  direction dir = direction::automatic;
 };
 
 /// What one batch produced.
@@ -88,6 +117,7 @@ struct batch_result {
   host_csr<level_t> levels;              ///< V (when options::keep_levels)
   level_t depth = 0;                     ///< levels expanded
   double ms = 0;                         ///< wall time of the batch
+  std::string note;                      ///< backend::last_batch_note()
 };
 
 /// Searches from every source (vertex numbers in A), batch by batch, handing each batch to

@@ -16,7 +16,7 @@ class cpu_backend final : public backend {
 
   const char* name() const override { return "cpu"; }
 
-  void load(const host_csr<pattern>& a) override {
+  void load(const host_csr<pattern>& a, bool /*symmetric*/) override {
     OPSPARSE_EXPECTS(a.rows == a.cols, "BFS needs a square adjacency matrix");
     a_ = a;
   }

@@ -49,6 +49,29 @@ class MsbfsGpu : public ::testing::Test {
         got.levels.val != want.levels.val)
       return ::testing::AssertionFailure() << "levels differ";
   }
+  // Without V to return, the GPU may pull: every direction rule gives the same summaries and
+  // traverses the same edges as the CPU's push-only search.
+  for (bfs::direction dir : {bfs::direction::automatic, bfs::direction::pull, bfs::direction::push}) {
+    bfs::options o = opt;
+    o.keep_levels = false;
+    o.dir = dir;
+    const offset_t before = gpu.edges_traversed();
+    const auto res = bfs::search(gpu, a, sources, o);
+    for (std::size_t k = 0; k < sources.size(); ++k) {
+      const auto &w = want.summary[k], &g = res.summary[k];
+      if (w.source != g.source || w.reached != g.reached || w.level_sum != g.level_sum ||
+          w.eccentricity != g.eccentricity)
+        return ::testing::AssertionFailure()
+               << "direction " << bfs::to_string(dir) << ": summary of source row " << k
+               << " differs: reached " << g.reached << " vs " << w.reached << ", level sum "
+               << g.level_sum << " vs " << w.level_sum << ", eccentricity " << g.eccentricity
+               << " vs " << w.eccentricity;
+    }
+    if (gpu.edges_traversed() - before != cpu->products())
+      return ::testing::AssertionFailure()
+             << "direction " << bfs::to_string(dir) << ": " << gpu.edges_traversed() - before
+             << " edges traversed, the CPU's push made " << cpu->products() << " products";
+  }
   return ::testing::AssertionSuccess();
 }
 
@@ -61,6 +84,7 @@ TEST_F(MsbfsGpu, SmallAndRandomGraphs) {
   for (bool undirected : {false, true}) {
     for (const auto* adj : {&path, &islands}) {
       const auto a = bfs::graph_pattern(*adj, undirected);
+      opt.symmetric = undirected;  // directed graphs pull through a transpose built on the device
       std::vector<index_t> all;
       for (index_t v = 0; v < a.rows; ++v) all.push_back(v);
       all.push_back(0);  // a duplicate
@@ -80,6 +104,7 @@ TEST_F(MsbfsGpu, SmallAndRandomGraphs) {
     const auto adj = opsparse::test::random_csr<double>(n, n, 0.8 + 0.6 * seed, seed);
     for (bool undirected : {false, true}) {
       const auto a = bfs::graph_pattern(adj, undirected);
+      opt.symmetric = undirected;
       const auto sources = bfs::random_sources(n, 100, seed);
       for (index_t b : {0, 7, 100}) {
         opt.batch = b;
@@ -104,6 +129,7 @@ TEST_F(MsbfsGpu, DatasetsMatchCpuQueueBfsAndGraphFacts) {
         const auto a = bfs::graph_pattern(g.adj, undirected);
         bfs::options opt;
         opt.keep_levels = true;
+        opt.symmetric = undirected;
         EXPECT_TRUE(same_on_both(*gpu, a, sources, opt));
         const auto r = bfs::search(*gpu, a, sources, opt);
         for (std::size_t s = 0; s < sources.size(); s += 8) {
