@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "opsparse/cpu/graph.hpp"
 #include "opsparse/error.hpp"
 
 namespace opsparse::msbfs {
@@ -107,35 +108,7 @@ host_csr<pattern> graph_pattern(const host_csr<double>& adj, bool undirected) {
     }
     return g;
   }
-  // A ∪ Aᵀ without the diagonal: both directions of every entry, then sort and merge repeats.
-  for (index_t i = 0; i < n; ++i)
-    for (offset_t p = adj.rpt[i]; p < adj.rpt[i + 1]; ++p)
-      if (adj.col[p] != i) {
-        ++g.rpt[i + 1];
-        ++g.rpt[adj.col[p] + 1];
-      }
-  for (index_t i = 0; i < n; ++i) g.rpt[i + 1] += g.rpt[i];
-  g.col.resize(static_cast<std::size_t>(g.rpt[n]));
-  std::vector<offset_t> next(g.rpt.begin(), g.rpt.end() - 1);
-  for (index_t i = 0; i < n; ++i)
-    for (offset_t p = adj.rpt[i]; p < adj.rpt[i + 1]; ++p) {
-      const index_t j = adj.col[p];
-      if (j == i) continue;
-      g.col[next[i]++] = j;
-      g.col[next[j]++] = i;
-    }
-  offset_t out = 0;
-  for (index_t i = 0; i < n; ++i) {
-    const auto b = g.col.begin() + g.rpt[i], e = g.col.begin() + g.rpt[i + 1];
-    std::sort(b, e);
-    const auto last = std::unique(b, e);
-    const offset_t start = out;
-    for (auto it = b; it != last; ++it) g.col[out++] = *it;
-    g.rpt[i] = start;
-  }
-  g.rpt[n] = out;
-  g.col.resize(static_cast<std::size_t>(out));
-  return g;
+  return cpu::undirected_simple(adj);  // A ∪ Aᵀ without the diagonal, rows sorted, no repeats
 }
 
 namespace {

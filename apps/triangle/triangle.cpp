@@ -2,6 +2,7 @@
 // mathematics), and the host-side graph preparation it starts from.
 #include "triangle/triangle.hpp"
 
+#include "opsparse/cpu/graph.hpp"
 #include "opsparse/error.hpp"
 
 #include <algorithm>
@@ -112,44 +113,7 @@ const char* to_string(presort p) {
 }
 
 host_csr<pattern> simple_undirected(const host_csr<double>& adj) {
-  if (adj.rows != adj.cols)
-    throw std::invalid_argument("a graph needs a square adjacency matrix, not " +
-                                std::to_string(adj.rows) + " x " + std::to_string(adj.cols));
-  const index_t n = adj.rows;
-  // Count both directions of every off-diagonal entry, then fill, then sort and deduplicate each
-  // row: an edge listed as (u,v) and (v,u), or repeated, becomes one entry per direction.
-  host_csr<pattern> s(n, n);
-  for (index_t i = 0; i < n; ++i)
-    for (offset_t p = adj.rpt[i]; p < adj.rpt[i + 1]; ++p) {
-      const index_t j = adj.col[p];
-      if (j == i) continue;
-      ++s.rpt[i + 1];
-      ++s.rpt[j + 1];
-    }
-  for (index_t i = 0; i < n; ++i) s.rpt[i + 1] += s.rpt[i];
-  s.col.resize(static_cast<std::size_t>(s.rpt[n]));
-  std::vector<offset_t> next(s.rpt.begin(), s.rpt.end() - 1);
-  for (index_t i = 0; i < n; ++i)
-    for (offset_t p = adj.rpt[i]; p < adj.rpt[i + 1]; ++p) {
-      const index_t j = adj.col[p];
-      if (j == i) continue;
-      s.col[next[i]++] = j;
-      s.col[next[j]++] = i;
-    }
-  // Compact in place: sort each row and drop repeats.
-  offset_t out = 0;
-  for (index_t i = 0; i < n; ++i) {
-    const auto b = s.col.begin() + s.rpt[i], e = s.col.begin() + s.rpt[i + 1];
-    std::sort(b, e);
-    const auto last = std::unique(b, e);
-    const offset_t row_start = out;
-    for (auto it = b; it != last; ++it) s.col[out++] = *it;
-    s.rpt[i] = row_start;
-  }
-  s.rpt[n] = out;
-  s.col.resize(static_cast<std::size_t>(out));
-  s.col.shrink_to_fit();
-  return s;
+  return cpu::undirected_simple(adj);
 }
 
 presort automatic_presort(const host_csr<pattern>& a, method how) {
