@@ -36,6 +36,7 @@ struct args {
   std::string b_file;
   bool use_float = false;
   bool ablation = false;
+  std::string variants;  ///< comma-separated ablation variants to run (empty: all)
   bool cusparse = true;
   int runs = 10;
   std::string csv, json;
@@ -52,6 +53,8 @@ void usage() {
       "  --float        single precision\n"
       "  --runs N       timed runs after one warm-up (default 10, as the paper)\n"
       "  --ablation     also time each optimisation switched off (paper Figs. 8-12)\n"
+      "  --variants V,W only these ablation variants (implies --ablation), e.g.\n"
+      "                 no-product-flattening,paper-global-hash\n"
       "  --no-cusparse  skip the cuSPARSE peer\n"
       "  --csv FILE     write one row per matrix (and per ablation variant)\n"
       "  --json FILE    write the same with the GPU, CUDA version and git commit\n"
@@ -96,6 +99,9 @@ args parse(int argc, char** argv) {
       a.use_float = true;
     } else if (s == "--ablation") {
       a.ablation = true;
+    } else if (s == "--variants") {
+      a.ablation = true;
+      a.variants = next();
     } else if (s == "--no-cusparse") {
       a.cusparse = false;
     } else if (s == "--runs") {
@@ -324,6 +330,12 @@ int run(const args& ar) {
       add("natural-launch-order", [](spgemm_options& x) { x.large_rows_first = false; });
       add("no-alloc-overlap", [](spgemm_options& x) { x.overlap_allocation = false; });
       add("paper-global-hash", [](spgemm_options& x) { x.dense_long_rows = false; });
+      add("no-product-flattening", [](spgemm_options& x) { x.flatten_products = false; });
+      if (!ar.variants.empty())
+        vs.erase(std::remove_if(vs.begin(), vs.end(), [&](const variant& v) {
+                   return ("," + ar.variants + ",").find("," + std::string(v.name) + ",") ==
+                          std::string::npos;
+                 }), vs.end());
       for (auto& v : vs) {
         row a = r;
         a.variant = v.name;

@@ -492,6 +492,17 @@ TEST_F(Gpu, LongRowsWithSemiringsAndMasks) {
     m.rpt[i + 1] = static_cast<offset_t>(m.col.size());
   }
   using i64 = long long;
+  // B rows of 20: a warp's products flattened across its lanes (rows of 3 above use groups).
+  const auto b20 = band(1 << 16, 20);
+  for (bool flat : {true, false}) {
+    spgemm_options o;
+    o.flatten_products = flat;
+    SCOPED_TRACE(flat ? "flattened" : "groups");
+    EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b20, nullptr, 1e-12, o)));
+    EXPECT_TRUE((same<plus_pair<i64>, pattern, pattern, structural_mask>(ctx(), pa, convert<pattern>(b20), &m, 0.0, o)));
+    o.dense_long_rows = false;
+    EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b20, nullptr, 1e-12, o)));
+  }
   for (bool dense : {true, false}) {
     SCOPED_TRACE(dense ? "dense" : "hash");
     spgemm_options o;
@@ -507,8 +518,9 @@ TEST_F(Gpu, LongRowsWithSemiringsAndMasks) {
 
 TEST_F(Gpu, EveryAblationGivesTheSameResult) {
   const auto a = rmat(13, 12, 17);
-  std::vector<spgemm_options> opts(9);
+  std::vector<spgemm_options> opts(10);
   opts[8].dense_long_rows = false;
+  opts[9].flatten_products = false;
   opts[0].shared_binning = false;
   opts[1].single_access_hash = false;
   opts[2].symbolic_range = 1.0;

@@ -33,36 +33,54 @@ struct dev_csr {
 };
 
 // ---- step 1: products per row, written into C.rpt (no separate array) -------------------------
-/// A warp per row: rows of A with thousands of entries (web graphs) would serialise one thread.
+/// Groups of 2^rlog lanes per row (the host sizes them to A's average row, at most a warp: rows
+/// of A with thousands of entries, web graphs, would serialise one thread), grid-stride, so that
+/// the longest B row read is reduced per block and reaches global memory with one atomic per
+/// block rather than one per row (16.7M atomics on one address cost delaunay_n24 13 ms).
 template <class VA, class VB, class Mask>
-__global__ void setup_kernel(index_t m, dev_csr<VA> a, dev_csr<VB> b, offset_t* crpt, Mask mask,
-                             unsigned long long* max_b_row) {
+__global__ void __launch_bounds__(256) setup_kernel(index_t m, dev_csr<VA> a, dev_csr<VB> b,
+                                                    offset_t* crpt, Mask mask,
+                                                    unsigned long long* max_b_row, int rlog) {
+  __shared__ unsigned long long s_longest;
   const long long gt = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (gt == 0) crpt[m] = 0;  // the in-place exclusive scan then leaves nnz(C) here
-  const long long i = gt >> 5;
-  const int lane = threadIdx.x & 31;
-  if (i >= m) return;  // whole warps leave together
-  offset_t s = 0, longest = 0;
-  const offset_t end = a.rpt[i + 1];
-  for (offset_t j = a.rpt[i] + lane; j < end; j += 32) {
-    const index_t k = __ldg(a.col + j);
-    const offset_t len = __ldg(b.rpt + k + 1) - __ldg(b.rpt + k);
-    s += len;
-    longest = len > longest ? len : longest;
-  }
-  for (int o = 16; o > 0; o >>= 1) {
-    s += __shfl_down_sync(0xffffffffu, s, o);
-    const offset_t other = __shfl_down_sync(0xffffffffu, longest, o);
-    longest = other > longest ? other : longest;
-  }
-  if (lane == 0) {
-    if (longest) atomicMax(max_b_row, static_cast<unsigned long long>(longest));
-    if constexpr (Mask::kind == mask_kind::structural) {
-      const offset_t mn = mask.rpt[i + 1] - mask.rpt[i];
-      s = s < mn ? s : mn;
+  if (threadIdx.x == 0) s_longest = 0;
+  __syncthreads();
+  const int g = 1 << rlog, lane = threadIdx.x & (g - 1);
+  const long long groups = static_cast<long long>(gridDim.x) * blockDim.x >> rlog;
+  offset_t most = 0;
+  // Every lane of a warp runs the same number of iterations (the shuffles need the whole warp).
+  const long long first = gt >> rlog;
+  const long long warp_first = (gt & ~31ll) >> rlog;
+  for (long long base = warp_first; base < m; base += groups) {
+    const long long i = first + (base - warp_first);
+    offset_t s = 0, longest = 0;
+    if (i < m) {
+      const offset_t end = a.rpt[i + 1];
+      for (offset_t j = a.rpt[i] + lane; j < end; j += g) {
+        const index_t k = __ldg(a.col + j);
+        const offset_t len = __ldg(b.rpt + k + 1) - __ldg(b.rpt + k);
+        s += len;
+        longest = len > longest ? len : longest;
+      }
     }
-    crpt[i] = s;
+    for (int o = g / 2; o > 0; o >>= 1) {
+      s += __shfl_down_sync(0xffffffffu, s, o, g);
+      const offset_t other = __shfl_down_sync(0xffffffffu, longest, o, g);
+      longest = other > longest ? other : longest;
+    }
+    if (lane == 0 && i < m) {
+      most = longest > most ? longest : most;
+      if constexpr (Mask::kind == mask_kind::structural) {
+        const offset_t mn = mask.rpt[i + 1] - mask.rpt[i];
+        s = s < mn ? s : mn;
+      }
+      crpt[i] = s;
+    }
   }
+  if (most) atomicMax(&s_longest, static_cast<unsigned long long>(most));
+  __syncthreads();
+  if (threadIdx.x == 0 && s_longest) atomicMax(max_b_row, s_longest);
 }
 
 // ---- steps 2 and 4: binning (paper Algorithms 1-3) -------------------------------------------
@@ -83,7 +101,9 @@ __global__ void __launch_bounds__(1024) bin_count_kernel(const offset_t* sizes, 
     v = static_cast<unsigned long long>(sizes[i]);
     const int b = bin_of(static_cast<offset_t>(v), rg);
     if (SHARED) {
-      atomicAdd(&s_rows[b], 1u);
+      // the lanes of a warp that fall into the same bin add themselves with one atomic
+      const unsigned same = __match_any_sync(__activemask(), b);
+      if ((threadIdx.x & 31) == __ffs(same) - 1) atomicAdd(&s_rows[b], static_cast<unsigned>(__popc(same)));
     } else {
       atomicAdd(&c->rows[b], 1ull);
       atomicMax(&c->max_row, v);
@@ -91,9 +111,16 @@ __global__ void __launch_bounds__(1024) bin_count_kernel(const offset_t* sizes, 
     }
   }
   if (SHARED) {
-    if (v) {
-      atomicMax(&s_max, v);
-      atomicAdd(&s_total, v);
+    // Warp-aggregated: one shared atomic per warp for the maximum and the total.
+    unsigned long long wmax = v, wsum = v;
+    for (int o = 16; o > 0; o >>= 1) {
+      const unsigned long long x = __shfl_down_sync(0xffffffffu, wmax, o);
+      wmax = x > wmax ? x : wmax;
+      wsum += __shfl_down_sync(0xffffffffu, wsum, o);
+    }
+    if ((tid & 31) == 0 && wmax) {
+      atomicMax(&s_max, wmax);
+      atomicAdd(&s_total, wsum);
     }
     __syncthreads();
     if (tid < rg.n && s_rows[tid]) atomicAdd(&c->rows[tid], static_cast<unsigned long long>(s_rows[tid]));
@@ -125,7 +152,11 @@ __global__ void __launch_bounds__(1024) bin_fill_kernel(const offset_t* sizes, i
     }
     return;
   }
-  if (b >= 0) atomicAdd(&s_rows[b], 1u);
+  // Warp-aggregated, as in pass 1: the lowest lane of each bin's group adds the group's count.
+  const unsigned same = __match_any_sync(0xffffffffu, b);
+  const int lane = tid & 31, leader = __ffs(same) - 1;
+  const unsigned rank = __popc(same & ((1u << lane) - 1u));
+  if (b >= 0 && lane == leader) atomicAdd(&s_rows[b], static_cast<unsigned>(__popc(same)));
   __syncthreads();
   if (tid < rg.n) {
     unsigned long long off = 0;
@@ -134,7 +165,10 @@ __global__ void __launch_bounds__(1024) bin_fill_kernel(const offset_t* sizes, i
     s_rows[tid] = 0;
   }
   __syncthreads();
-  if (b >= 0) bins[s_base[b] + atomicAdd(&s_rows[b], 1u)] = static_cast<index_t>(i);
+  unsigned at = 0;
+  if (b >= 0 && lane == leader) at = atomicAdd(&s_rows[b], static_cast<unsigned>(__popc(same)));
+  at = __shfl_sync(0xffffffffu, at, leader);
+  if (b >= 0) bins[s_base[b] + at + rank] = static_cast<index_t>(i);
 }
 
 /// Every row in bin 0: bins[i] = i, no comparisons (paper Algorithm 3).
@@ -181,7 +215,84 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
   if (row >= 0 && lane == 0) crpt[row] = *s_nnz;
 }
 
-/// One row per block; groups of 2^glog threads take A's nonzeros, their lanes B's row.
+// ---- the product loop of one row, shared by every one-row-per-block kernel ---------------------
+/// glog value that selects the flattened loop (group sizes are 2^0..2^5).
+constexpr int flat_glog = 6;
+
+/// Calls f(a_value, p) for the products A(row, j)·B(k, p) that thread `tid` of `nthreads` takes,
+/// p indexing B's entries; f returns true to stop this thread (flattened: its warp).
+///   glog 0..5  groups of 2^glog threads share one nonzero of A, their lanes walk B's row
+///              (nsparse/the paper; glog from the longest row of B the product reads).
+///   flat_glog  each warp takes 32 nonzeros of A at a time (or, for a short row of A, shares
+///              them with other warps), scans their B-row lengths, and each lane takes every
+///              32nd product, finding its nonzero by a 5-step search over the scan in registers
+///              (shuffles): all lanes stay busy whatever the B rows' lengths, which groups sized
+///              for the longest row do not when most rows are short (web graphs).
+template <class VA, class VB, class F>
+__device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev_csr<VB>& b,
+                                                 index_t row, int tid, int nthreads, int glog,
+                                                 F&& f) {
+  const offset_t lo = a.rpt[row], hi = a.rpt[row + 1];
+  if (glog < flat_glog) {
+    const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = nthreads >> glog;
+    for (offset_t j = lo + gid; j < hi; j += ng) {
+      const index_t k = __ldg(a.col + j);
+      const VA av = load_value(a.val, j);
+      const offset_t pe = __ldg(b.rpt + k + 1);
+      for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g)
+        if (f(av, p)) return;
+    }
+    return;
+  }
+  constexpr unsigned full = 0xffffffffu;
+  const int wid = tid >> 5, lane = tid & 31, nw = nthreads >> 5;
+  // Chunks of 32 nonzeros of A. With at least as many chunks as warps, warp w takes chunks w,
+  // w + nw, ...; with fewer (a short row of A whose B rows are long: web graphs), `subs` warps
+  // share each chunk and split its products, so the whole block works on a row of A with a
+  // single nonzero.
+  const offset_t chunks = (hi - lo + 31) / 32;
+  int first = wid, step = nw, sub = 0, subs = 1;
+  if (chunks < nw) {
+    subs = nw / static_cast<int>(chunks);
+    if (wid >= subs * static_cast<int>(chunks)) return;
+    first = wid / subs;
+    step = static_cast<int>(chunks);
+    sub = wid % subs;
+  }
+  for (offset_t c = lo + static_cast<offset_t>(first) * 32; c < hi; c += static_cast<offset_t>(step) * 32) {
+    const offset_t e = c + lane;
+    offset_t start = 0, len = 0;
+    VA av{};
+    if (e < hi) {
+      const index_t k = __ldg(a.col + e);
+      start = __ldg(b.rpt + k);
+      len = __ldg(b.rpt + k + 1) - start;
+      av = load_value(a.val, e);
+    }
+    offset_t inc = len;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const offset_t x = __shfl_up_sync(full, inc, d);
+      if (lane >= d) inc += x;
+    }
+    const offset_t total = __shfl_sync(full, inc, 31);
+    const offset_t excl = inc - len;
+    for (offset_t base = static_cast<offset_t>(sub) * 32; base < total; base += static_cast<offset_t>(subs) * 32) {
+      const offset_t t = base + lane;
+      int l = 0;  // the last nonzero whose products start at or before t
+#pragma unroll
+      for (int s = 16; s > 0; s >>= 1)
+        if (__shfl_sync(full, excl, l + s) <= t) l += s;
+      const offset_t p = __shfl_sync(full, start, l) + (t - __shfl_sync(full, excl, l));
+      VA al{};
+      if constexpr (has_values_v<VA>) al = __shfl_sync(full, av, l);
+      const bool stop = t < total && f(al, p);
+      if (__any_sync(full, stop)) return;
+    }
+  }
+}
+
+/// One row per block (for_each_product: groups per nonzero of A, or flattened).
 /// overflow > 0 (largest shared bin): a row passing `overflow` entries is abandoned and marked
 /// with C.rpt[row] = -1 for the global-memory kernel (paper: threshold 0.8 of the table).
 template <int BS, class VA, class VB, class Mask>
@@ -198,31 +309,19 @@ __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
   const index_t row = bins[blockIdx.x];
   const table_shape t{static_cast<unsigned>(tsize), pow2};
   const mask_row mr = load_mask_row(mask, row);
-  const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = BS >> glog;
   int local = 0;
-  bool stop = false;
-  const offset_t end = a.rpt[row + 1];
-  for (offset_t j = a.rpt[row] + gid; j < end && !stop; j += ng) {
-    const index_t k = __ldg(a.col + j);
-    const offset_t pe = __ldg(b.rpt + k + 1);
-    for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
-      const index_t key = __ldg(b.col + p);
-      if (!mask_keeps<Mask>(mr, key)) continue;
-      if (insert_key(table, t, key, single)) {
-        if (overflow) {
-          // The count each new key returns tells its thread when the row passed the threshold;
-          // a thread stops at its first new key past it, so the table holds at most
-          // overflow + BS keys (< tsize) and no flag is polled.
-          if (atomicAdd(s_nnz, 1) + 1 > overflow) {
-            stop = true;
-            break;
-          }
-        } else {
-          ++local;
-        }
-      }
+  for_each_product(a, b, row, tid, BS, glog, [&](VA, offset_t p) {
+    const index_t key = __ldg(b.col + p);
+    if (!mask_keeps<Mask>(mr, key) || !insert_key(table, t, key, single)) return false;
+    if (!overflow) {
+      ++local;
+      return false;
     }
-  }
+    // The count each new key returns tells its thread when the row passed the threshold; a
+    // thread (a warp, flattened) stops at its first new key past it, so the table holds at most
+    // overflow + BS keys (< tsize) and no flag is polled.
+    return atomicAdd(s_nnz, 1) + 1 > overflow;
+  });
   if (!overflow) {
     local = warp_sum(local);
     if ((tid & 31) == 0 && local) atomicAdd(s_nnz, local);
@@ -242,7 +341,6 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
   int* table = pool + static_cast<size_t>(blockIdx.x) * tsize;
   const int tid = threadIdx.x;
   const table_shape t{tsize, true};
-  const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = blockDim.x >> glog;
   for (int r = blockIdx.x; r < n_rows; r += gridDim.x) {
     const index_t row = bins[r];
     if (tid == 0) s_todo = crpt[row] < 0, s_nnz = 0;
@@ -252,16 +350,11 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
       __syncthreads();
       const mask_row mr = load_mask_row(mask, row);
       int local = 0;
-      const offset_t end = a.rpt[row + 1];
-      for (offset_t j = a.rpt[row] + gid; j < end; j += ng) {
-        const index_t k = __ldg(a.col + j);
-        const offset_t pe = __ldg(b.rpt + k + 1);
-        for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
-          const index_t key = __ldg(b.col + p);
-          if (!mask_keeps<Mask>(mr, key)) continue;
-          local += insert_key(table, t, key, single);
-        }
-      }
+      for_each_product(a, b, row, tid, blockDim.x, glog, [&](VA, offset_t p) {
+        const index_t key = __ldg(b.col + p);
+        if (mask_keeps<Mask>(mr, key)) local += insert_key(table, t, key, single);
+        return false;
+      });
       local = warp_sum(local);
       if ((tid & 31) == 0 && local) atomicAdd(&s_nnz, local);
       __syncthreads();
@@ -383,18 +476,12 @@ __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
   const index_t row = bins[blockIdx.x];
   const table_shape t{static_cast<unsigned>(tsize), false};
   const mask_row mr = load_mask_row(mask, row);
-  const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = BS >> glog;
-  const offset_t end = a.rpt[row + 1];
-  for (offset_t j = a.rpt[row] + gid; j < end; j += ng) {
-    const index_t k = __ldg(a.col + j);
-    const VA av = load_value(a.val, j);
-    const offset_t pe = __ldg(b.rpt + k + 1);
-    for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
-      const index_t key = __ldg(b.col + p);
-      if (!mask_keeps<Mask>(mr, key)) continue;
+  for_each_product(a, b, row, tid, BS, glog, [&](VA av, offset_t p) {
+    const index_t key = __ldg(b.col + p);
+    if (mask_keeps<Mask>(mr, key))
       insert_accumulate<S>(keys, vals, t, key, S::multiply(av, load_value(b.val, p)), single);
-    }
-  }
+    return false;
+  });
   __syncthreads();
   const offset_t base = c.rpt[row];
   if (!sorted) {
@@ -450,7 +537,6 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
   T* vals = has_values_v<T> ? pool_vals + static_cast<size_t>(blockIdx.x) * tsize : nullptr;
   const int tid = threadIdx.x;
   const table_shape t{tsize, true};
-  const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = blockDim.x >> glog;
   for (int r = blockIdx.x; r < n_rows; r += gridDim.x) {
     const index_t row = bins[r];
     for (unsigned s = tid; s < tsize; s += blockDim.x) {
@@ -460,17 +546,12 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
     if (tid == 0) s_off = 0;
     __syncthreads();
     const mask_row mr = load_mask_row(mask, row);
-    const offset_t end = a.rpt[row + 1];
-    for (offset_t j = a.rpt[row] + gid; j < end; j += ng) {
-      const index_t k = __ldg(a.col + j);
-      const VA av = load_value(a.val, j);
-      const offset_t pe = __ldg(b.rpt + k + 1);
-      for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
-        const index_t key = __ldg(b.col + p);
-        if (!mask_keeps<Mask>(mr, key)) continue;
+    for_each_product(a, b, row, tid, blockDim.x, glog, [&](VA av, offset_t p) {
+      const index_t key = __ldg(b.col + p);
+      if (mask_keeps<Mask>(mr, key))
         insert_accumulate<S>(keys, vals, t, key, S::multiply(av, load_value(b.val, p)), single);
-      }
-    }
+      return false;
+    });
     __syncthreads();
     const offset_t base = c.rpt[row];
     for (unsigned s = tid; s < tsize; s += blockDim.x) {
@@ -508,7 +589,6 @@ __global__ void __launch_bounds__(dense_block, 1)
   extern __shared__ __align__(16) unsigned bitmap[];
   __shared__ int s_nnz, s_todo;
   const int tid = threadIdx.x;
-  const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = dense_block >> glog;
   for (int r = blockIdx.x; r < n_rows; r += gridDim.x) {
     const index_t row = bins[r];
     if (tid == 0) s_todo = crpt[row] < 0, s_nnz = 0;
@@ -517,17 +597,14 @@ __global__ void __launch_bounds__(dense_block, 1)
     if (s_todo) {
       const mask_row mr = load_mask_row(mask, row);
       int local = 0;
-      const offset_t end = a.rpt[row + 1];
-      for (offset_t j = a.rpt[row] + gid; j < end; j += ng) {
-        const index_t k = __ldg(a.col + j);
-        const offset_t pe = __ldg(b.rpt + k + 1);
-        for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
-          const index_t key = __ldg(b.col + p);
-          if (!mask_keeps<Mask>(mr, key)) continue;
+      for_each_product(a, b, row, tid, dense_block, glog, [&](VA, offset_t p) {
+        const index_t key = __ldg(b.col + p);
+        if (mask_keeps<Mask>(mr, key)) {
           const unsigned bit = 1u << (key & 31);
           local += (atomicOr(bitmap + (key >> 5), bit) & bit) == 0u;
         }
-      }
+        return false;
+      });
       local = warp_sum(local);
       if ((tid & 31) == 0 && local) atomicAdd(&s_nnz, local);
       __syncthreads();
@@ -547,7 +624,6 @@ __global__ void __launch_bounds__(dense_block, 1)
   __shared__ typename dense_scan::TempStorage scan_tmp;
   const int tid = threadIdx.x;
   T* dense = has_values_v<T> ? pool + blockIdx.x * pool_stride : nullptr;
-  const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = dense_block >> glog;
   const int chunk = (words + dense_block - 1) / dense_block;
   const int w0 = tid * chunk, w1 = min(words, w0 + chunk);
   for (int r = blockIdx.x; r < n_rows; r += gridDim.x) {
@@ -555,16 +631,12 @@ __global__ void __launch_bounds__(dense_block, 1)
     for (int w = tid; w < words; w += dense_block) bitmap[w] = 0u;
     __syncthreads();
     const mask_row mr = load_mask_row(mask, row);
-    const offset_t end = a.rpt[row + 1];
     // pass 1: which columns the row has
-    for (offset_t j = a.rpt[row] + gid; j < end; j += ng) {
-      const index_t k = __ldg(a.col + j);
-      const offset_t pe = __ldg(b.rpt + k + 1);
-      for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
-        const index_t key = __ldg(b.col + p);
-        if (mask_keeps<Mask>(mr, key)) atomicOr(bitmap + (key >> 5), 1u << (key & 31));
-      }
-    }
+    for_each_product(a, b, row, tid, dense_block, glog, [&](VA, offset_t p) {
+      const index_t key = __ldg(b.col + p);
+      if (mask_keeps<Mask>(mr, key)) atomicOr(bitmap + (key >> 5), 1u << (key & 31));
+      return false;
+    });
     __syncthreads();
     if constexpr (has_values_v<T>) {
       // the identity at exactly those columns (no invariant kept between rows or semirings)
@@ -572,20 +644,16 @@ __global__ void __launch_bounds__(dense_block, 1)
         for (unsigned m = bitmap[w]; m; m &= m - 1) dense[w * 32 + __ffs(m) - 1] = S::identity();
       __syncthreads();
       // pass 2: accumulate
-      for (offset_t j = a.rpt[row] + gid; j < end; j += ng) {
-        const index_t k = __ldg(a.col + j);
-        const VA av = load_value(a.val, j);
-        const offset_t pe = __ldg(b.rpt + k + 1);
-        for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
-          const index_t key = __ldg(b.col + p);
-          if (!mask_keeps<Mask>(mr, key)) continue;
-          const T v = S::multiply(av, load_value(b.val, p));
-          if constexpr (S::kind == add_kind::any)
-            dense[key] = v;  // any product's value will do
-          else
-            accumulate<S>(dense + key, v);
-        }
-      }
+      for_each_product(a, b, row, tid, dense_block, glog, [&](VA av, offset_t p) {
+        const index_t key = __ldg(b.col + p);
+        if (!mask_keeps<Mask>(mr, key)) return false;
+        const T v = S::multiply(av, load_value(b.val, p));
+        if constexpr (S::kind == add_kind::any)
+          dense[key] = v;  // any product's value will do
+        else
+          accumulate<S>(dense + key, v);
+        return false;
+      });
       __syncthreads();
     }
     // write the row out in column order: each thread owns a run of words

@@ -150,10 +150,16 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   // after the launch so that it overlaps the kernel.
   if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
   {
-    const unsigned grid = static_cast<unsigned>((static_cast<long long>(m) * 32 + 255) / 256 + 1);
+    // lanes per row: A's average row rounded up to a power of two, 4 to 32
+    const long long avg = m > 0 ? (static_cast<long long>(a.nnz) + m - 1) / m : 1;
+    const int rlog = std::min(5, std::max(2, ceil_log2(std::max(1ll, avg))));
+    const long long want = ((static_cast<long long>(m) << rlog) + 255) / 256 + 1;
+    const long long resident = static_cast<long long>(std::max(dev.sm_count, 1)) *
+                               std::max(dev.max_threads_per_sm / 256, 1) * 4;
+    const unsigned grid = static_cast<unsigned>(std::min(want, resident));
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.d_max_b_row.data(), 0, sizeof(unsigned long long), s));
     setup_kernel<VA, VB, Mask><<<grid, 256, 0, s>>>(m, to_dev(a), to_dev(b), c.rpt(), mask,
-                                                    st.d_max_b_row.data());
+                                                    st.d_max_b_row.data(), rlog);
     check_launch("setup_kernel");
     // read back with the binning counters (run_binning synchronises once for both)
     OPSPARSE_CUDA_TRY(cudaMemcpyAsync(st.h_max_b_row, st.d_max_b_row.data(),
@@ -186,6 +192,8 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   // Step 3: symbolic kernels, one stream per bin, largest rows first.
   const unsigned long long longest_b_row = m > 0 ? *st.h_max_b_row : 0;
   st.glog = group_log2(longest_b_row);
+  if (opt.flatten_products && st.glog == 5 && b.rows > 0 && b.nnz < 24 * static_cast<offset_t>(b.rows))
+    st.glog = flat_glog;
   const int glog = st.glog;
   const long long words = (static_cast<long long>(b.cols) + 31) / 32;
   const std::size_t dense_bytes = dense_smem_bytes(words);
