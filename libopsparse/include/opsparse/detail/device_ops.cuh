@@ -187,9 +187,11 @@ __device__ void block_bitonic_sort(int* keys, T* vals, int n) {
   const int pairs = n2 >> 1;
   for (int size = 2; size <= n2; size <<= 1) {
     const int half = size >> 1;
+    // Powers of two throughout: block and position by masks, not divisions (which cost more
+    // than the compare-exchange itself).
     for (int i = threadIdx.x; i < pairs; i += blockDim.x) {
-      const int blk = i / half, pos = i % half;
-      const int lo = blk * size + pos, hi = blk * size + size - 1 - pos;
+      const int pos = i & (half - 1);
+      const int lo = i + (i & ~(half - 1)), hi = lo - pos + size - 1 - pos;
       if (hi < n && keys[lo] > keys[hi]) {
         const int k = keys[lo]; keys[lo] = keys[hi]; keys[hi] = k;
         if constexpr (has_values_v<T>) { const T v = vals[lo]; vals[lo] = vals[hi]; vals[hi] = v; }
@@ -198,8 +200,7 @@ __device__ void block_bitonic_sort(int* keys, T* vals, int n) {
     __syncthreads();
     for (int step = half >> 1; step >= 1; step >>= 1) {
       for (int i = threadIdx.x; i < pairs; i += blockDim.x) {
-        const int blk = i / step, pos = i % step;
-        const int lo = blk * 2 * step + pos, hi = lo + step;
+        const int lo = i + (i & ~(step - 1)), hi = lo + step;
         if (hi < n && keys[lo] > keys[hi]) {
           const int k = keys[lo]; keys[lo] = keys[hi]; keys[hi] = k;
           if constexpr (has_values_v<T>) { const T v = vals[lo]; vals[lo] = vals[hi]; vals[hi] = v; }

@@ -484,10 +484,20 @@ __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
   });
   __syncthreads();
   const offset_t base = c.rpt[row];
+  // One shared atomic per warp and round (ballot + popc), not one per entry.
+  const int lane = tid & 31;
+  auto claim = [&](bool has) {
+    const unsigned bal = __ballot_sync(0xffffffffu, has);
+    int first = 0;
+    if (lane == 0 && bal) first = atomicAdd(s_off, __popc(bal));
+    return __shfl_sync(0xffffffffu, first, 0) + __popc(bal & ((1u << lane) - 1u));
+  };
   if (!sorted) {
-    for (int s = tid; s < tsize; s += BS) {
-      const int key = keys[s];
-      if (key != -1) store_entry(c, base + atomicAdd(s_off, 1), key, vals, s);
+    for (int s0 = 0; s0 < tsize; s0 += BS) {
+      const int s = s0 + tid;
+      const int key = s < tsize ? keys[s] : -1;
+      const int at = claim(key != -1);
+      if (key != -1) store_entry(c, base + at, key, vals, s);
     }
     return;
   }
@@ -502,8 +512,8 @@ __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
       if constexpr (has_values_v<T>) v = vals[s];
     }
     __syncthreads();
+    const int pos = claim(key != -1);
     if (key != -1) {
-      const int pos = atomicAdd(s_off, 1);
       keys[pos] = key;
       if constexpr (has_values_v<T>) vals[pos] = v;
     }
