@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -233,10 +234,22 @@ int run_main(int argc, char** argv) {
   const apps::backend chosen = apps::resolve_backend(backend_choice, &why_cpu);
   const bool gpu = chosen == apps::backend::gpu;
 
+  // Seconds of each stage for -V: what is not iterating is what a user waits for in vain.
+  using clock = std::chrono::steady_clock;
+  auto stage_start = clock::now();
+  auto stage_seconds = [&] {
+    const auto now = clock::now();
+    const double s = std::chrono::duration<double>(now - stage_start).count();
+    stage_start = now;
+    return s;
+  };
   apps::gpu_warmup warmup(chosen);  // the device's context is made while the file is read
   io::labelled_graph g = io::read_graph(path, format);
+  const double read_seconds = stage_seconds();
   const host_csr<double> start = mcl::start_matrix(g.adj, p, &g.labels);
+  const double start_seconds = stage_seconds();
   warmup.wait();
+  const double warmup_seconds = stage_seconds();
   if (verbose) {
     std::cerr << "[" << prog << "] " << input << ": " << start.rows << " nodes, "
               << start.nnz() << " entries with loops; backend " << apps::to_string(chosen)
@@ -262,6 +275,7 @@ int run_main(int argc, char** argv) {
     std::cerr << os.str() << "\n";
   };
   const mcl::cluster_result r = mcl::cluster(start, p, gpu, prec, progress);
+  const double cluster_seconds = stage_seconds();
 
   if (out_name == "-") {
     mcl::write_clusters(std::cout, r.result, g.labels);
@@ -273,6 +287,7 @@ int run_main(int argc, char** argv) {
     if (!out_file) throw std::runtime_error("writing output file '" + out_name + "' failed");
     cleanup.armed = false;
   }
+  const double output_seconds = stage_seconds();
   if (!quiet) {
     if (r.result.overlap)
       std::cerr << "[" << prog << "] "
@@ -296,6 +311,15 @@ int run_main(int argc, char** argv) {
                   << r.stats.device_allocations << " device allocations in total";
     }
     std::cerr << "\n[" << prog << "] output is in " << out_name << "\n";
+    if (verbose) {
+      // "device start": the wait for the GPU's context beyond the read; "iterations":
+      // r.seconds (upload, iterations, download); "interpretation": the rest of cluster()
+      // (the start matrix in the cell type, the backend made and freed, the interpretation).
+      std::cerr << "[" << prog << "] stages: read " << std::fixed << std::setprecision(3)
+                << read_seconds << "s, start matrix " << start_seconds << "s, device start "
+                << warmup_seconds << "s, iterations " << r.seconds << "s, interpretation "
+                << cluster_seconds - r.seconds << "s, output " << output_seconds << "s\n";
+    }
   }
   return 0;
 }

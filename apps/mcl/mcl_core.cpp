@@ -4,12 +4,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <map>
 #include <numeric>
 #include <ostream>
 #include <stdexcept>
 #include <string>
 #include <utility>
+
+#include <omp.h>
 
 #include "mcl.hpp"
 #include "opsparse/io.hpp"
@@ -80,11 +83,8 @@ host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p
     return labels && static_cast<std::size_t>(v) < labels->size() ? (*labels)[v]
                                                                   : std::to_string(v);
   };
-  host_csr<double> out(n, n);
-  out.col.reserve(s.col.size() + static_cast<std::size_t>(n));
-  out.val.reserve(s.col.size() + static_cast<std::size_t>(n));
-  std::vector<std::pair<index_t, double>> row;
-  for (index_t i = 0; i < n; ++i) {
+  // Row i of the start matrix into `row` as (column, value), sorted by column.
+  const auto make_row = [&](index_t i, std::vector<std::pair<index_t, double>>& row) {
     row.clear();
     double loop = 0;
     bool has_loop = false;
@@ -122,12 +122,64 @@ host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p
       for (auto& e : row) e.second = std::pow(e.second, p.pre_inflation);
     double sum = 0;
     for (const auto& e : row) sum += e.second;
-    for (const auto& e : row) {
-      out.col.push_back(e.first);
-      out.val.push_back(sum > 0 ? e.second / sum : e.second);
+    if (sum > 0)
+      for (auto& e : row) e.second /= sum;
+  };
+
+  host_csr<double> out(n, n);
+  const int threads = p.threads > 0 ? p.threads : omp_get_max_threads();
+  if (threads <= 1 || s.col.size() < (std::size_t(1) << 16)) {
+    // One pass, appending.
+    out.col.reserve(s.col.size() + static_cast<std::size_t>(n));
+    out.val.reserve(s.col.size() + static_cast<std::size_t>(n));
+    std::vector<std::pair<index_t, double>> row;
+    for (index_t i = 0; i < n; ++i) {
+      make_row(i, row);
+      for (const auto& e : row) {
+        out.col.push_back(e.first);
+        out.val.push_back(e.second);
+      }
+      out.rpt[i + 1] = static_cast<offset_t>(out.col.size());
     }
-    out.rpt[i + 1] = static_cast<offset_t>(out.col.size());
+    return out;
   }
+  // In parallel: every row's length, then its entries in place (rows are independent). A row
+  // loop rethrows the exception of the lowest row that threw: the one a serial pass would throw.
+  const auto for_rows = [&](auto&& f) {
+    std::exception_ptr error;
+    index_t error_row = n;
+#pragma omp parallel num_threads(threads)
+    {
+      std::vector<std::pair<index_t, double>> row;
+#pragma omp for schedule(dynamic, 1024)
+      for (index_t i = 0; i < n; ++i) {
+        try {
+          make_row(i, row);
+          f(i, row);
+        } catch (...) {
+#pragma omp critical(opsparse_mcl_start_matrix)
+          if (i < error_row) {
+            error_row = i;
+            error = std::current_exception();
+          }
+        }
+      }
+    }
+    if (error) std::rethrow_exception(error);
+  };
+  for_rows([&](index_t i, const std::vector<std::pair<index_t, double>>& row) {
+    out.rpt[static_cast<std::size_t>(i) + 1] = static_cast<offset_t>(row.size());
+  });
+  for (index_t i = 0; i < n; ++i) out.rpt[i + 1] += out.rpt[i];
+  out.col.resize(static_cast<std::size_t>(out.rpt.back()));
+  out.val.resize(static_cast<std::size_t>(out.rpt.back()));
+  for_rows([&](index_t i, const std::vector<std::pair<index_t, double>>& row) {
+    std::size_t at = static_cast<std::size_t>(out.rpt[i]);
+    for (const auto& e : row) {
+      out.col[at] = e.first;
+      out.val[at++] = e.second;
+    }
+  });
   return out;
 }
 
@@ -319,47 +371,56 @@ clustering interpret(const host_csr<T>& limit, overlap_mode mode) {
   for (std::size_t c = 0; c < systems.size(); ++c)
     for (index_t v : systems[c]) system_of[v] = static_cast<index_t>(c);
 
-  // 3. Every other node joins the systems of all attractors it reaches through the DAG.
-  std::vector<std::vector<index_t>> member(static_cast<std::size_t>(n));
-  std::vector<index_t> seen(static_cast<std::size_t>(n), -1);
-  std::vector<index_t> stack;
-  for (index_t d = 0; d < n; ++d) {
-    if (attractor[d]) {
-      member[d].push_back(system_of[d]);
-      continue;
-    }
-    stack.clear();
-    for (offset_t k = drpt[d]; k < drpt[d + 1]; ++k)
-      if (seen[dcol[k]] != d) {
-        seen[dcol[k]] = d;
-        stack.push_back(dcol[k]);
-      }
-    while (!stack.empty()) {
-      const index_t v = stack.back();
-      stack.pop_back();
-      if (attractor[v]) member[d].push_back(system_of[v]);
-      for (offset_t k = drpt[v]; k < drpt[v + 1]; ++k)
-        if (seen[dcol[k]] != d) {
-          seen[dcol[k]] = d;
-          stack.push_back(dcol[k]);
+  // 3. Every other node joins the systems of all attractors it reaches through the DAG; a node
+  //    that reaches none is missing: clmEnstrict collects those into one extra cluster, numbered
+  //    after the systems. Memberships as one flat list (node d's are member[member_start[d] ..
+  //    member_start[d + 1]), sorted): a vector per node cost 200,000 allocations at 200,000
+  //    nodes, a fifth of the interpretation.
+  const index_t missing_cluster = static_cast<index_t>(systems.size());
+  std::vector<offset_t> member_start(static_cast<std::size_t>(n) + 1, 0);
+  std::vector<index_t> member;
+  member.reserve(static_cast<std::size_t>(n));
+  {
+    std::vector<index_t> seen(static_cast<std::size_t>(n), -1);
+    std::vector<index_t> stack;
+    for (index_t d = 0; d < n; ++d) {
+      const std::size_t first = member.size();
+      if (attractor[d]) {
+        member.push_back(system_of[d]);
+      } else {
+        stack.clear();
+        for (offset_t k = drpt[d]; k < drpt[d + 1]; ++k)
+          if (seen[dcol[k]] != d) {
+            seen[dcol[k]] = d;
+            stack.push_back(dcol[k]);
+          }
+        while (!stack.empty()) {
+          const index_t v = stack.back();
+          stack.pop_back();
+          if (attractor[v]) member.push_back(system_of[v]);
+          for (offset_t k = drpt[v]; k < drpt[v + 1]; ++k)
+            if (seen[dcol[k]] != d) {
+              seen[dcol[k]] = d;
+              stack.push_back(dcol[k]);
+            }
         }
-    }
-    std::sort(member[d].begin(), member[d].end());
-    member[d].erase(std::unique(member[d].begin(), member[d].end()), member[d].end());
-  }
-
-  // 4. clmEnstrict: unclaimed nodes become one extra cluster; overlap is cut, kept or split.
-  index_t n_clusters = static_cast<index_t>(systems.size());
-  for (index_t d = 0; d < n; ++d) {
-    if (member[d].empty()) {
-      member[d].push_back(n_clusters);
-      ++out.missing;
-    } else if (member[d].size() > 1) {
-      out.overlap += member[d].size() - 1;
+        std::sort(member.begin() + static_cast<std::ptrdiff_t>(first), member.end());
+        member.erase(std::unique(member.begin() + static_cast<std::ptrdiff_t>(first), member.end()),
+                     member.end());
+        if (member.size() == first) {
+          member.push_back(missing_cluster);
+          ++out.missing;
+        }
+      }
+      out.overlap += member.size() - first - 1;
+      member_start[static_cast<std::size_t>(d) + 1] = static_cast<offset_t>(member.size());
     }
   }
-  if (out.missing) ++n_clusters;
+  const auto first_member = [&](index_t d) { return member.data() + member_start[d]; };
+  const auto last_member = [&](index_t d) { return member.data() + member_start[d + 1]; };
 
+  // 4. clmEnstrict: overlap is cut, kept or split.
+  const index_t n_clusters = missing_cluster + (out.missing ? 1 : 0);
   std::vector<std::vector<index_t>> clusters;
   if (mode == overlap_mode::split && out.overlap) {
     // clm_split_overlap: nodes unique to a cluster form one group; the nodes shared by any two
@@ -368,27 +429,39 @@ clustering interpret(const host_csr<T>& limit, overlap_mode mode) {
     std::vector<index_t> unique_rep(static_cast<std::size_t>(n_clusters), -1);
     std::map<std::pair<index_t, index_t>, index_t> meet_rep;
     for (index_t d = 0; d < n; ++d) {
-      const auto& m = member[d];
-      if (m.size() == 1) {
+      const index_t* const m = first_member(d);
+      const std::ptrdiff_t size = last_member(d) - m;
+      if (size == 1) {
         index_t& rep = unique_rep[m[0]];
         if (rep < 0) rep = d;
         else g.unite(rep, d);
         continue;
       }
-      for (std::size_t a = 0; a < m.size(); ++a)
-        for (std::size_t b = a + 1; b < m.size(); ++b) {
+      for (std::ptrdiff_t a = 0; a < size; ++a)
+        for (std::ptrdiff_t b = a + 1; b < size; ++b) {
           auto it = meet_rep.emplace(std::make_pair(m[a], m[b]), d).first;
           g.unite(it->second, d);
         }
     }
     clusters = classes_of(g, std::vector<char>(static_cast<std::size_t>(n), 1));
   } else {
-    clusters.assign(static_cast<std::size_t>(n_clusters), {});
+    // Sized first: one allocation per cluster.
+    const bool keep = mode == overlap_mode::keep;
+    std::vector<std::size_t> size(static_cast<std::size_t>(n_clusters), 0);
     for (index_t d = 0; d < n; ++d) {
-      if (mode == overlap_mode::keep) {
-        for (index_t c : member[d]) clusters[c].push_back(d);
+      if (keep) {
+        for (const index_t* c = first_member(d); c < last_member(d); ++c) ++size[*c];
       } else {
-        clusters[member[d].front()].push_back(d);  // cut: the lowest-numbered cluster wins
+        ++size[*first_member(d)];
+      }
+    }
+    clusters.resize(static_cast<std::size_t>(n_clusters));
+    for (index_t c = 0; c < n_clusters; ++c) clusters[c].reserve(size[c]);
+    for (index_t d = 0; d < n; ++d) {
+      if (keep) {
+        for (const index_t* c = first_member(d); c < last_member(d); ++c) clusters[*c].push_back(d);
+      } else {
+        clusters[*first_member(d)].push_back(d);  // cut: the lowest-numbered cluster wins
       }
     }
   }

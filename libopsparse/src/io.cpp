@@ -1,14 +1,16 @@
 // Readers and writers for Matrix Market, SNAP edge lists and ABC files (see opsparse/io.hpp).
 //
-// Every reader loads the whole file into memory once and walks it line by line with
-// std::from_chars: no iostream extraction per token, so a 100 MB file parses in about a second.
-// Every problem is reported as opsparse::parse_error(file, line, what); no reader returns a partial
-// matrix. Entries are collected as (row, col, value) triples and assembled into sorted CSR by one
-// counting sort on rows plus a stable sort within each row, so duplicates combine in file order
-// (deterministic floating-point sums).
+// Every reader maps (or reads) the whole file once and walks it line by line with std::from_chars:
+// no iostream extraction per token. Every problem is reported as opsparse::parse_error(file, line,
+// what); no reader returns a partial matrix. Matrix Market entries are collected as (row, col,
+// value) triples and assembled into sorted CSR by one counting sort on rows plus a stable sort
+// within each row, so duplicates combine in file order (deterministic floating-point sums).
+// Edge lists and ABC files, the inputs of the graph apps, are parsed in parallel (see "Parallel
+// edge-list and ABC reading" below) with the same results and messages as a serial reading.
 #include "opsparse/io.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -17,8 +19,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <new>
 #include <ostream>
 #include <stdexcept>
@@ -30,7 +34,11 @@
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
+#include <omp.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace opsparse::io {
 namespace {
@@ -64,28 +72,74 @@ std::string quote(std::string_view s) {
   return out;
 }
 
-/// The whole file in memory, or parse_error(path, 0, ...) when it cannot be opened or read.
-std::string slurp(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0)
-    throw parse_error(path, 0, std::string("cannot open file: ") + std::strerror(errno));
-  if (S_ISDIR(info.st_mode)) throw parse_error(path, 0, "cannot read file: it is a directory");
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw parse_error(path, 0, std::string("cannot open file: ") + std::strerror(errno));
-  std::string data;
-  if (S_ISREG(info.st_mode) && info.st_size > 0) data.reserve(static_cast<std::size_t>(info.st_size));
-  char buf[1 << 16];
-  for (;;) {
-    const std::size_t got = std::fread(buf, 1, sizeof buf, f);
-    data.append(buf, got);
-    if (got < sizeof buf) break;
+/// The bytes of a whole file, or parse_error(path, 0, ...) when it cannot be opened or read.
+/// A regular file is mapped read-only: copying 35 MB into a std::string cost 20 ms of page faults
+/// (on a VM), more than parsing it on 16 cores. Anything else (a pipe, a terminal, /proc) is
+/// read into memory. A file that another process truncates while it is mapped would fault; the
+/// readers do not guard against concurrent writers (nor did reading it, which saw half a file).
+class file_bytes {
+ public:
+  explicit file_bytes(const std::string& path) {
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0)
+      throw parse_error(path, 0, std::string("cannot open file: ") + std::strerror(errno));
+    if (S_ISDIR(info.st_mode)) throw parse_error(path, 0, "cannot read file: it is a directory");
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw parse_error(path, 0, std::string("cannot open file: ") + std::strerror(errno));
+    struct stat opened {};
+    const bool regular = ::fstat(fd, &opened) == 0 && S_ISREG(opened.st_mode);
+    if (regular && opened.st_size > 0 &&
+        static_cast<std::uint64_t>(opened.st_size) <= std::numeric_limits<std::size_t>::max()) {
+      const std::size_t size = static_cast<std::size_t>(opened.st_size);
+      int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+      flags |= MAP_POPULATE;  // one call maps every page instead of one fault per page
+#endif
+      void* m = ::mmap(nullptr, size, PROT_READ, flags, fd, 0);
+      if (m != MAP_FAILED) {
+        ::close(fd);
+        map_ = m;
+        view_ = std::string_view(static_cast<const char*>(m), size);
+        return;
+      }
+      // Not mappable (some file systems): read it instead.
+    }
+    try {
+      if (regular && opened.st_size > 0) copy_.reserve(static_cast<std::size_t>(opened.st_size));
+      char buf[1 << 16];
+      for (;;) {
+        const ssize_t got = ::read(fd, buf, sizeof buf);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+          const int err = errno;
+          ::close(fd);
+          throw parse_error(path, 0, std::string("cannot read file: ") + std::strerror(err));
+        }
+        if (got == 0) break;
+        copy_.append(buf, static_cast<std::size_t>(got));
+      }
+    } catch (const parse_error&) {
+      throw;
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    ::close(fd);
+    view_ = copy_;
   }
-  const bool failed = std::ferror(f) != 0;
-  const int err = errno;
-  std::fclose(f);
-  if (failed) throw parse_error(path, 0, std::string("cannot read file: ") + std::strerror(err));
-  return data;
-}
+  ~file_bytes() {
+    if (map_) ::munmap(map_, view_.size());
+  }
+  file_bytes(const file_bytes&) = delete;
+  file_bytes& operator=(const file_bytes&) = delete;
+
+  std::string_view view() const { return view_; }
+
+ private:
+  void* map_ = nullptr;
+  std::string copy_;
+  std::string_view view_;
+};
 
 /// Walks a buffer line by line; line numbers are 1-based. A UTF-8 byte-order mark at the start
 /// is skipped since some Windows tools write one.
@@ -425,7 +479,8 @@ index_t mm_dimension(const std::string& path, long long line, std::string_view t
 
 template <class V>
 host_csr<V> read_mm_impl(const std::string& path, bool require_square) {
-  const std::string data = slurp(path);
+  const file_bytes file(path);
+  const std::string_view data = file.view();
   if (data.empty()) throw parse_error(path, 0, "file is empty (expected a %%MatrixMarket banner)");
   line_reader lines(data);
   std::string_view line;
@@ -591,15 +646,21 @@ host_csr<V> read_mm_impl(const std::string& path, bool require_square) {
 // Edge lists and ABC
 // ------------------------------------------------------------------------------------------------
 
+/// An edge's weight; false with what is wrong with it in `error` (the parallel readers record
+/// the message and throw it later with the line number, which only then is known).
+bool parse_weight(std::string_view tok, double& w, std::string& error) {
+  const num_status st = parse_double(tok, w);
+  if (st == num_status::bad) error = "expected a numeric weight, found " + quote(tok);
+  else if (st == num_status::out_of_range) error = "weight " + quote(tok) + " overflows double";
+  else if (!std::isfinite(w)) error = "weight " + quote(tok) + " is not finite (NaN or infinity)";
+  else return true;
+  return false;
+}
+
 double edge_weight(const std::string& path, long long line, std::string_view tok) {
   double w = 0;
-  const num_status st = parse_double(tok, w);
-  if (st == num_status::bad)
-    throw parse_error(path, line, "expected a numeric weight, found " + quote(tok));
-  if (st == num_status::out_of_range)
-    throw parse_error(path, line, "weight " + quote(tok) + " overflows double");
-  if (!std::isfinite(w))
-    throw parse_error(path, line, "weight " + quote(tok) + " is not finite (NaN or infinity)");
+  std::string error;
+  if (!parse_weight(tok, w, error)) throw parse_error(path, line, error);
   return w;
 }
 
@@ -681,6 +742,76 @@ labelled_graph finish_graph(const std::string& path, const line_reader& lines, t
   return g;
 }
 
+/// The serial readers: the reference that the parallel ones below must agree with (their tests
+/// compare the two), and the reader for files too large for the parallel numbering.
+labelled_graph read_edge_list_serial(const std::string& path, std::string_view data) {
+  if (data.empty()) throw parse_error(path, 0, "file is empty (expected 'u v [w]' lines)");
+  line_reader lines(data);
+  vertex_numbering<std::int64_t> ids;
+  std::vector<std::string> labels;
+  triples<double> t;
+  t.reserve(data.size() / 8);
+  std::string_view line;
+  while (lines.next(line)) {
+    const char c = first_char(line);
+    if (c == '\0' || c == '#') continue;
+    const long long ln = lines.line_no();
+    tokenizer tk(line);
+    std::string_view tok[3];
+    int ntok = 0;
+    for (std::string_view x; ntok < 3 && tk.next(x);) tok[ntok++] = x;
+    if (ntok < 2) throw parse_error(path, ln, "expected 'u v [w]', found " + quote(line));
+    index_t ends[2];
+    for (int e = 0; e < 2; ++e) {
+      std::int64_t id = 0;
+      const num_status st = parse_int64(tok[e], id);
+      if (st == num_status::bad)
+        throw parse_error(path, ln, "expected an integer vertex id, found " + quote(tok[e]));
+      if (st == num_status::out_of_range)
+        throw parse_error(path, ln, "vertex id " + quote(tok[e]) + " does not fit in 64 bits");
+      // Canonical decimal label: "007" and "7" are the same integer id, hence one vertex.
+      ends[e] = ids.find_or_add(path, ln, id, labels, [id] { return std::to_string(id); });
+    }
+    const double w = ntok == 3 ? edge_weight(path, ln, tok[2]) : 1.0;
+    if (const std::string_view extra = tk.rest(); !extra.empty())
+      throw parse_error(path, ln, "unexpected text after 'u v [w]': " + quote(extra));
+    t.push(ends[0], ends[1], w);
+  }
+  return finish_graph(path, lines, t, std::move(labels));
+}
+
+labelled_graph read_abc_serial(const std::string& path, std::string_view data) {
+  if (data.empty()) throw parse_error(path, 0, "file is empty (expected 'a<TAB>b[<TAB>w]' lines)");
+  line_reader lines(data);
+  // Keys view into `data`, which outlives the map.
+  vertex_numbering<std::string_view> ids;
+  std::vector<std::string> labels;
+  triples<double> t;
+  t.reserve(data.size() / 16);
+  std::string_view line;
+  while (lines.next(line)) {
+    // mcl has no comment syntax; '#' lines are skipped anyway since a header line is far more
+    // likely than a label that starts with '#'.
+    const char c = first_char(line);
+    if (c == '\0' || c == '#') continue;
+    const long long ln = lines.line_no();
+    tokenizer tk(line);
+    std::string_view tok[3];
+    int ntok = 0;
+    for (std::string_view x; ntok < 3 && tk.next(x);) tok[ntok++] = x;
+    if (ntok < 2)
+      throw parse_error(path, ln, "expected 'label<TAB>label[<TAB>weight]', found " + quote(line));
+    const std::string_view la = tok[0], lb = tok[1];
+    const index_t a = ids.find_or_add(path, ln, la, labels, [la] { return std::string(la); });
+    const index_t b = ids.find_or_add(path, ln, lb, labels, [lb] { return std::string(lb); });
+    const double w = ntok == 3 ? edge_weight(path, ln, tok[2]) : 1.0;
+    if (const std::string_view extra = tk.rest(); !extra.empty())
+      throw parse_error(path, ln, "unexpected text after 'label label [weight]': " + quote(extra));
+    t.push(a, b, w);
+  }
+  return finish_graph(path, lines, t, std::move(labels));
+}
+
 /// Catches allocation failures (a huge but well-formed size line) and reports them as a parse
 /// error on the file instead of letting std::bad_alloc escape a reader.
 template <class F>
@@ -693,6 +824,692 @@ auto guard_memory(const std::string& path, F&& f) -> decltype(f()) {
     throw parse_error(path, 0, "the matrix this file describes is too large to hold in memory");
   }
 }
+
+// ------------------------------------------------------------------------------------------------
+// Parallel edge-list and ABC reading
+// ------------------------------------------------------------------------------------------------
+//
+// A 200,000-vertex, 1,000,000-edge ABC file (35 MB, the MCL benchmark's input) took 0.45 s to
+// read serially, most of it in the vertex numbering: every lookup of its 12 MB table missed the
+// cache twice, once for the slot and once for the label it points to in the file. This reader:
+//  1. cuts the file into chunks of whole lines and parses them in parallel. A line's endpoints
+//     become keys (a label's hash, its first 16 bytes and where it is; or an integer id), its
+//     weight a double. Each chunk numbers its distinct keys in order of first occurrence, in a
+//     table that stays in cache, and groups them by the top bits of their hash (the partition).
+//  2. numbers the keys of every partition in parallel, visiting the chunks in file order, in a
+//     small table of its own; most labels compare by their first 16 bytes, without reading the
+//     file again. A key new to its partition occurs first in the file in the chunk that offers it.
+//  3. numbers the vertices: the count of such keys per chunk gives each chunk its first vertex
+//     number, and within a chunk they come in order of first occurrence. This is exactly the
+//     serial reader's numbering by first appearance.
+//  4. builds the CSR in parallel: rows filled in any order, then sorted by (column, position in
+//     the file), so that duplicates still meet in file order and keep the serial reader's maximum.
+// Errors: a chunk stops at its first bad line and records it. The first chunk with an error holds
+// the file's first bad line, whose number is the lines of the chunks before it plus its line in
+// the chunk; the message is the serial reader's. Every result is independent of the thread count.
+
+/// Test hooks (detail::set_text_reader_tuning).
+std::atomic<std::size_t> tuned_chunk_bytes{0};
+std::atomic<bool> tuned_serial{false};
+
+/// 256 KiB is about 7,000 lines of a protein network: 140 chunks from the 35 MB benchmark file,
+/// enough for 16 threads to balance (dynamic schedule) while the per-chunk bookkeeping (an
+/// offset per partition) stays negligible; a file under 256 KiB is one chunk, read serially.
+constexpr std::size_t default_chunk_bytes = std::size_t(256) << 10;
+/// A chunk of at most 1 GiB has fewer than 2^30 endpoints (a line has at least 4 bytes), so
+/// that the chunk's numbers of its keys fit in index_t and its offsets in 32 bits.
+constexpr std::size_t max_chunk_bytes = std::size_t(1) << 30;
+/// Up to 2^8 partitions (a partition number is a byte): 200,000 labels make ~800 per partition,
+/// whose table (16 KiB) and keys (25 KiB) stay in L1/L2 while the partition is numbered.
+constexpr unsigned max_partition_bits = 8;
+
+/// Runs f(i) for every i in [0, n) on the OpenMP threads, one at a time from a shared counter
+/// (chunks and partitions differ in cost). Nothing may throw out of an OpenMP region, so the first
+/// exception (an allocation failure: parse errors are recorded, not thrown) is rethrown after it.
+template <class F>
+void parallel_for(std::size_t n, F&& f) {
+  std::exception_ptr error;
+  std::atomic<bool> failed{false};
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
+  for (long long i = 0; i < static_cast<long long>(n); ++i) {
+    if (failed.load(std::memory_order_relaxed)) continue;
+    try {
+      f(static_cast<std::size_t>(i));
+    } catch (...) {
+#pragma omp critical(opsparse_io_parallel_for)
+      if (!error) error = std::current_exception();
+      failed.store(true, std::memory_order_relaxed);
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+/// splitmix64's finaliser: every output bit depends on every input bit, so consecutive integer
+/// ids spread over the slots and the top bits make fair partitions.
+inline std::uint64_t mix64(std::uint64_t h) {
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebULL;
+  h ^= h >> 31;
+  return h;
+}
+
+/// 64x64 -> 128-bit product folded to 64 bits: the mixing step of the label hash.
+inline std::uint64_t fold_multiply(std::uint64_t a, std::uint64_t b) {
+  const unsigned __int128 r = static_cast<unsigned __int128>(a) * b;
+  return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
+}
+
+/// n (1..8) bytes at p as a zero-padded little-endian word. `end` is the end of the file: when 8
+/// bytes are readable (all but the file's last few) this is one unaligned load and a mask.
+inline std::uint64_t load_word(const char* p, std::size_t n, const char* end) {
+  std::uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  if (end - p >= 8) {
+    std::memcpy(&w, p, 8);
+    return n >= 8 ? w : w & ((std::uint64_t(1) << (8 * n)) - 1);
+  }
+#else
+  (void)end;
+#endif
+  std::memcpy(&w, p, n < 8 ? n : 8);
+  return w;
+}
+
+/// An ABC endpoint: a label, as the hash of its bytes, its first 16 bytes (zero-padded) and
+/// where it is in the file. Labels of up to 16 bytes (P000123, YAL001C, ENSP00000354587) compare
+/// on these words alone; longer ones also compare their tails in the file. 32 bytes: there are
+/// two per line, and every byte of them is a page fault to pay on a large file.
+struct label_key {
+  std::uint64_t hash;
+  std::uint64_t head[2];
+  std::uint64_t where;  ///< offset in the file << length_bits | length
+};
+/// Limits of label_key::where; a file beyond them goes to the serial reader.
+constexpr unsigned length_bits = 24;                                   // labels under 16 MiB
+constexpr std::uint64_t max_label_length = (std::uint64_t(1) << length_bits) - 1;
+constexpr std::uint64_t max_label_offset = (std::uint64_t(1) << (64 - length_bits)) - 1;  // 1 TiB
+
+/// An edge-list endpoint: the integer id.
+struct id_key {
+  std::int64_t id;
+};
+
+/// What differs between ABC files and edge lists: what an endpoint is and the messages.
+struct abc_format {
+  using key = label_key;
+  const char* base;  ///< the file
+  const char* end;
+
+  bool endpoint(std::string_view tok, key& k, std::string& /*error*/) const {
+    const char* p = tok.data();
+    const std::size_t n = tok.size();  // at least 1: tokens are non-empty
+    const std::uint64_t w0 = load_word(p, n, end);
+    const std::uint64_t w1 = n > 8 ? load_word(p + 8, n - 8, end) : 0;
+    // Hash constants: wyhash's primes; any odd constants with mixed bits would do.
+    std::uint64_t h = fold_multiply(w0 ^ 0xa0761d6478bd642fULL, w1 ^ 0xe7037ed1a0b428dbULL ^ n);
+    for (std::size_t i = 16; i < n; i += 16) {
+      const std::uint64_t a = load_word(p + i, n - i, end);
+      const std::uint64_t b = n - i > 8 ? load_word(p + i + 8, n - i - 8, end) : 0;
+      h = fold_multiply(a ^ h ^ 0x8ebc6af09c88c6e3ULL, b ^ 0x589965cc75374cc3ULL);
+    }
+    k.hash = mix64(h);
+    k.head[0] = w0;
+    k.head[1] = w1;
+    // read_edges_parallel sends files with longer labels or beyond the offset limit to the
+    // serial reader (fits_key).
+    k.where = static_cast<std::uint64_t>(p - base) << length_bits | (n & max_label_length);
+    return true;
+  }
+  static bool fits_key(std::string_view tok) { return tok.size() <= max_label_length; }
+  std::uint64_t hash(const key& k) const { return k.hash; }
+  bool equal(const key& a, const key& b) const {
+    // Equal `where` lengths and heads; a tail beyond 16 bytes is compared in the file.
+    const std::size_t length = static_cast<std::size_t>(a.where & max_label_length);
+    return a.hash == b.hash && a.head[0] == b.head[0] && a.head[1] == b.head[1] &&
+           length == (b.where & max_label_length) &&
+           (length <= 16 || std::memcmp(base + (a.where >> length_bits) + 16,
+                                        base + (b.where >> length_bits) + 16, length - 16) == 0);
+  }
+  std::string label(const key& k) const {
+    return std::string(base + (k.where >> length_bits),
+                       static_cast<std::size_t>(k.where & max_label_length));
+  }
+  static std::string bad_shape(std::string_view line) {
+    return "expected 'label<TAB>label[<TAB>weight]', found " + quote(line);
+  }
+  static std::string trailing(std::string_view rest) {
+    return "unexpected text after 'label label [weight]': " + quote(rest);
+  }
+};
+
+struct edge_list_format {
+  using key = id_key;
+
+  bool endpoint(std::string_view tok, key& k, std::string& error) const {
+    const num_status st = parse_int64(tok, k.id);
+    if (st == num_status::ok) return true;
+    error = st == num_status::bad ? "expected an integer vertex id, found " + quote(tok)
+                                  : "vertex id " + quote(tok) + " does not fit in 64 bits";
+    return false;
+  }
+  static bool fits_key(std::string_view) { return true; }
+  std::uint64_t hash(const key& k) const { return mix64(static_cast<std::uint64_t>(k.id)); }
+  bool equal(const key& a, const key& b) const { return a.id == b.id; }
+  // Canonical decimal label: "007" and "7" are the same integer id, hence one vertex.
+  std::string label(const key& k) const { return std::to_string(k.id); }
+  static std::string bad_shape(std::string_view line) {
+    return "expected 'u v [w]', found " + quote(line);
+  }
+  static std::string trailing(std::string_view rest) {
+    return "unexpected text after 'u v [w]': " + quote(rest);
+  }
+};
+
+/// Blank (is_blank) or '\n': where a token ends. '\t' '\n' '\v' '\f' '\r' are 9..13, ' ' is 32.
+inline bool ends_token(char c) {
+  const unsigned u = static_cast<unsigned char>(c);
+  return u <= 32 && ((std::uint64_t(1) << u) & ((std::uint64_t(1) << 32) | 0x3e00u)) != 0;
+}
+
+/// The first byte at or after p that ends a token (or `end`). Eight bytes at a time while they
+/// are readable: a byte below '!' is a candidate (blanks, '\n', and control bytes that do not
+/// end tokens), found with the borrow trick, exact for the lowest such byte of the word.
+inline const char* token_end(const char* p, const char* end) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  while (end - p >= 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    const std::uint64_t low = (w - 0x2121212121212121ULL) & ~w & 0x8080808080808080ULL;
+    if (!low) {
+      p += 8;
+      continue;
+    }
+    p += __builtin_ctzll(low) >> 3;
+    if (ends_token(*p)) return p;
+    ++p;
+  }
+#endif
+  while (p < end && !ends_token(*p)) ++p;
+  return p;
+}
+
+/// A piece of the file made of whole lines (only the file's last line may lack its '\n').
+struct text_chunk {
+  const char* begin;
+  const char* end;
+};
+
+/// Cuts `text` into chunks of about `target` bytes, each ending just after a '\n'.
+std::vector<text_chunk> split_lines(std::string_view text, std::size_t target) {
+  std::vector<text_chunk> out;
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while (p < end) {
+    const char* stop = end;
+    if (static_cast<std::size_t>(end - p) > target) {
+      // The chunk ends with the line that holds its target's last byte.
+      const char* nl = static_cast<const char*>(
+          std::memchr(p + target - 1, '\n', static_cast<std::size_t>(end - (p + target - 1))));
+      stop = nl ? nl + 1 : end;
+    }
+    out.push_back({p, stop});
+    p = stop;
+  }
+  return out;
+}
+
+/// Numbers distinct keys 0, 1, 2, ... in the order they are first offered. The keys are kept
+/// densely in that order (what the caller needs next); the table holds only a tag of the hash
+/// and the number, 8 bytes a slot, so that it stays in cache. Open addressing with linear
+/// probing, load at most 1/2.
+template <class Format>
+class key_numbering {
+ public:
+  using key = typename Format::key;
+
+  explicit key_numbering(const Format& fmt) : fmt_(&fmt) {}
+
+  /// Forgets every key, keeping the memory; sized for about `expected` keys (it grows anyway).
+  void reset(std::size_t expected) {
+    keys_.clear();
+    std::size_t size = 16;
+    while (size < 2 * expected) size *= 2;
+    if (slots_.size() < size) slots_.resize(size);
+    std::fill(slots_.begin(), slots_.end(), slot{0, empty});
+  }
+
+  /// The number of `k`: size() - 1 after the call when it is new.
+  std::uint32_t find_or_add(const key& k) {
+    const std::uint64_t h = fmt_->hash(k);
+    const std::uint32_t tag = static_cast<std::uint32_t>(h >> 16);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t at = static_cast<std::size_t>(h) & mask;; at = (at + 1) & mask) {
+      const slot s = slots_[at];
+      if (s.number == empty) break;
+      if (s.tag == tag && fmt_->equal(keys_[s.number], k)) return s.number;
+    }
+    const std::uint32_t number = static_cast<std::uint32_t>(keys_.size());
+    keys_.push_back(k);
+    place(h, number);
+    if (keys_.size() * 2 > slots_.size()) grow();
+    return number;
+  }
+
+  std::size_t size() const { return keys_.size(); }
+  const std::vector<key>& keys() const { return keys_; }
+
+ private:
+  struct slot {
+    std::uint32_t tag;
+    std::uint32_t number;
+  };
+  static constexpr std::uint32_t empty = std::numeric_limits<std::uint32_t>::max();
+
+  void place(std::uint64_t h, std::uint32_t number) {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t at = static_cast<std::size_t>(h) & mask;
+    while (slots_[at].number != empty) at = (at + 1) & mask;
+    slots_[at] = slot{static_cast<std::uint32_t>(h >> 16), number};
+  }
+
+  void grow() {
+    slots_.assign(slots_.size() * 2, slot{0, empty});
+    for (std::size_t i = 0; i < keys_.size(); ++i)
+      place(fmt_->hash(keys_[i]), static_cast<std::uint32_t>(i));
+  }
+
+  const Format* fmt_;
+  std::vector<key> keys_;
+  std::vector<slot> slots_;
+};
+
+/// What one chunk holds once parsed, then numbered. Its distinct keys are numbered in the chunk
+/// first (a table that stays in cache): an endpoint is then 4 bytes, and only the distinct keys,
+/// about half of the endpoints of a protein network's chunk, go on to their partitions.
+template <class Key>
+struct chunk_edges {
+  std::vector<index_t> ends;               ///< both endpoints of every edge, in file order: the
+                                           ///< chunk's number of the key, later the vertex
+  std::vector<double> weight;              ///< of every edge, in file order
+  std::vector<Key> keys;                   ///< distinct keys grouped by partition; within one, in
+                                           ///< the chunk's order (of first occurrence)
+  std::vector<std::uint32_t> part_start;   ///< partitions + 1 offsets into keys
+  std::vector<std::uint8_t> part;          ///< partition of every distinct key, by chunk number
+  std::vector<std::uint32_t> number;       ///< of keys[i] in its partition | first_in_file
+  long long lines = 0;                     ///< lines read
+  long long error_line = 0;                ///< first bad line, 1-based in the chunk; 0: none
+  std::string error;                       ///< what is wrong with it
+  bool unfit = false;                      ///< a token too long for a key (serial reader)
+
+  /// Calls f(j, i) for every distinct key in the chunk's order, j being its chunk number and i
+  /// its position in keys: each partition's keys are in that order, so a cursor per partition
+  /// follows them.
+  template <class F>
+  void in_chunk_order(F&& f) const {
+    std::vector<std::uint32_t> cursor(part_start.begin(), part_start.end() - 1);
+    for (std::size_t j = 0; j < part.size(); ++j) f(j, cursor[part[j]]++);
+  }
+};
+
+/// Flag in chunk_edges::number: the key's first occurrence in the file is in this chunk.
+constexpr std::uint32_t first_in_file = std::uint32_t(1) << 31;
+
+/// Parses one chunk as the serial reader parses its lines (same checks in the same order),
+/// numbering its distinct keys in `local` (the calling thread's), then groups them by partition.
+template <class Format>
+void parse_chunk(const Format& fmt, const text_chunk& chunk, unsigned part_bits,
+                 key_numbering<Format>& local, chunk_edges<typename Format::key>& out) {
+  using key = typename Format::key;
+  // A line has at least 4 bytes ("a b\n"); a protein network's about 35.
+  const std::size_t bytes = static_cast<std::size_t>(chunk.end - chunk.begin);
+  local.reset(bytes / 32);
+  out.ends.reserve(bytes / 16 + 2);
+  out.weight.reserve(bytes / 32 + 1);
+  const char* p = chunk.begin;
+  const char* const end = chunk.end;
+  auto line_end = [end](const char* q) {
+    const char* nl = static_cast<const char*>(std::memchr(q, '\n', static_cast<std::size_t>(end - q)));
+    return nl ? nl : end;
+  };
+  long long line = 0;
+  std::string error;
+  while (p < end) {
+    ++line;
+    const char* const line_begin = p;
+    while (p < end && is_blank(*p)) ++p;
+    if (p == end) break;
+    if (*p == '\n') {  // blank line
+      ++p;
+      continue;
+    }
+    // A comment (ABC too: see read_abc_serial). The serial readers also skip a line whose first
+    // non-blank byte is NUL (first_char's "blank line"), which a corrupted file can hold.
+    if (*p == '#' || *p == '\0') {
+      const char* stop = line_end(p);
+      p = stop == end ? end : stop + 1;
+      continue;
+    }
+    std::string_view tok[3];
+    int ntok = 0;
+    for (;;) {
+      const char* const t = p;
+      p = token_end(p, end);
+      tok[ntok++] = std::string_view(t, static_cast<std::size_t>(p - t));
+      while (p < end && is_blank(*p)) ++p;
+      if (p == end || *p == '\n' || ntok == 3) break;
+    }
+    // p is at the end of the line, or at a fourth token.
+    key ends[2]{};
+    bool ok = ntok >= 2;
+    if (!ok)
+      error = Format::bad_shape(
+          std::string_view(line_begin, static_cast<std::size_t>(line_end(line_begin) - line_begin)));
+    for (int e = 0; ok && e < 2; ++e) {
+      if (!Format::fits_key(tok[e])) out.unfit = true;
+      ok = fmt.endpoint(tok[e], ends[e], error);
+    }
+    double w = 1.0;
+    if (ok && ntok == 3) ok = parse_weight(tok[2], w, error);
+    if (ok && p < end && *p != '\n') {
+      error = Format::trailing(std::string_view(p, static_cast<std::size_t>(line_end(p) - p)));
+      ok = false;
+    }
+    if (!ok) {
+      out.lines = line;
+      out.error_line = line;
+      out.error = std::move(error);
+      return;
+    }
+    out.ends.push_back(static_cast<index_t>(local.find_or_add(ends[0])));
+    out.ends.push_back(static_cast<index_t>(local.find_or_add(ends[1])));
+    out.weight.push_back(w);
+    if (p < end) ++p;  // the '\n'
+  }
+  out.lines = line;
+
+  // Counting sort of the distinct keys by partition; stable, so each partition's keys stay in
+  // the chunk's order.
+  const std::vector<key>& keys = local.keys();
+  const std::size_t parts = std::size_t(1) << part_bits;
+  out.part.resize(keys.size());
+  out.part_start.assign(parts + 1, 0);
+  for (std::size_t j = 0; j < keys.size(); ++j) {
+    const std::uint8_t q =
+        part_bits ? static_cast<std::uint8_t>(fmt.hash(keys[j]) >> (64 - part_bits)) : 0;
+    out.part[j] = q;
+    ++out.part_start[q + 1u];
+  }
+  for (std::size_t q = 0; q < parts; ++q) out.part_start[q + 1] += out.part_start[q];
+  out.keys.resize(keys.size());
+  out.in_chunk_order([&](std::size_t j, std::uint32_t i) { out.keys[i] = keys[j]; });
+  out.number.resize(keys.size());
+}
+
+/// Below this many entries a loop over rows runs on one thread: waking a team costs more.
+constexpr std::size_t parallel_rows_min_entries = 1 << 16;
+
+/// Groups the items of `sources` by row, in parallel and stably: a row's items keep the order of
+/// their sources and, within a source, their order. each_item(s, emit) calls emit(row, item)
+/// for the items of source s in order. Returns the items; rpt gets the rows' offsets (rows + 1).
+/// A two-level counting sort: the sources scatter their items into buckets of consecutive rows,
+/// each source into places of its own, then each bucket is sorted by row on one thread. No two
+/// threads write the same counter: shared counters (even atomic ones) hit at random make every
+/// update a cache-line transfer between cores, which made the CSR assembly slower on two threads
+/// than on one.
+template <class Item, class EachItem>
+std::unique_ptr<Item[]> group_by_row(index_t n, std::size_t sources, const EachItem& each_item,
+                                     std::vector<offset_t>& rpt) {
+  const std::size_t rows = static_cast<std::size_t>(n);
+  rpt.assign(rows + 1, 0);
+  const std::size_t threads = static_cast<std::size_t>(omp_get_max_threads());
+  // About 8 buckets per thread for balance; one when there is nothing to share.
+  const std::size_t want = sources > 1 && threads > 1 ? 8 * threads : 1;
+  unsigned shift = 0;
+  while (((rows + (std::size_t(1) << shift) - 1) >> shift) > want) ++shift;
+  const std::size_t buckets = (rows + (std::size_t(1) << shift) - 1) >> shift;
+
+  if (buckets <= 1) {  // one thread: a plain counting sort
+    for (std::size_t s = 0; s < sources; ++s)
+      each_item(s, [&](index_t r, const Item&) { ++rpt[static_cast<std::size_t>(r) + 1]; });
+    for (std::size_t r = 0; r < rows; ++r) rpt[r + 1] += rpt[r];
+    std::unique_ptr<Item[]> out(new Item[static_cast<std::size_t>(rpt[rows])]);
+    std::vector<offset_t> next(rpt.begin(), rpt.end() - 1);
+    for (std::size_t s = 0; s < sources; ++s)
+      each_item(s, [&](index_t r, const Item& x) {
+        out[static_cast<std::size_t>(next[static_cast<std::size_t>(r)]++)] = x;
+      });
+    return out;
+  }
+
+  // at[s][b]: items of source s in bucket b, then where source s writes its next one there.
+  std::vector<std::vector<offset_t>> at(sources);
+  parallel_for(sources, [&](std::size_t s) {
+    at[s].assign(buckets, 0);
+    each_item(s, [&](index_t r, const Item&) { ++at[s][static_cast<std::size_t>(r) >> shift]; });
+  });
+  std::vector<offset_t> bucket_start(buckets + 1, 0);
+  offset_t total = 0;
+  for (std::size_t b = 0; b < buckets; ++b) {
+    bucket_start[b] = total;
+    for (std::size_t s = 0; s < sources; ++s) total += std::exchange(at[s][b], total);
+  }
+  bucket_start[buckets] = total;
+  // Not value-initialised: every place is written once.
+  std::unique_ptr<Item[]> staged(new Item[static_cast<std::size_t>(total)]);
+  std::unique_ptr<index_t[]> staged_row(new index_t[static_cast<std::size_t>(total)]);
+  parallel_for(sources, [&](std::size_t s) {
+    each_item(s, [&](index_t r, const Item& x) {
+      const std::size_t i = static_cast<std::size_t>(at[s][static_cast<std::size_t>(r) >> shift]++);
+      staged[i] = x;
+      staged_row[i] = r;
+    });
+  });
+  std::unique_ptr<Item[]> out(new Item[static_cast<std::size_t>(total)]);
+  parallel_for(buckets, [&](std::size_t b) {
+    // rpt[r + 1] for the bucket's rows: counts, then starts, then (after the scatter) ends.
+    const std::size_t r0 = b << shift, r1 = std::min(rows, r0 + (std::size_t(1) << shift));
+    const std::size_t i0 = static_cast<std::size_t>(bucket_start[b]);
+    const std::size_t i1 = static_cast<std::size_t>(bucket_start[b + 1]);
+    for (std::size_t i = i0; i < i1; ++i) ++rpt[static_cast<std::size_t>(staged_row[i]) + 1];
+    offset_t start = bucket_start[b];
+    for (std::size_t r = r0; r < r1; ++r) start += std::exchange(rpt[r + 1], start);
+    for (std::size_t i = i0; i < i1; ++i)
+      out[static_cast<std::size_t>(rpt[static_cast<std::size_t>(staged_row[i]) + 1]++)] = staged[i];
+  });
+  return out;
+}
+
+/// One entry of a row being assembled: `edge` is the line's position among the file's edges.
+struct row_entry {
+  index_t col;
+  std::uint32_t edge;
+  double val;
+};
+
+/// The adjacency from the numbered edges of all chunks (see step 4 above); frees the chunks.
+/// Duplicates keep the maximum, combined in file order as in assemble() (which decides between
+/// 0 and -0).
+template <class Key>
+host_csr<double> assemble_edges(index_t n, std::vector<chunk_edges<Key>>& chunks) {
+  const std::size_t nchunks = chunks.size();
+  std::vector<std::uint32_t> edge_base(nchunks + 1, 0);
+  for (std::size_t c = 0; c < nchunks; ++c)
+    edge_base[c + 1] = edge_base[c] + static_cast<std::uint32_t>(chunks[c].weight.size());
+  const bool parallel_rows = edge_base[nchunks] >= parallel_rows_min_entries;
+
+  // Rows in file order.
+  std::vector<offset_t> start;
+  const std::unique_ptr<row_entry[]> entries = group_by_row<row_entry>(
+      n, nchunks,
+      [&](std::size_t c, auto&& emit) {
+        const std::vector<index_t>& v = chunks[c].ends;
+        const std::vector<double>& w = chunks[c].weight;
+        for (std::size_t e = 0; e < w.size(); ++e)
+          emit(v[2 * e], row_entry{v[2 * e + 1], edge_base[c] + static_cast<std::uint32_t>(e), w[e]});
+      },
+      start);
+  parallel_for(nchunks, [&](std::size_t c) { chunks[c] = chunk_edges<Key>(); });
+
+  // Sort every row by (column, position in the file) and combine its duplicates in place.
+  host_csr<double> m(n, n);
+  const auto before = [](const row_entry& a, const row_entry& b) {
+    return a.col < b.col || (a.col == b.col && a.edge < b.edge);
+  };
+#pragma omp parallel for schedule(dynamic, 1024) if (parallel_rows)
+  for (index_t r = 0; r < n; ++r) {
+    row_entry* const first = entries.get() + start[static_cast<std::size_t>(r)];
+    row_entry* const last = entries.get() + start[static_cast<std::size_t>(r) + 1];
+    if (last - first <= 16) {  // most rows: insertion sort
+      for (row_entry* i = first + 1; i < last; ++i)
+        for (row_entry* j = i; j > first && before(*j, *(j - 1)); --j) std::swap(*j, *(j - 1));
+    } else {
+      std::sort(first, last, before);
+    }
+    row_entry* out = first;
+    for (const row_entry* i = first; i < last; ++i) {
+      if (out > first && (out - 1)->col == i->col) {
+        combine_max((out - 1)->val, i->val);
+        continue;
+      }
+      *out++ = *i;
+    }
+    m.rpt[static_cast<std::size_t>(r) + 1] = out - first;
+  }
+  for (std::size_t r = 0; r < static_cast<std::size_t>(n); ++r) m.rpt[r + 1] += m.rpt[r];
+  m.col.resize(static_cast<std::size_t>(m.rpt.back()));
+  m.val.resize(static_cast<std::size_t>(m.rpt.back()));
+#pragma omp parallel for schedule(dynamic, 1024) if (parallel_rows)
+  for (index_t r = 0; r < n; ++r) {
+    const row_entry* in = entries.get() + start[static_cast<std::size_t>(r)];
+    for (offset_t k = m.rpt[r]; k < m.rpt[r + 1]; ++k, ++in) {
+      m.col[static_cast<std::size_t>(k)] = in->col;
+      m.val[static_cast<std::size_t>(k)] = in->val;
+    }
+  }
+  return m;
+}
+
+std::size_t chunk_bytes() {
+  const std::size_t tuned = tuned_chunk_bytes.load(std::memory_order_relaxed);
+  return tuned ? std::min(tuned, max_chunk_bytes) : default_chunk_bytes;
+}
+
+/// The parallel reader (see above); `serial` reads files beyond its limits.
+template <class Format>
+labelled_graph read_edges_parallel(const std::string& path, std::string_view data,
+                                   const Format& fmt,
+                                   labelled_graph (*serial)(const std::string&, std::string_view)) {
+  using key = typename Format::key;
+  std::string_view text = data;
+  if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.remove_prefix(3);
+  const std::vector<text_chunk> pieces = split_lines(text, chunk_bytes());
+  const std::size_t nchunks = pieces.size();
+  // About one partition per chunk: enough of them to keep every thread busy, each a fraction
+  // of the labels.
+  unsigned part_bits = 0;
+  while (part_bits < max_partition_bits && (std::size_t(2) << part_bits) <= nchunks) ++part_bits;
+  const std::size_t parts = std::size_t(1) << part_bits;
+
+  // 1. Parse. A chunk after one with a bad line is skipped: only the first bad line counts.
+  std::vector<chunk_edges<key>> chunks(nchunks);
+  {
+    std::vector<key_numbering<Format>> local(static_cast<std::size_t>(omp_get_max_threads()),
+                                             key_numbering<Format>(fmt));
+    std::atomic<std::size_t> first_bad{nchunks};
+    parallel_for(nchunks, [&](std::size_t c) {
+      if (c > first_bad.load(std::memory_order_relaxed)) return;
+      parse_chunk(fmt, pieces[c], part_bits, local[static_cast<std::size_t>(omp_get_thread_num())],
+                  chunks[c]);
+      if (chunks[c].error_line == 0) return;
+      std::size_t seen = first_bad.load();
+      while (c < seen && !first_bad.compare_exchange_weak(seen, c)) {
+      }
+    });
+  }
+  long long lines = 0;
+  std::size_t endpoints = 0;
+  bool unfit = false;
+  for (const chunk_edges<key>& ch : chunks) {
+    if (ch.error_line) throw parse_error(path, lines + ch.error_line, ch.error);
+    lines += ch.lines;
+    endpoints += ch.ends.size();
+    unfit = unfit || ch.unfit;
+  }
+  if (endpoints == 0)
+    throw parse_error(path, 0,
+                      "no edges found (" + std::to_string(lines) +
+                          " lines, all blank or comments)");
+  if (unfit || data.size() > max_label_offset ||
+      endpoints > static_cast<std::size_t>(std::numeric_limits<index_t>::max())) {
+    // Beyond the keys' limits, or 2^31 endpoints: perhaps more vertices than index_t numbers,
+    // and the serial reader stops at the exact line where they run out.
+    chunks = {};
+    return serial(path, data);
+  }
+
+  // 2. Number every partition's keys, chunk after chunk, and flag first occurrences.
+  std::vector<std::uint32_t> distinct(parts, 0);  // keys per partition
+  parallel_for(parts, [&](std::size_t q) {
+    std::size_t offered = 0;
+    for (const chunk_edges<key>& ch : chunks) offered += ch.part_start[q + 1] - ch.part_start[q];
+    key_numbering<Format> table(fmt);
+    // A protein network's chunk offers a vertex to its partition ~5 times; the table grows
+    // when that guess is low.
+    table.reset(offered / 4);
+    for (chunk_edges<key>& ch : chunks)
+      for (std::uint32_t i = ch.part_start[q]; i < ch.part_start[q + 1]; ++i) {
+        const std::size_t before = table.size();
+        const std::uint32_t l = table.find_or_add(ch.keys[i]);
+        ch.number[i] = table.size() > before ? (l | first_in_file) : l;
+      }
+    distinct[q] = static_cast<std::uint32_t>(table.size());
+  });
+
+  // 3. Vertex numbers by first occurrence: count the first occurrences of every chunk, then
+  //    number them in the chunk's order (of first occurrence), labelling them on the way.
+  std::vector<index_t> numbered(nchunks + 1, 0);
+  parallel_for(nchunks, [&](std::size_t c) {
+    index_t count = 0;
+    for (const std::uint32_t l : chunks[c].number) count += (l & first_in_file) != 0;
+    numbered[c + 1] = count;
+  });
+  for (std::size_t c = 0; c < nchunks; ++c) numbered[c + 1] += numbered[c];
+  const index_t n = numbered[nchunks];
+  std::vector<std::string> labels(static_cast<std::size_t>(n));
+  std::vector<std::vector<index_t>> vertex_of(parts);  // by partition, then number in it
+  parallel_for(parts, [&](std::size_t q) { vertex_of[q].resize(distinct[q]); });
+  parallel_for(nchunks, [&](std::size_t c) {
+    const chunk_edges<key>& ch = chunks[c];
+    index_t next = numbered[c];
+    ch.in_chunk_order([&](std::size_t j, std::uint32_t i) {
+      const std::uint32_t l = ch.number[i];
+      if (!(l & first_in_file)) return;
+      vertex_of[ch.part[j]][l & ~first_in_file] = next;
+      labels[static_cast<std::size_t>(next++)] = fmt.label(ch.keys[i]);
+    });
+  });
+  parallel_for(nchunks, [&](std::size_t c) {
+    chunk_edges<key>& ch = chunks[c];
+    std::vector<index_t> vertex(ch.part.size());  // by the chunk's number
+    ch.in_chunk_order([&](std::size_t j, std::uint32_t i) {
+      vertex[j] = vertex_of[ch.part[j]][ch.number[i] & ~first_in_file];
+    });
+    for (index_t& e : ch.ends) e = vertex[static_cast<std::size_t>(e)];
+    ch.keys = {};
+    ch.part = {};
+    ch.number = {};
+  });
+
+  // 4. The matrix.
+  labelled_graph g;
+  g.adj = assemble_edges(n, chunks);
+  g.labels = std::move(labels);
+  return g;
+}
+
+bool use_serial_reader() { return tuned_serial.load(std::memory_order_relaxed); }
 
 std::string lower_extension(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
@@ -776,75 +1593,22 @@ void write_matrix_market(const std::string& path, const host_csr<V>& m) {
 
 labelled_graph read_edge_list(const std::string& path) {
   return guard_memory(path, [&] {
-    const std::string data = slurp(path);
+    const file_bytes file(path);
+    const std::string_view data = file.view();
     if (data.empty()) throw parse_error(path, 0, "file is empty (expected 'u v [w]' lines)");
-    line_reader lines(data);
-    vertex_numbering<std::int64_t> ids;
-    std::vector<std::string> labels;
-    triples<double> t;
-    t.reserve(data.size() / 8);
-    std::string_view line;
-    while (lines.next(line)) {
-      const char c = first_char(line);
-      if (c == '\0' || c == '#') continue;
-      const long long ln = lines.line_no();
-      tokenizer tk(line);
-      std::string_view tok[3];
-      int ntok = 0;
-      for (std::string_view x; ntok < 3 && tk.next(x);) tok[ntok++] = x;
-      if (ntok < 2) throw parse_error(path, ln, "expected 'u v [w]', found " + quote(line));
-      index_t ends[2];
-      for (int e = 0; e < 2; ++e) {
-        std::int64_t id = 0;
-        const num_status st = parse_int64(tok[e], id);
-        if (st == num_status::bad)
-          throw parse_error(path, ln, "expected an integer vertex id, found " + quote(tok[e]));
-        if (st == num_status::out_of_range)
-          throw parse_error(path, ln, "vertex id " + quote(tok[e]) + " does not fit in 64 bits");
-        // Canonical decimal label: "007" and "7" are the same integer id, hence one vertex.
-        ends[e] = ids.find_or_add(path, ln, id, labels, [id] { return std::to_string(id); });
-      }
-      const double w = ntok == 3 ? edge_weight(path, ln, tok[2]) : 1.0;
-      if (const std::string_view extra = tk.rest(); !extra.empty())
-        throw parse_error(path, ln, "unexpected text after 'u v [w]': " + quote(extra));
-      t.push(ends[0], ends[1], w);
-    }
-    return finish_graph(path, lines, t, std::move(labels));
+    if (use_serial_reader()) return read_edge_list_serial(path, data);
+    return read_edges_parallel(path, data, edge_list_format{}, read_edge_list_serial);
   });
 }
 
 labelled_graph read_abc(const std::string& path) {
   return guard_memory(path, [&] {
-    const std::string data = slurp(path);
+    const file_bytes file(path);
+    const std::string_view data = file.view();
     if (data.empty()) throw parse_error(path, 0, "file is empty (expected 'a<TAB>b[<TAB>w]' lines)");
-    line_reader lines(data);
-    // Keys view into `data`, which outlives the map.
-    vertex_numbering<std::string_view> ids;
-    std::vector<std::string> labels;
-    triples<double> t;
-    t.reserve(data.size() / 16);
-    std::string_view line;
-    while (lines.next(line)) {
-      // mcl has no comment syntax; '#' lines are skipped anyway since a header line is far more
-      // likely than a label that starts with '#'.
-      const char c = first_char(line);
-      if (c == '\0' || c == '#') continue;
-      const long long ln = lines.line_no();
-      tokenizer tk(line);
-      std::string_view tok[3];
-      int ntok = 0;
-      for (std::string_view x; ntok < 3 && tk.next(x);) tok[ntok++] = x;
-      if (ntok < 2)
-        throw parse_error(path, ln, "expected 'label<TAB>label[<TAB>weight]', found " + quote(line));
-      const std::string_view la = tok[0], lb = tok[1];
-      const index_t a = ids.find_or_add(path, ln, la, labels, [la] { return std::string(la); });
-      const index_t b = ids.find_or_add(path, ln, lb, labels, [lb] { return std::string(lb); });
-      const double w = ntok == 3 ? edge_weight(path, ln, tok[2]) : 1.0;
-      if (const std::string_view extra = tk.rest(); !extra.empty())
-        throw parse_error(path, ln, "unexpected text after 'label label [weight]': " + quote(extra));
-      t.push(a, b, w);
-    }
-    return finish_graph(path, lines, t, std::move(labels));
+    if (use_serial_reader()) return read_abc_serial(path, data);
+    return read_edges_parallel(path, data, abc_format{data.data(), data.data() + data.size()},
+                               read_abc_serial);
   });
 }
 
@@ -873,52 +1637,138 @@ labelled_graph read_graph(const std::string& path, file_format format) {
 host_csr<double> symmetrize_max(const host_csr<double>& a) {
   OPSPARSE_EXPECTS(a.rows == a.cols, "symmetrize_max needs a square matrix");
   validate(a);
-  const host_csr<double> t = transpose(a);
-  host_csr<double> s(a.rows, a.cols);
-  s.col.reserve(a.col.size() * 2);
-  s.val.reserve(a.col.size() * 2);
+  const index_t n = a.rows;
+  const std::size_t rows = static_cast<std::size_t>(n);
+  const bool parallel = a.col.size() >= parallel_rows_min_entries && omp_get_max_threads() > 1;
+
+  // A^T, grouped by row from blocks of rows of A taken in order: a row of A^T then lists its
+  // columns in increasing order, as transpose() does.
+  struct entry {
+    index_t col;
+    double val;
+  };
+  std::vector<index_t> block{0};  // blocks of rows of A with about 64 Ki entries each
+  if (parallel)
+    for (index_t i = 0; i < n; ++i)
+      if (a.rpt[i + 1] - a.rpt[block.back()] >= offset_t(1) << 16) block.push_back(i + 1);
+  if (block.back() != n) block.push_back(n);
+  std::vector<offset_t> tpt;
+  const std::unique_ptr<entry[]> t = group_by_row<entry>(
+      n, block.size() - 1,
+      [&](std::size_t s, auto&& emit) {
+        for (index_t i = block[s]; i < block[s + 1]; ++i)
+          for (offset_t k = a.rpt[i]; k < a.rpt[i + 1]; ++k) emit(a.col[k], entry{i, a.val[k]});
+      },
+      tpt);
+
   // Row-wise merge of A and A^T. An entry present on one side only keeps its own value (an
   // absent entry is not a zero, which matters for negative weights).
-  for (index_t i = 0; i < a.rows; ++i) {
-    offset_t p = a.rpt[i], q = t.rpt[i];
-    const offset_t pe = a.rpt[i + 1], qe = t.rpt[i + 1];
+  const auto merge_row = [&](index_t i, auto&& emit) {
+    const entry* q = t.get() + tpt[static_cast<std::size_t>(i)];
+    const entry* const qe = t.get() + tpt[static_cast<std::size_t>(i) + 1];
+    offset_t p = a.rpt[i];
+    const offset_t pe = a.rpt[i + 1];
     while (p < pe || q < qe) {
-      if (q == qe || (p < pe && a.col[p] < t.col[q])) {
-        s.col.push_back(a.col[p]);
-        s.val.push_back(a.val[p++]);
-      } else if (p == pe || t.col[q] < a.col[p]) {
-        s.col.push_back(t.col[q]);
-        s.val.push_back(t.val[q++]);
+      if (q == qe || (p < pe && a.col[p] < q->col)) {
+        emit(a.col[p], a.val[p]);
+        ++p;
+      } else if (p == pe || q->col < a.col[p]) {
+        emit(q->col, q->val);
+        ++q;
       } else {
-        s.col.push_back(a.col[p]);
-        s.val.push_back(std::max(a.val[p++], t.val[q++]));
+        emit(a.col[p], std::max(a.val[p], q->val));
+        ++p;
+        ++q;
       }
     }
-    s.rpt[i + 1] = static_cast<offset_t>(s.col.size());
+  };
+  host_csr<double> s(n, n);
+  if (!parallel) {
+    s.col.reserve(a.col.size() * 2);
+    s.val.reserve(a.col.size() * 2);
+    for (index_t i = 0; i < n; ++i) {
+      merge_row(i, [&](index_t c, double v) {
+        s.col.push_back(c);
+        s.val.push_back(v);
+      });
+      s.rpt[static_cast<std::size_t>(i) + 1] = static_cast<offset_t>(s.col.size());
+    }
+    return s;
+  }
+  // In parallel: every row's length first, then its entries in place.
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (index_t i = 0; i < n; ++i) {
+    offset_t count = 0;
+    merge_row(i, [&](index_t, double) { ++count; });
+    s.rpt[static_cast<std::size_t>(i) + 1] = count;
+  }
+  for (std::size_t i = 0; i < rows; ++i) s.rpt[i + 1] += s.rpt[i];
+  s.col.resize(static_cast<std::size_t>(s.rpt.back()));
+  s.val.resize(static_cast<std::size_t>(s.rpt.back()));
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (index_t i = 0; i < n; ++i) {
+    std::size_t out = static_cast<std::size_t>(s.rpt[i]);
+    merge_row(i, [&](index_t c, double v) {
+      s.col[out] = c;
+      s.val[out++] = v;
+    });
   }
   return s;
 }
 
 void write_labelled_groups(std::ostream& os, const std::vector<std::vector<index_t>>& groups,
                            const std::vector<std::string>& labels) {
-  std::string buf;
-  for (const auto& group : groups) {
-    for (std::size_t k = 0; k < group.size(); ++k) {
-      const index_t v = group[k];
+  // Every vertex is checked before anything is written.
+  for (const auto& group : groups)
+    for (const index_t v : group)
       OPSPARSE_EXPECTS(v >= 0 && static_cast<std::size_t>(v) < labels.size(),
                        "write_labelled_groups: vertex " + std::to_string(v) + " has no label");
-      if (k) buf += '\t';
-      buf += labels[static_cast<std::size_t>(v)];
-    }
-    buf += '\n';
-    if (buf.size() > (1u << 20)) {
-      os.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-      buf.clear();
+  // Blocks of groups with about 64 Ki labels each are formatted in parallel, a round of them at
+  // a time, and written in order: the labels are visited in cluster order, which is random in
+  // memory, and one thread spent 9 ms on the 200,000 of a protein network. A round bounds the
+  // text held at once.
+  const std::size_t block_labels = std::size_t(1) << 16;
+  std::vector<std::size_t> block{0};  // groups [block[b], block[b + 1])
+  std::size_t in_block = 0;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    in_block += groups[g].size() + 1;
+    if (in_block >= block_labels) {
+      block.push_back(g + 1);
+      in_block = 0;
     }
   }
-  os.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+  if (block.back() != groups.size()) block.push_back(groups.size());
+  const std::size_t blocks = block.size() - 1;
+  const std::size_t round = 4 * static_cast<std::size_t>(omp_get_max_threads());
+  std::vector<std::string> text(std::min(blocks, round));
+  for (std::size_t b0 = 0; b0 < blocks; b0 += round) {
+    const std::size_t b1 = std::min(blocks, b0 + round);
+    parallel_for(b1 - b0, [&](std::size_t i) {
+      std::string& buf = text[i];
+      buf.clear();
+      for (std::size_t g = block[b0 + i]; g < block[b0 + i + 1]; ++g) {
+        const std::vector<index_t>& group = groups[g];
+        for (std::size_t k = 0; k < group.size(); ++k) {
+          if (k) buf += '\t';
+          buf += labels[static_cast<std::size_t>(group[k])];
+        }
+        buf += '\n';
+      }
+    });
+    for (std::size_t i = 0; i < b1 - b0; ++i)
+      os.write(text[i].data(), static_cast<std::streamsize>(text[i].size()));
+  }
   if (!os) throw std::runtime_error("write_labelled_groups: writing to the stream failed");
 }
+
+namespace detail {
+text_reader_tuning set_text_reader_tuning(const text_reader_tuning& t) {
+  text_reader_tuning old;
+  old.chunk_bytes = tuned_chunk_bytes.exchange(t.chunk_bytes);
+  old.serial = tuned_serial.exchange(t.serial);
+  return old;
+}
+}  // namespace detail
 
 // Explicit instantiations for every supported value type.
 #define OPSPARSE_IO_INSTANTIATE(V)                                                        \

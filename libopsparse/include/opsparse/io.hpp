@@ -8,7 +8,9 @@
 //  - ABC labelled edges as `mcl --abc` reads them: "label<TAB>label[<TAB>weight]", string labels,
 //    weight 1 when absent. Duplicate edges keep the MAXIMUM weight, as mcl does.
 // Every reader throws opsparse::parse_error naming the file, the line and what was wrong:
-// never a crash and never a silently partial matrix.
+// never a crash and never a silently partial matrix. Edge lists and ABC files are parsed on the
+// OpenMP threads (OMP_NUM_THREADS); the result and the errors never depend on how many.
+#include <cstddef>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -55,5 +57,17 @@ host_csr<double> symmetrize_max(const host_csr<double>& a);
 /// Writes groups of vertices as lines of tab-separated labels (mcl's -o format).
 void write_labelled_groups(std::ostream& os, const std::vector<std::vector<index_t>>& groups,
                            const std::vector<std::string>& labels);
+
+namespace detail {
+/// How read_edge_list and read_abc divide their work, for tests: cutting a small file into many
+/// chunks exercises the parallel reader's chunk seams, and `serial` gives the reference reading.
+/// Process-wide: change it only while no file is being read. Results never depend on it.
+struct text_reader_tuning {
+  std::size_t chunk_bytes = 0;  ///< target bytes per chunk parsed in parallel (0: the default)
+  bool serial = false;          ///< read line by line on one thread instead
+};
+/// Sets the tuning and returns the previous one.
+text_reader_tuning set_text_reader_tuning(const text_reader_tuning& tuning);
+}  // namespace detail
 
 }  // namespace opsparse::io
