@@ -2,11 +2,13 @@
 // rules, input errors, the ppi references computed with mcl 22-282, and a live comparison with
 // the `mcl` binary on generated graphs.
 #include <gtest/gtest.h>
+#include <omp.h>
 #include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -434,3 +436,58 @@ TEST_F(Mcl, SameClustersAsTheMclBinary) {
 }
 
 }  // namespace
+
+// start_matrix runs in parallel above 65,536 entries: the same matrix, bit for bit, on 1 and on 3
+// threads, with loops, repeated edges, zero weights, -c and -pi; and the same first error.
+TEST(MclStartMatrix, ParallelEqualsSerialBitForBit) {
+  const index_t n = 30000;
+  std::mt19937_64 rng(3);
+  host_csr<double> a(n, n);
+  for (index_t i = 0; i < n; ++i) {
+    std::vector<std::pair<index_t, double>> row;
+    for (int k = 0; k < 4; ++k)
+      row.emplace_back(static_cast<index_t>(rng() % n), 0.1 + (rng() % 1000) / 100.0);
+    if (i % 7 == 0) row.emplace_back(i, 2.5);           // a loop
+    if (i % 11 == 0) row.emplace_back(row[0].first, 0);  // a zero weight
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end(),
+                          [](auto& x, auto& y) { return x.first == y.first; }),
+              row.end());
+    for (auto& [c, w] : row) {
+      a.col.push_back(c);
+      a.val.push_back(w);
+    }
+    a.rpt[i + 1] = static_cast<offset_t>(a.col.size());
+  }
+  ASSERT_GT(a.nnz(), 65536);
+  const int old = omp_get_max_threads();
+  for (int variant = 0; variant < 3; ++variant) {
+    params p;
+    if (variant == 1) p.loop_scale = 0.5;
+    if (variant == 2) p.pre_inflation = 1.7;
+    omp_set_num_threads(1);
+    const auto one = start_matrix(a, p);
+    omp_set_num_threads(3);
+    const auto three = start_matrix(a, p);
+    EXPECT_EQ(one.rpt, three.rpt) << "variant " << variant;
+    EXPECT_EQ(one.col, three.col) << "variant " << variant;
+    EXPECT_EQ(one.val, three.val) << "variant " << variant;
+  }
+  // negative weights: the same (first) error whatever the threads
+  host_csr<double> bad = a;
+  bad.val[bad.rpt[20000]] = -1;
+  bad.val[bad.rpt[25000]] = -2;
+  std::string msg[2];
+  for (int t : {1, 3}) {
+    omp_set_num_threads(t);
+    try {
+      start_matrix(bad, params{});
+      ADD_FAILURE() << "no error on " << t << " threads";
+    } catch (const std::invalid_argument& e) {
+      msg[t == 3] = e.what();
+    }
+  }
+  omp_set_num_threads(old);
+  EXPECT_FALSE(msg[0].empty());
+  EXPECT_EQ(msg[0], msg[1]);
+}
