@@ -579,7 +579,7 @@ TEST_F(Gpu, MisuseThrowsAndThePlanStaysUsable) {
 
 // The fused reduction (triangle counting's sum(C<L> = L·L)) through each of its paths: the
 // warp's table, the block's table, the global bitmap and long rows of A with short mask rows.
-TEST_F(Gpu, MaskedReduceEqualsRowSumsOfTheMaskedProduct) {
+TEST_F(Gpu, MaskedReduceEveryPath) {
   using i64 = long long;
   plan p;
   // Rows: warp path (A 2, 100), block table (A 600 and 3000: mask rows of hundreds to
@@ -604,6 +604,18 @@ TEST_F(Gpu, MaskedReduceEqualsRowSumsOfTheMaskedProduct) {
   EXPECT_GT(m.rpt[5] - m.rpt[4], 16384);  // the bitmap row
   EXPECT_TRUE((reduce_matches<plus_times<double>>(ctx(), p, a, b, m, 1e-12)));
   EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, convert<pattern>(a), convert<pattern>(b), m, 0.0)));
+  // Empty operands and a reused plan: nothing allocated on a repeat of the same sizes.
+  host_csr<pattern> empty(5, 5);
+  EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, empty, empty, empty, 0.0)));
+  const auto before = p.metadata_allocations();
+  EXPECT_TRUE((reduce_matches<plus_times<double>>(ctx(), p, a, b, m, 1e-12)));
+  EXPECT_EQ(p.metadata_allocations(), before);
+}
+
+// The same on graphs: triangle counting and valued masked products.
+TEST_F(Gpu, MaskedReduceOnGraphsAndSharedMatrices) {
+  using i64 = long long;
+  plan p;
   // Triangle counting on a power-law graph: sum(C<L> = L·L), and Burkhardt's C<A> = A·A.
   const auto g = convert<pattern>(rmat(14, 16, 5));
   host_csr<pattern> sym(g.rows, g.cols);
@@ -640,9 +652,6 @@ TEST_F(Gpu, MaskedReduceEqualsRowSumsOfTheMaskedProduct) {
       EXPECT_TRUE((reduce_matches<plus_times<double>>(ctx(), p, am, am, pm, 1e-12)));
     }
   }
-  // Empty operands and a reused plan: nothing allocated on a repeat of the same sizes.
-  host_csr<pattern> empty(5, 5);
-  EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, empty, empty, empty, 0.0)));
   const auto before = p.metadata_allocations();
   EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, l, l, l, 0.0)));
   EXPECT_EQ(p.metadata_allocations(), before);
