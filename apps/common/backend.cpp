@@ -30,18 +30,34 @@ backend resolve_backend(const std::string& choice, std::string* why_cpu) {
 
 const char* to_string(backend b) { return b == backend::gpu ? "gpu" : "cpu"; }
 
-gpu_warmup::gpu_warmup(backend b) {
+backend_probe::backend_probe(const std::string& choice) {
+  if (choice == "cpu") {
+    why_ = "--backend cpu";
+    return;
+  }
+  if (choice != "gpu" && choice != "auto")
+    throw std::invalid_argument("--backend must be gpu, cpu or auto, not '" + choice + "'");
+  thread_ = std::thread([this, choice] {
+    try {
+      result_ = resolve_backend(choice, &why_);
 #if OPSPARSE_HAS_GPU_ENGINE
-  if (b == backend::gpu) thread_ = std::thread([] { (void)cudaFree(nullptr); });
-#else
-  (void)b;
+      if (result_ == backend::gpu) (void)cudaFree(nullptr);  // the context, made now
 #endif
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  });
 }
 
-void gpu_warmup::wait() {
+backend backend_probe::get(std::string* why_cpu) {
+  if (thread_.joinable()) thread_.join();
+  if (error_) std::rethrow_exception(error_);
+  if (why_cpu) *why_cpu = why_;
+  return result_;
+}
+
+backend_probe::~backend_probe() {
   if (thread_.joinable()) thread_.join();
 }
-
-gpu_warmup::~gpu_warmup() { wait(); }
 
 }  // namespace opsparse::apps

@@ -1,6 +1,7 @@
 #pragma once
 // Backend choice shared by the apps: --backend gpu|cpu|auto.
 #include <iosfwd>
+#include <exception>
 #include <string>
 #include <thread>
 
@@ -15,18 +16,23 @@ backend resolve_backend(const std::string& choice, std::string* why_cpu = nullpt
 
 const char* to_string(backend b);
 
-/// Creates the GPU's context on a background thread (a few hundred milliseconds on a cold
-/// process) while the caller reads its input; joins on destruction. Does nothing for the CPU.
-class gpu_warmup {
+/// Decides the backend (resolve_backend: asking the driver for a device costs a cold process a
+/// few hundred milliseconds) and creates the GPU's context, both on a background thread while
+/// the caller reads its input. A choice other than gpu, cpu or auto throws at once.
+class backend_probe {
  public:
-  explicit gpu_warmup(backend b);
-  ~gpu_warmup();
-  gpu_warmup(const gpu_warmup&) = delete;
-  gpu_warmup& operator=(const gpu_warmup&) = delete;
-  void wait();
+  explicit backend_probe(const std::string& choice);
+  ~backend_probe();
+  backend_probe(const backend_probe&) = delete;
+  backend_probe& operator=(const backend_probe&) = delete;
+  /// Waits for the probe; the backend as resolve_backend returns it (and throws what it throws).
+  backend get(std::string* why_cpu);
 
  private:
   std::thread thread_;
+  backend result_ = backend::cpu;
+  std::string why_;
+  std::exception_ptr error_;
 };
 
 }  // namespace opsparse::apps

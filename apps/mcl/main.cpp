@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iomanip>
@@ -230,9 +231,8 @@ int run_main(int argc, char** argv) {
     cleanup.armed = true;
   }
 
-  std::string why_cpu;
-  const apps::backend chosen = apps::resolve_backend(backend_choice, &why_cpu);
-  const bool gpu = chosen == apps::backend::gpu;
+  // The backend is decided, and the GPU's context made, while the file is read.
+  apps::backend_probe probe(backend_choice);
 
   // Seconds of each stage for -V: what is not iterating is what a user waits for in vain.
   using clock = std::chrono::steady_clock;
@@ -243,12 +243,13 @@ int run_main(int argc, char** argv) {
     stage_start = now;
     return s;
   };
-  apps::gpu_warmup warmup(chosen);  // the device's context is made while the file is read
   io::labelled_graph g = io::read_graph(path, format);
   const double read_seconds = stage_seconds();
   const host_csr<double> start = mcl::start_matrix(g.adj, p, &g.labels);
   const double start_seconds = stage_seconds();
-  warmup.wait();
+  std::string why_cpu;
+  const apps::backend chosen = probe.get(&why_cpu);
+  const bool gpu = chosen == apps::backend::gpu;
   const double warmup_seconds = stage_seconds();
   if (verbose) {
     std::cerr << "[" << prog << "] " << input << ": " << start.rows << " nodes, "
@@ -326,7 +327,7 @@ int run_main(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run_guarded(int argc, char** argv) {
   try {
     return run_main(argc, argv);
   } catch (const usage_error& e) {
@@ -343,4 +344,15 @@ int main(int argc, char** argv) {
     std::cerr << prog << ": error: unknown failure\n";
     return 1;
   }
+}
+
+int main(int argc, char** argv) {
+  const int rc = run_guarded(argc, argv);
+  // Everything is written and closed by now. Leave without the static destructors: the CUDA
+  // runtime's would free the device memory and destroy the context one call at a time, which
+  // the driver does anyway when the process ends.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(rc);
 }
