@@ -453,9 +453,11 @@ class gpu_backend final : public backend {
     counters_.reserve(4);
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(counters_.data(), 0, 4 * sizeof(unsigned long long), stream()));
     const std::size_t smem = static_cast<std::size_t>(W) * word_bits * sizeof(unsigned);
-    if (smem > 48 * 1024)
+    if (smem > 48 * 1024 && smem > pull_smem_allowed_) {  // once, not every level
       OPSPARSE_CUDA_TRY(cudaFuncSetAttribute(pull_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(smem)));
+      pull_smem_allowed_ = smem;
+    }
     const long long items = static_cast<long long>(n) * W;
     const long long resident = static_cast<long long>(ctx_.device().sm_count) *
                                std::max(ctx_.device().max_threads_per_sm / block, 1);
@@ -492,6 +494,7 @@ class gpu_backend final : public backend {
   direction dir_ = direction::automatic;
   bool keep_levels_ = false, symmetric_ = false, has_transpose_ = false, pulling_ = false;
   unsigned long long pending_ = 0;
+  std::size_t pull_smem_allowed_ = 0;
   int push_levels_ = 0, pull_levels_ = 0;
   offset_t products_ = 0, edges_ = 0;
 };

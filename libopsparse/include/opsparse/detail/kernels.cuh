@@ -220,7 +220,7 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
 constexpr int flat_glog = 6;
 
 /// Calls f(a_value, p) for the products A(row, j)·B(k, p) that thread `tid` of `nthreads` takes,
-/// p indexing B's entries; f returns true to stop this thread (flattened: its warp).
+/// p indexing B's entries; f returns true to stop this thread (flattened: its warp), or void.
 ///   glog 0..5  groups of 2^glog threads share one nonzero of A, their lanes walk B's row
 ///              (nsparse/the paper; glog from the longest row of B the product reads).
 ///   flat_glog  each warp takes 32 nonzeros of A at a time (or, for a short row of A, shares
@@ -232,6 +232,8 @@ template <class VA, class VB, class F>
 __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev_csr<VB>& b,
                                                  index_t row, int tid, int nthreads, int glog,
                                                  F&& f) {
+  // A functor returning void never stops (no vote per round of products).
+  constexpr bool never_stops = std::is_void_v<decltype(f(VA{}, offset_t{}))>;
   const offset_t lo = a.rpt[row], hi = a.rpt[row + 1];
   if (glog < flat_glog) {
     const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = nthreads >> glog;
@@ -239,8 +241,13 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
       const index_t k = __ldg(a.col + j);
       const VA av = load_value(a.val, j);
       const offset_t pe = __ldg(b.rpt + k + 1);
-      for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g)
-        if (f(av, p)) return;
+      for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
+        if constexpr (never_stops) {
+          f(av, p);
+        } else if (f(av, p)) {
+          return;
+        }
+      }
     }
     return;
   }
@@ -286,8 +293,12 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
       const offset_t p = __shfl_sync(full, start, l) + (t - __shfl_sync(full, excl, l));
       VA al{};
       if constexpr (has_values_v<VA>) al = __shfl_sync(full, av, l);
-      const bool stop = t < total && f(al, p);
-      if (__any_sync(full, stop)) return;
+      if constexpr (never_stops) {
+        if (t < total) f(al, p);
+      } else {
+        const bool stop = t < total && f(al, p);
+        if (__any_sync(full, stop)) return;
+      }
     }
   }
 }

@@ -12,10 +12,9 @@
 //          half of it (the table is as large as the device's per-block shared memory allows);
 //          beyond that a bitmap of B's columns in global memory, one per resident block, kept
 //          all-zero between rows by clearing exactly the bits the row set.
-// Products are flattened across a warp: 32 entries of A's row at a time, a warp scan of the
-// lengths of their B rows, and each lane takes every 32nd product, finding its A entry by a
-// 5-step binary search over the scan in shared memory. So rows of B of any length keep all 32
-// lanes busy, which a lane-per-entry or a group-per-entry split does not.
+// Products are enumerated by the engine's own loop, for_each_product (kernels.cuh), flattened
+// across the warp (and, in the long kernel, shared by all warps when A's row is short): rows
+// of B of any length keep every lane busy.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -79,76 +78,41 @@ struct bitmap_set {
   }
 };
 
-/// Per-warp scratch of the flattening: exclusive scan of the B row lengths of 32 A entries,
-/// where their B rows start, and their A values.
-template <class VA>
-struct warp_scratch {
-  offset_t excl[warp];
-  offset_t start[warp];
-  VA aval[warp];
-};
-
 template <class S>
 __device__ __forceinline__ typename S::value_type warp_reduce(typename S::value_type v) {
   for (int off = warp / 2; off > 0; off /= 2) v = S::add(v, __shfl_down_sync(0xffffffffu, v, off));
   return v;
 }
 
-/// ⊕ over the products of A's entries [lo, hi) whose column of B is in `set`, this warp taking
-/// the chunks of 32 entries first, first + step, ... Lane 0 adds the products to `products`.
+/// ⊕ over this thread's products of A's row `row` (for_each_product with `nthreads` threads,
+/// flattened) whose column of B is in `set`; counts them into `products`.
 template <class S, class VA, class VB, class Set>
-__device__ typename S::value_type warp_products(const csr_view<VA>& a, const csr_view<VB>& b,
-                                                offset_t lo, offset_t hi, int first, int step,
-                                                int lane, warp_scratch<VA>& ws, const Set& set,
-                                                unsigned long long& products) {
-  using T = typename S::value_type;
-  T acc = S::identity();
-  for (offset_t c = lo + static_cast<offset_t>(first) * warp; c < hi;
-       c += static_cast<offset_t>(step) * warp) {
-    const offset_t e = c + lane;
-    offset_t len = 0, start = 0;
-    VA av{};
-    if (e < hi) {
-      const index_t k = __ldg(a.col + e);
-      start = __ldg(b.rpt + k);
-      len = __ldg(b.rpt + k + 1) - start;
-      av = load_value(a.val, e);
-    }
-    offset_t inc = len;
-    for (int d = 1; d < warp; d <<= 1) {
-      const offset_t t = __shfl_up_sync(0xffffffffu, inc, d);
-      if (lane >= d) inc += t;
-    }
-    const offset_t total = __shfl_sync(0xffffffffu, inc, warp - 1);
-    ws.excl[lane] = inc - len;
-    ws.start[lane] = start;
-    ws.aval[lane] = av;
-    __syncwarp();
-    for (offset_t t = lane; t < total; t += warp) {
-      // The entry owning product t: the last l with excl[l] <= t (entries without products
-      // share their excl with the next one, which is then the owner).
-      int l = 0;
-#pragma unroll
-      for (int s = warp / 2; s > 0; s >>= 1)
-        if (ws.excl[l + s] <= t) l += s;
-      const offset_t pos = ws.start[l] + (t - ws.excl[l]);
-      const index_t j = __ldg(b.col + pos);
-      if (set.has(j)) acc = S::add(acc, S::multiply(ws.aval[l], load_value(b.val, pos)));
-    }
-    if (lane == 0) products += static_cast<unsigned long long>(total);
-    __syncwarp();  // the scratch is rewritten by the next chunk
-  }
+__device__ __forceinline__ typename S::value_type row_products(const dev_csr<VA>& a,
+                                                                const dev_csr<VB>& b, index_t row,
+                                                                int tid, int nthreads,
+                                                                const Set& set,
+                                                                unsigned long long& products) {
+  typename S::value_type acc = S::identity();
+  for_each_product(a, b, row, tid, nthreads, flat_glog, [&](VA av, offset_t p) {
+    ++products;
+    if (set.has(__ldg(b.col + p))) acc = S::add(acc, S::multiply(av, load_value(b.val, p)));
+  });
   return acc;
+}
+
+/// Sum of `v` over the warp (every lane must call).
+__device__ __forceinline__ unsigned long long warp_total(unsigned long long v) {
+  for (int off = warp / 2; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
+  return v;
 }
 
 template <class S, class VA, class VB>
 __global__ void __launch_bounds__(rows_block)
-    rows_kernel(index_t rows, csr_view<VA> a, csr_view<VB> b, structural_mask m,
+    rows_kernel(index_t rows, dev_csr<VA> a, dev_csr<VB> b, structural_mask m,
                 unsigned long long* ctr, index_t* long_rows, typename S::value_type* total,
                 typename S::value_type* row_sums) {
   using T = typename S::value_type;
   __shared__ index_t tables[rows_warps][1 << warp_table_log2];
-  __shared__ warp_scratch<VA> scratch[rows_warps];
   const int wid = threadIdx.x / warp, lane = threadIdx.x % warp;
   T acc_all = S::identity();
   unsigned long long products = 0;
@@ -177,7 +141,7 @@ __global__ void __launch_bounds__(rows_block)
     __syncwarp();
     for (offset_t p = mlo + lane; p < mhi; p += warp) set.insert(__ldg(m.col + p));
     __syncwarp();
-    T acc = warp_products<S>(a, b, alo, ahi, 0, 1, lane, scratch[wid], set, products);
+    T acc = row_products<S>(a, b, static_cast<index_t>(i), lane, warp, set, products);
     acc = warp_reduce<S>(acc);
     if (lane == 0) {
       if (row_sums != nullptr) row_sums[i] = acc;
@@ -185,6 +149,7 @@ __global__ void __launch_bounds__(rows_block)
     }
     __syncwarp();  // the table is cleared for the next row
   }
+  products = warp_total(products);
   if (lane == 0) {
     if (acc_all != S::identity()) accumulate<S>(total, acc_all);
     if (products != 0) atomicAdd(ctr + n_products, products);
@@ -193,12 +158,11 @@ __global__ void __launch_bounds__(rows_block)
 
 template <class S, class VA, class VB>
 __global__ void __launch_bounds__(long_block)
-    long_kernel(csr_view<VA> a, csr_view<VB> b, structural_mask m, unsigned long long* ctr,
+    long_kernel(dev_csr<VA> a, dev_csr<VB> b, structural_mask m, unsigned long long* ctr,
                 const index_t* long_rows, int table_log2, unsigned* pool, long long pool_words,
                 typename S::value_type* total, typename S::value_type* row_sums) {
   using T = typename S::value_type;
   extern __shared__ index_t table[];
-  __shared__ warp_scratch<VA> scratch[long_warps];
   __shared__ T partial[long_warps];
   __shared__ unsigned long long row_slot;
   const int wid = threadIdx.x / warp, lane = threadIdx.x % warp;
@@ -213,7 +177,6 @@ __global__ void __launch_bounds__(long_block)
     if (r >= nlong) break;
     const index_t i = long_rows[r];
     const offset_t mlo = __ldg(m.rpt + i), mhi = __ldg(m.rpt + i + 1);
-    const offset_t alo = __ldg(a.rpt + i), ahi = __ldg(a.rpt + i + 1);
     const offset_t mn = mhi - mlo;
     const bool in_shared = 2 * mn <= (offset_t{1} << table_log2);
     T acc;
@@ -226,15 +189,14 @@ __global__ void __launch_bounds__(long_block)
       __syncthreads();
       for (offset_t p = mlo + threadIdx.x; p < mhi; p += long_block) set.insert(__ldg(m.col + p));
       __syncthreads();
-      acc = warp_products<S>(a, b, alo, ahi, wid, long_warps, lane, scratch[wid], set, products);
+      acc = row_products<S>(a, b, i, threadIdx.x, long_block, set, products);
     } else {
       for (offset_t p = mlo + threadIdx.x; p < mhi; p += long_block) {
         const index_t key = __ldg(m.col + p);
         atomicOr(bits + (key >> 5), 1u << (key & 31));
       }
       __syncthreads();
-      acc = warp_products<S>(a, b, alo, ahi, wid, long_warps, lane, scratch[wid],
-                             bitmap_set{bits}, products);
+      acc = row_products<S>(a, b, i, threadIdx.x, long_block, bitmap_set{bits}, products);
     }
     acc = warp_reduce<S>(acc);
     if (lane == 0) partial[wid] = acc;
@@ -252,6 +214,7 @@ __global__ void __launch_bounds__(long_block)
         atomicExch(bits + (__ldg(m.col + p) >> 5), 0u);
     __syncthreads();  // cleared before the next row sets bits or reuses the table and row_slot
   }
+  products = warp_total(products);
   if (lane == 0 && products != 0) atomicAdd(ctr + n_products, products);
   if (threadIdx.x == 0 && acc_all != S::identity()) accumulate<S>(total, acc_all);
 }
@@ -263,9 +226,9 @@ __global__ void init_kernel(unsigned long long* ctr, T* total, T identity) {
 }
 
 /// Shared bytes of the long kernel beside its table.
-template <class VA, class T>
+template <class T>
 constexpr std::size_t long_static_bytes() {
-  return sizeof(warp_scratch<VA>) * long_warps + sizeof(T) * long_warps + 64;
+  return sizeof(T) * long_warps + 64;
 }
 
 }  // namespace opsparse::detail::reduce
@@ -307,8 +270,8 @@ typename Semiring::value_type spgemm_reduce(context& ctx, plan& p, const csr_vie
   const long long resident = static_cast<long long>(std::max(dev.sm_count, 1)) *
                              std::max(dev.max_threads_per_sm / rows_block, 1) * 4;
   const unsigned grid = static_cast<unsigned>(std::min(want, resident));
-  rows_kernel<Semiring><<<grid, rows_block, 0, s>>>(a.rows, a, b, mask, ctr, long_rows, total,
-                                                    row_sums);
+  rows_kernel<Semiring><<<grid, rows_block, 0, s>>>(a.rows, detail::to_dev(a), detail::to_dev(b),
+                                                    mask, ctr, long_rows, total, row_sums);
   detail::check_launch("spgemm_reduce rows kernel");
 
   auto* staging = static_cast<unsigned char*>(ctx.pinned(64 + sizeof(T)));
@@ -321,7 +284,7 @@ typename Semiring::value_type spgemm_reduce(context& ctx, plan& p, const csr_vie
   if (h_ctr[n_long] > 0) {
     // The largest power-of-two table beside the kernel's own scratch.
     const std::size_t limit = std::max<std::size_t>(dev.smem_per_block_optin, 48 * 1024) -
-                              dev.smem_reserved_per_block - long_static_bytes<VA, T>();
+                              dev.smem_reserved_per_block - long_static_bytes<T>();
     int table_log2 = 5;
     while ((std::size_t{sizeof(index_t)} << (table_log2 + 1)) <= limit) ++table_log2;
     const std::size_t table_bytes = std::size_t{sizeof(index_t)} << table_log2;
@@ -346,7 +309,8 @@ typename Semiring::value_type spgemm_reduce(context& ctx, plan& p, const csr_vie
       pool = reinterpret_cast<unsigned*>(st.reduce_pool.data());
     }
     long_kernel<Semiring><<<static_cast<unsigned>(blocks), long_block, table_bytes, s>>>(
-        a, b, mask, ctr, long_rows, table_log2, pool, pool_words, total, row_sums);
+        detail::to_dev(a), detail::to_dev(b), mask, ctr, long_rows, table_log2, pool, pool_words,
+        total, row_sums);
     detail::check_launch("spgemm_reduce long-row kernel");
   }
 
