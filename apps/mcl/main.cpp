@@ -272,6 +272,10 @@ int run_main(int argc, char** argv) {
       if (it.stats.device_allocations >= 0)
         os << "  device allocations " << it.stats.device_allocations << "  device memory "
            << mib(it.stats.current_device_bytes);
+      if (it.stats.expand_ms >= 0)
+        os << "  gpu ms: expand " << std::setprecision(2) << it.stats.expand_ms << " ("
+           << it.stats.products << " products), prune " << it.stats.prune_ms << " + sort "
+           << it.stats.sort_ms;
     }
     std::cerr << os.str() << "\n";
   };

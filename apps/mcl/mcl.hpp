@@ -80,6 +80,11 @@ struct backend_stats {
   std::size_t peak_device_bytes = 0;     ///< peak process device memory seen
   std::size_t current_device_bytes = 0;  ///< device memory in use now
   std::string device;                    ///< device name ("" on the CPU)
+  /// GPU time of the last iteration's stages, from CUDA events (negative on the CPU):
+  /// expansion (the engine's product), pruning without its sort, and the sort of the rows that
+  /// need an order statistic.
+  double expand_ms = -1, prune_ms = -1, sort_ms = -1;
+  long long products = -1;  ///< multiplications of the last expansion (all blocks)
 };
 
 /// The operations of one MCL iteration on the transposed iterate X (rows are mcl columns).

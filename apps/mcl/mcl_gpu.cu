@@ -18,6 +18,7 @@
 #include <cub/cub.cuh>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -238,7 +239,7 @@ __global__ void prune_compact_kernel(index_t m, index_t r0, offset_t base,
   }
   const row_decision d = dec[row];
   const offset_t b = rpt[row], e = rpt[row + 1];
-  // Ballot compaction keeps the columns in order (the next expansion wants sorted rows).
+  // Ballot compaction keeps the row's order (unsorted: the expansion leaves rows unsorted).
   for (offset_t k0 = b; k0 < e; k0 += warp_size) {
     const offset_t k = k0 + lane;
     bool keep = false;
@@ -307,8 +308,17 @@ class gpu_backend final : public backend<T> {
  public:
   explicit gpu_backend(int device) : ctx_(device) {
     OPSPARSE_CUDA_TRY(cudaMallocHost(&pinned_, 64));
+    for (auto& e : ev_) OPSPARSE_CUDA_TRY(cudaEventCreate(&e));
+    // Rows of the expansion need not be sorted: pruning, inflation and the interpretation read
+    // a row as a set, and the engine takes unsorted rows of A and B.
+    opt_.sorted = false;
   }
   ~gpu_backend() override {
+    // The destructor may run on another thread (cluster() releases the backend in the
+    // background): the arrays are freed on their own device.
+    OPSPARSE_CUDA_TRY_NO_THROW(cudaSetDevice(ctx_.device().device));
+    for (auto& e : ev_)
+      if (e) OPSPARSE_CUDA_TRY_NO_THROW(cudaEventDestroy(e));
     if (pinned_) OPSPARSE_CUDA_TRY_NO_THROW(cudaFreeHost(pinned_));
   }
   gpu_backend(const gpu_backend&) = delete;
@@ -347,6 +357,8 @@ class gpu_backend final : public backend<T> {
     cudaStream_t s = ctx_.stream();
     expanded_nnz_ = 0;
     next_.nnz = 0;
+    times_ = stage_times{};
+    compact_pending_ = false;
     if (n_ == 0) return {0};
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(next_.rpt.data(), 0, sizeof(offset_t), s));
     if constexpr (std::is_same_v<T, float>) {
@@ -397,7 +409,10 @@ class gpu_backend final : public backend<T> {
     a.rows = r1 - r0;
     a.rpt = m_.rpt.data() + r0;
     try {
-      spgemm<plus_times<double>>(ctx_, plan_, a, b, e_);
+      OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[0], ctx_.stream()));
+      spgemm<plus_times<double>>(ctx_, plan_, a, b, e_, no_mask{}, opt_);
+      OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[1], ctx_.stream()));
+      times_.products += plan_.stats().products;
     } catch (const cuda_error& err) {
       throw std::runtime_error(
           std::string("expanding rows [") + std::to_string(r0) + ", " + std::to_string(r1) +
@@ -422,6 +437,7 @@ class gpu_backend final : public backend<T> {
     prune_stats_kernel<T><<<grid, block_threads, 0, s>>>(m, e_.rpt(), e_.val(), rule,
                                                          stat_.data(), seg_end_.data());
     check_launch("prune_stats_kernel");
+    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[2], s));
     // Order statistics: rows needing a rank-S or rank-R value are sorted (descending) into
     // sorted_; the others are empty segments and cost nothing.
     std::size_t sort_bytes = 0;
@@ -433,6 +449,7 @@ class gpu_backend final : public backend<T> {
       OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortKeysDescending(
           cub_.data(), sort_bytes, e_.val(), sorted_.data(), static_cast<std::int64_t>(enz),
           static_cast<std::int64_t>(m), e_.rpt(), seg_end_.data(), s));
+    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[3], s));
     prune_decide_kernel<T><<<grid, block_threads, 0, s>>>(m, r0_, e_.rpt(), e_.val(),
                                                           sorted_.data(), rule, stat_.data(),
                                                           dec_.data(), keep_.data(),
@@ -441,14 +458,23 @@ class gpu_backend final : public backend<T> {
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(keep_.data() + m, 0, sizeof(offset_t), s));
     OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(cub_.data(), cub_bytes_, keep_.data(),
                                                     static_cast<long long>(m) + 1, s));
+    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[4], s));
     const offset_t kept = read_scalar(keep_.data() + m);
+    // Everything recorded so far has run: add this block's stage times.
+    times_.expand += elapsed(0, 1);
+    times_.prune += elapsed(1, 2) + elapsed(3, 4);
+    times_.sort += elapsed(2, 3);
+    if (compact_pending_) times_.prune += elapsed(5, 6);
     const offset_t base = next_.nnz;
     grow_keep(next_.col, static_cast<std::size_t>(base + kept), static_cast<std::size_t>(base), s);
     grow_keep(next_.val, static_cast<std::size_t>(base + kept), static_cast<std::size_t>(base), s);
+    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[5], s));
     prune_compact_kernel<T><<<grid, block_threads, 0, s>>>(
         m, r0_, base, e_.rpt(), e_.col(), e_.val(), stat_.data(), dec_.data(), keep_.data(),
         next_.rpt.data(), next_.col.data(), next_.val.data());
     check_launch("prune_compact_kernel");
+    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[6], s));
+    compact_pending_ = true;
     next_.nnz = base + kept;
     ctx_.note_memory();
   }
@@ -488,6 +514,24 @@ class gpu_backend final : public backend<T> {
 
   host_csr<T> download() override {
     cudaStream_t s = ctx_.stream();
+    // The iterate's rows are unsorted (see the constructor): sorted by column here, once, into
+    // the spare arrays, so that callers get a canonical CSR.
+    if (m_.nnz > 0) {
+      next_.col.reserve(static_cast<std::size_t>(m_.nnz));
+      next_.val.reserve(static_cast<std::size_t>(m_.nnz));
+      std::size_t bytes = 0;
+      OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(
+          nullptr, bytes, m_.col.data(), next_.col.data(), m_.val.data(), next_.val.data(),
+          static_cast<std::int64_t>(m_.nnz), static_cast<std::int64_t>(n_), m_.rpt.data(),
+          m_.rpt.data() + 1, s));
+      cub_scratch(bytes);
+      OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(
+          cub_.data(), bytes, m_.col.data(), next_.col.data(), m_.val.data(), next_.val.data(),
+          static_cast<std::int64_t>(m_.nnz), static_cast<std::int64_t>(n_), m_.rpt.data(),
+          m_.rpt.data() + 1, s));
+      std::swap(m_.col, next_.col);
+      std::swap(m_.val, next_.val);
+    }
     host_csr<T> h(n_, n_);
     h.col.resize(static_cast<std::size_t>(m_.nnz));
     h.val.resize(static_cast<std::size_t>(m_.nnz));
@@ -510,6 +554,16 @@ class gpu_backend final : public backend<T> {
     b.current_device_bytes = ctx_.note_memory();
     b.peak_device_bytes = ctx_.peak_memory();
     b.device = ctx_.device().name;
+    if (compact_pending_) {
+      // The last block's compaction (chaos() or download() has synchronised since).
+      OPSPARSE_CUDA_TRY(cudaEventSynchronize(ev_[6]));
+      times_.prune += elapsed(5, 6);
+      compact_pending_ = false;
+    }
+    b.expand_ms = times_.expand;
+    b.prune_ms = times_.prune;
+    b.sort_ms = times_.sort;
+    b.products = times_.products;
     return b;
   }
 
@@ -528,6 +582,11 @@ class gpu_backend final : public backend<T> {
     cub_.reserve(std::max<std::size_t>(bytes, 1));
     cub_bytes_ = std::max(bytes, std::size_t(1));
   }
+  float elapsed(int from, int to) const {
+    float ms = 0;
+    OPSPARSE_CUDA_TRY(cudaEventElapsedTime(&ms, ev_[from], ev_[to]));
+    return ms;
+  }
   offset_t read_scalar(const offset_t* d) {
     OPSPARSE_CUDA_TRY(cudaMemcpyAsync(pinned_, d, sizeof(offset_t), cudaMemcpyDeviceToHost,
                                       ctx_.stream()));
@@ -535,8 +594,18 @@ class gpu_backend final : public backend<T> {
     return *static_cast<offset_t*>(pinned_);
   }
 
+  /// GPU milliseconds of the current iteration's stages (CUDA events around each stage).
+  struct stage_times {
+    double expand = 0, prune = 0, sort = 0;
+    long long products = 0;
+  };
+
   context ctx_;
   plan plan_;
+  spgemm_options opt_;
+  std::array<cudaEvent_t, 7> ev_{};
+  stage_times times_;
+  bool compact_pending_ = false;
   void* pinned_ = nullptr;
   index_t n_ = 0;
   index_t r0_ = 0;
