@@ -1,6 +1,7 @@
 #include <cuda_runtime.h>
 
 #include "opsparse/context.hpp"
+#include "opsparse/device_csr.hpp"  // device_allocate / device_release
 #include "opsparse/error.hpp"
 
 namespace opsparse {
@@ -44,9 +45,11 @@ context::context(int device) {
     OPSPARSE_CUDA_TRY(cudaStreamCreateWithFlags(&bins_[i], cudaStreamNonBlocking));
     OPSPARSE_CUDA_TRY(cudaEventCreateWithFlags(&bin_events_[i], cudaEventDisableTiming));
   }
+  scratch_ = detail::device_allocate(scratch_bytes);
 }
 
 context::~context() {
+  detail::device_release(scratch_);
   if (pinned_) OPSPARSE_CUDA_TRY_NO_THROW(cudaFreeHost(pinned_));
   for (int i = 0; i < max_bins; ++i) {
     if (bin_events_[i]) OPSPARSE_CUDA_TRY_NO_THROW(cudaEventDestroy(bin_events_[i]));

@@ -1,7 +1,7 @@
 #pragma once
 // The execution context, RAFT style: one object owns the device's properties, the main stream,
-// one stream per bin (the paper's concurrent per-bin kernels), their events and the pinned host
-// staging that readbacks go to. Build one per device and pass it to every call.
+// one stream per bin (the paper's concurrent per-bin kernels), their events, the pinned host
+// staging that readbacks go to and a few bytes of device scratch for per-call scalars. Build one per device and pass it to every call.
 #include <cuda_runtime_api.h>
 
 #include <array>
@@ -56,6 +56,11 @@ class context {
   std::size_t peak_memory() const noexcept { return peak_used_; }
   /// Pinned host staging for readbacks (grow-only; async copies never target pageable memory).
   void* pinned(std::size_t bytes);
+  /// A few bytes of device scratch for a call's scalars (the longest row of B that the setup
+  /// kernel finds), made once with the context: a product then needs no allocation of its own
+  /// before its first kernel. Stream-ordered on stream(), like the pinned staging.
+  void* scratch() noexcept { return scratch_; }
+  static constexpr std::size_t scratch_bytes = 256;
 
  private:
   device_info info_;
@@ -66,6 +71,7 @@ class context {
   std::size_t peak_used_ = 0;
   void* pinned_ = nullptr;
   std::size_t pinned_bytes_ = 0;
+  void* scratch_ = nullptr;
 };
 
 /// True when a CUDA device is present and usable; `why` says what is missing otherwise.

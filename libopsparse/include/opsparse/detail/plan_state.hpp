@@ -32,8 +32,8 @@ struct plan_state {
   device_buffer<unsigned char> reduce_pool;
   bin_counters* h_counters = nullptr;     ///< pinned mirror (the context's staging)
   /// The longest row of B the product reads (written by the setup kernel, which runs before the
-  /// metadata allocation exists; 8 bytes of its own) and its pinned mirror.
-  device_buffer<unsigned long long> d_max_b_row;
+  /// metadata allocation exists: the context's device scratch) and its pinned mirror.
+  unsigned long long* d_max_b_row = nullptr;
   unsigned long long* h_max_b_row = nullptr;
   std::int64_t allocations = 0;
   spgemm_stats stats;

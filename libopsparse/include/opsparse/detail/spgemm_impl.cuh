@@ -140,7 +140,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
     st.h_counters = reinterpret_cast<bin_counters*>(staging);
     st.h_max_b_row = reinterpret_cast<unsigned long long*>(staging + sizeof(bin_counters));
   }
-  if (st.d_max_b_row.reserve(1)) ++st.allocations;
+  st.d_max_b_row = static_cast<unsigned long long*>(ctx.scratch());
   if (opt.time_phases) {
     st.ensure_timing_events();
     OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[0], s));
@@ -157,12 +157,12 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
     const long long resident = static_cast<long long>(std::max(dev.sm_count, 1)) *
                                std::max(dev.max_threads_per_sm / 256, 1) * 4;
     const unsigned grid = static_cast<unsigned>(std::min(want, resident));
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.d_max_b_row.data(), 0, sizeof(unsigned long long), s));
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.d_max_b_row, 0, sizeof(unsigned long long), s));
     setup_kernel<VA, VB, Mask><<<grid, 256, 0, s>>>(m, to_dev(a), to_dev(b), c.rpt(), mask,
-                                                    st.d_max_b_row.data(), rlog);
+                                                    st.d_max_b_row, rlog);
     check_launch("setup_kernel");
     // read back with the binning counters (run_binning synchronises once for both)
-    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(st.h_max_b_row, st.d_max_b_row.data(),
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(st.h_max_b_row, st.d_max_b_row,
                                       sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
   }
   std::size_t scan_bytes = 0;
