@@ -1,5 +1,6 @@
 #include "common/backend.hpp"
 
+#include <cstdlib>
 #include <stdexcept>
 
 #if OPSPARSE_HAS_GPU_ENGINE
@@ -58,6 +59,10 @@ backend backend_probe::get(std::string* why_cpu) {
 
 backend_probe::~backend_probe() {
   if (thread_.joinable()) thread_.join();
+}
+
+void prefer_one_connection() noexcept {
+  (void)::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", /*overwrite=*/0);
 }
 
 }  // namespace opsparse::apps

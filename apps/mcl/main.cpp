@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -124,7 +125,10 @@ int run_main(int argc, char** argv) {
     throw usage_error(e.what());
   }
   if (vm.count("help")) {
-    std::cout << visible << "\n";
+    std::cout << visible << "\n"
+              << "Environment:\n"
+              << "  CUDA_DEVICE_MAX_CONNECTIONS  hardware work queues of the GPU context; set to 1\n"
+              << "                               when unset (faster context creation and exit)\n";
     return 0;
   }
   if (!vm.count("input")) throw usage_error("no input file given");
@@ -231,7 +235,9 @@ int run_main(int argc, char** argv) {
     cleanup.armed = true;
   }
 
-  // The backend is decided, and the GPU's context made, while the file is read.
+  // The backend is decided, and the GPU's context made, while the file is read; on one hardware
+  // queue, which halves the context's creation and teardown (apps::prefer_one_connection).
+  apps::prefer_one_connection();
   apps::backend_probe probe(backend_choice);
 
   // Seconds of each stage for -V: what is not iterating is what a user waits for in vain.
@@ -274,7 +280,8 @@ int run_main(int argc, char** argv) {
            << mib(it.stats.current_device_bytes);
       if (it.stats.expand_ms >= 0)
         os << "  gpu ms: expand " << std::setprecision(2) << it.stats.expand_ms << " ("
-           << it.stats.products << " products), prune " << it.stats.prune_ms << " + sort "
+           << it.stats.products << " products; symbolic " << it.stats.symbolic_ms << ", numeric "
+           << it.stats.numeric_ms << "), prune " << it.stats.prune_ms << " + sort "
            << it.stats.sort_ms;
     }
     std::cerr << os.str() << "\n";
@@ -323,7 +330,9 @@ int run_main(int argc, char** argv) {
       std::cerr << "[" << prog << "] stages: read " << std::fixed << std::setprecision(3)
                 << read_seconds << "s, start matrix " << start_seconds << "s, device start "
                 << warmup_seconds << "s, iterations " << r.seconds << "s, interpretation "
-                << cluster_seconds - r.seconds << "s, output " << output_seconds << "s\n";
+                << cluster_seconds - r.seconds << "s (backend " << r.backend_seconds
+                << "s, interpret " << r.interpret_seconds << "s, then waiting for the backend's release "
+                << r.release_wait_seconds << "s), output " << output_seconds << "s\n";
     }
   }
   return 0;

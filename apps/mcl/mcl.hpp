@@ -84,6 +84,7 @@ struct backend_stats {
   /// expansion (the engine's product), pruning without its sort, and the sort of the rows that
   /// need an order statistic.
   double expand_ms = -1, prune_ms = -1, sort_ms = -1;
+  double symbolic_ms = -1, numeric_ms = -1;  ///< the expansion's two phases (engine's events)
   long long products = -1;  ///< multiplications of the last expansion (all blocks)
 };
 
@@ -202,7 +203,10 @@ struct cluster_result {
   clustering result;
   int iterations = 0;
   bool converged = false;
-  double seconds = 0;
+  double seconds = 0;               ///< run(): upload, iterations, download
+  double backend_seconds = 0;       ///< making the backend and the start matrix in the cell type
+  double interpret_seconds = 0;     ///< interpret()
+  double release_wait_seconds = 0;  ///< waiting for the backend's release after interpret()
   backend_stats stats;
 };
 cluster_result cluster(const host_csr<double>& start, const params& p, bool gpu, precision prec,

@@ -312,6 +312,8 @@ class gpu_backend final : public backend<T> {
     // Rows of the expansion need not be sorted: pruning, inflation and the interpretation read
     // a row as a set, and the engine takes unsorted rows of A and B.
     opt_.sorted = false;
+    // Phase times of each product for -V (one more event wait per product: ~20 us).
+    opt_.time_phases = true;
   }
   ~gpu_backend() override {
     // The destructor may run on another thread (cluster() releases the backend in the
@@ -412,7 +414,10 @@ class gpu_backend final : public backend<T> {
       OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[0], ctx_.stream()));
       spgemm<plus_times<double>>(ctx_, plan_, a, b, e_, no_mask{}, opt_);
       OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[1], ctx_.stream()));
-      times_.products += plan_.stats().products;
+      const spgemm_stats& ps = plan_.stats();
+      times_.products += ps.products;
+      times_.symbolic += ps.ms_setup + ps.ms_symbolic_binning + ps.ms_symbolic;
+      times_.numeric += ps.ms_numeric_binning + ps.ms_numeric;
     } catch (const cuda_error& err) {
       throw std::runtime_error(
           std::string("expanding rows [") + std::to_string(r0) + ", " + std::to_string(r1) +
@@ -564,6 +569,8 @@ class gpu_backend final : public backend<T> {
     b.prune_ms = times_.prune;
     b.sort_ms = times_.sort;
     b.products = times_.products;
+    b.symbolic_ms = times_.symbolic;
+    b.numeric_ms = times_.numeric;
     return b;
   }
 
@@ -596,7 +603,7 @@ class gpu_backend final : public backend<T> {
 
   /// GPU milliseconds of the current iteration's stages (CUDA events around each stage).
   struct stage_times {
-    double expand = 0, prune = 0, sort = 0;
+    double expand = 0, prune = 0, sort = 0, symbolic = 0, numeric = 0;
     long long products = 0;
   };
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/backend.hpp"
 #include "mcl.hpp"
 #include "mcl_test_util.hpp"
 #include "opsparse/error.hpp"
@@ -490,4 +491,21 @@ TEST(MclStartMatrix, ParallelEqualsSerialBitForBit) {
   omp_set_num_threads(old);
   EXPECT_FALSE(msg[0].empty());
   EXPECT_EQ(msg[0], msg[1]);
+}
+
+// opsparse-mcl asks CUDA for one hardware queue (faster context creation and exit) but leaves a
+// value the user set alone.
+TEST(MclProgram, OneConnectionUnlessTheUserChose) {
+  const char* const name = "CUDA_DEVICE_MAX_CONNECTIONS";
+  const char* before = std::getenv(name);
+  const std::string saved = before ? before : "";
+  ::unsetenv(name);
+  opsparse::apps::prefer_one_connection();
+  ASSERT_NE(std::getenv(name), nullptr);
+  EXPECT_STREQ(std::getenv(name), "1");
+  ::setenv(name, "4", 1);
+  opsparse::apps::prefer_one_connection();
+  EXPECT_STREQ(std::getenv(name), "4");
+  if (before) ::setenv(name, saved.c_str(), 1);
+  else ::unsetenv(name);
 }
