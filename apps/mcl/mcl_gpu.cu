@@ -411,13 +411,14 @@ class gpu_backend final : public backend<T> {
     a.rows = r1 - r0;
     a.rpt = m_.rpt.data() + r0;
     try {
-      OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[0], ctx_.stream()));
       spgemm<plus_times<double>>(ctx_, plan_, a, b, e_, no_mask{}, opt_);
-      OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[1], ctx_.stream()));
+      // The engine's phase events (opt_.time_phases) time the expansion.
       const spgemm_stats& ps = plan_.stats();
       times_.products += ps.products;
       times_.symbolic += ps.ms_setup + ps.ms_symbolic_binning + ps.ms_symbolic;
       times_.numeric += ps.ms_numeric_binning + ps.ms_numeric;
+      times_.expand += ps.ms_setup + ps.ms_symbolic_binning + ps.ms_symbolic +
+                       ps.ms_numeric_binning + ps.ms_numeric;
     } catch (const cuda_error& err) {
       throw std::runtime_error(
           std::string("expanding rows [") + std::to_string(r0) + ", " + std::to_string(r1) +
@@ -439,10 +440,11 @@ class gpu_backend final : public backend<T> {
     sorted_.reserve(std::max<std::size_t>(1, static_cast<std::size_t>(enz)));
     const unsigned grid = warp_grid(m);
 
+    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[0], s));
     prune_stats_kernel<T><<<grid, block_threads, 0, s>>>(m, e_.rpt(), e_.val(), rule,
                                                          stat_.data(), seg_end_.data());
     check_launch("prune_stats_kernel");
-    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[2], s));
+    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[1], s));
     // Order statistics: rows needing a rank-S or rank-R value are sorted (descending) into
     // sorted_; the others are empty segments and cost nothing.
     std::size_t sort_bytes = 0;
@@ -454,7 +456,7 @@ class gpu_backend final : public backend<T> {
       OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortKeysDescending(
           cub_.data(), sort_bytes, e_.val(), sorted_.data(), static_cast<std::int64_t>(enz),
           static_cast<std::int64_t>(m), e_.rpt(), seg_end_.data(), s));
-    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[3], s));
+    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[2], s));
     prune_decide_kernel<T><<<grid, block_threads, 0, s>>>(m, r0_, e_.rpt(), e_.val(),
                                                           sorted_.data(), rule, stat_.data(),
                                                           dec_.data(), keep_.data(),
@@ -463,22 +465,21 @@ class gpu_backend final : public backend<T> {
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(keep_.data() + m, 0, sizeof(offset_t), s));
     OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(cub_.data(), cub_bytes_, keep_.data(),
                                                     static_cast<long long>(m) + 1, s));
-    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[4], s));
+    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[3], s));
     const offset_t kept = read_scalar(keep_.data() + m);
     // Everything recorded so far has run: add this block's stage times.
-    times_.expand += elapsed(0, 1);
-    times_.prune += elapsed(1, 2) + elapsed(3, 4);
-    times_.sort += elapsed(2, 3);
-    if (compact_pending_) times_.prune += elapsed(5, 6);
+    times_.prune += elapsed(0, 1) + elapsed(2, 3);
+    times_.sort += elapsed(1, 2);
+    if (compact_pending_) times_.prune += elapsed(4, 5);
     const offset_t base = next_.nnz;
     grow_keep(next_.col, static_cast<std::size_t>(base + kept), static_cast<std::size_t>(base), s);
     grow_keep(next_.val, static_cast<std::size_t>(base + kept), static_cast<std::size_t>(base), s);
-    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[5], s));
+    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[4], s));
     prune_compact_kernel<T><<<grid, block_threads, 0, s>>>(
         m, r0_, base, e_.rpt(), e_.col(), e_.val(), stat_.data(), dec_.data(), keep_.data(),
         next_.rpt.data(), next_.col.data(), next_.val.data());
     check_launch("prune_compact_kernel");
-    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[6], s));
+    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[5], s));
     compact_pending_ = true;
     next_.nnz = base + kept;
     ctx_.note_memory();
@@ -561,8 +562,8 @@ class gpu_backend final : public backend<T> {
     b.device = ctx_.device().name;
     if (compact_pending_) {
       // The last block's compaction (chaos() or download() has synchronised since).
-      OPSPARSE_CUDA_TRY(cudaEventSynchronize(ev_[6]));
-      times_.prune += elapsed(5, 6);
+      OPSPARSE_CUDA_TRY(cudaEventSynchronize(ev_[5]));
+      times_.prune += elapsed(4, 5);
       compact_pending_ = false;
     }
     b.expand_ms = times_.expand;
@@ -610,7 +611,7 @@ class gpu_backend final : public backend<T> {
   context ctx_;
   plan plan_;
   spgemm_options opt_;
-  std::array<cudaEvent_t, 7> ev_{};
+  std::array<cudaEvent_t, 6> ev_{};  // around the pruning's stages
   stage_times times_;
   bool compact_pending_ = false;
   void* pinned_ = nullptr;

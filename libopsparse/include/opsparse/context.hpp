@@ -1,7 +1,8 @@
 #pragma once
 // The execution context, RAFT style: one object owns the device's properties, the main stream,
 // one stream per bin (the paper's concurrent per-bin kernels), their events, the pinned host
-// staging that readbacks go to and a few bytes of device scratch for per-call scalars. Build one per device and pass it to every call.
+// staging that readbacks go to and a few bytes of device scratch for per-call scalars. Build one
+// per device and pass it to every call.
 #include <cuda_runtime_api.h>
 
 #include <array>

@@ -36,6 +36,24 @@ inline void write_text(const fs::path& p, const std::string& text) {
   os << text;
 }
 
+/// A test suite with a scratch folder of its own (`Tag::name` names it), removed afterwards;
+/// file() writes a file there.
+template <class Tag>
+class files_suite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { dir_ = scratch_dir(Tag::name); }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  static fs::path file(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    write_text(p, text);
+    return p;
+  }
+  static inline fs::path dir_;
+};
+
 inline std::string read_text(const fs::path& p) {
   std::ifstream is(p, std::ios::binary);
   std::ostringstream os;

@@ -26,21 +26,10 @@ using namespace opsparse;
 using namespace opsparse::mcl;
 using namespace opsparse::mcl::test;
 
-class Mcl : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { dir_ = scratch_dir("cpu"); }
-  static void TearDownTestSuite() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  static fs::path file(const std::string& name, const std::string& text) {
-    const fs::path p = dir_ / name;
-    write_text(p, text);
-    return p;
-  }
-  static fs::path dir_;
+struct cpu_files {
+  static constexpr const char* name = "cpu";
 };
-fs::path Mcl::dir_;
+class Mcl : public files_suite<cpu_files> {};
 
 // ---- hand-written graphs ----------------------------------------------------------------------
 

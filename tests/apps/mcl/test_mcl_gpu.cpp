@@ -33,21 +33,10 @@ using namespace opsparse::mcl::test;
     }                                                                                     \
   } while (0)
 
-class MclGpu : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { dir_ = scratch_dir("gpu"); }
-  static void TearDownTestSuite() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  static fs::path file(const std::string& name, const std::string& text) {
-    const fs::path p = dir_ / name;
-    write_text(p, text);
-    return p;
-  }
-  static fs::path dir_;
+struct gpu_files {
+  static constexpr const char* name = "gpu";
 };
-fs::path MclGpu::dir_;
+class MclGpu : public files_suite<gpu_files> {};
 
 TEST_F(MclGpu, HandWrittenGraphsMatchMclAndTheCpu) {
   REQUIRE_GPU();
