@@ -293,6 +293,7 @@ int run(const args& ar) {
       };
       if (ar.cusparse) {
         std::cerr << ", cuSPARSE" << std::flush;
+        ctx.release_cached_memory();  // cuSPARSE's cudaMalloc gets the whole device
         auto cr = bench::cusparse_spgemm(ha, hb, ar.runs);
         if (cr.ok) {
           r.cus_alg = cr.algorithm;
@@ -322,6 +323,7 @@ int run(const args& ar) {
       };
       add("global-atomic-binning", [](spgemm_options& x) { x.shared_binning = false; });
       add("multi-access-hash", [](spgemm_options& x) { x.single_access_hash = false; });
+      add("paper-hash", [](spgemm_options& x) { x.paper_hash = true; });
       add("sym-range-1.0", [](spgemm_options& x) { x.symbolic_range = 1.0; });
       add("sym-range-1.5", [](spgemm_options& x) { x.symbolic_range = 1.5; });
       add("num-range-1.0", [](spgemm_options& x) { x.numeric_range = 1.0; });
@@ -329,6 +331,7 @@ int run(const args& ar) {
       add("num-range-3.0", [](spgemm_options& x) { x.numeric_range = 3.0; });
       add("natural-launch-order", [](spgemm_options& x) { x.large_rows_first = false; });
       add("no-alloc-overlap", [](spgemm_options& x) { x.overlap_allocation = false; });
+      add("no-memory-pool", [](spgemm_options& x) { x.pooled_memory = false; });
       add("paper-global-hash", [](spgemm_options& x) { x.dense_long_rows = false; });
       add("no-product-flattening", [](spgemm_options& x) { x.flatten_products = false; });
       if (!ar.variants.empty())

@@ -1,4 +1,5 @@
 #include <cuda_runtime.h>
+#include <cstdint>
 
 #include "opsparse/context.hpp"
 #include "opsparse/device_csr.hpp"  // device_allocate / device_release
@@ -39,7 +40,18 @@ context::context(int device) {
   info_.smem_reserved_per_block = p.reservedSharedMemPerBlock;
   info_.global_mem = p.totalGlobalMem;
   info_.l2_bytes = static_cast<std::size_t>(p.l2CacheSize);
-  OPSPARSE_CUDA_TRY(cudaStreamCreateWithFlags(&main_, cudaStreamNonBlocking));
+  memory_ = std::make_shared<detail::stream_pool>();
+  OPSPARSE_CUDA_TRY(cudaStreamCreateWithFlags(&memory_->stream, cudaStreamNonBlocking));
+  {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    OPSPARSE_CUDA_TRY(cudaMemPoolCreate(&memory_->pool, &props));
+    // keep freed memory for the next product instead of unmapping it at each synchronisation
+    std::uint64_t keep = ~std::uint64_t{0};  // cuuint64_t
+    OPSPARSE_CUDA_TRY(cudaMemPoolSetAttribute(memory_->pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  }
   OPSPARSE_CUDA_TRY(cudaEventCreateWithFlags(&main_event_, cudaEventDisableTiming));
   for (int i = 0; i < max_bins; ++i) {
     OPSPARSE_CUDA_TRY(cudaStreamCreateWithFlags(&bins_[i], cudaStreamNonBlocking));
@@ -56,18 +68,24 @@ context::~context() {
     if (bins_[i]) OPSPARSE_CUDA_TRY_NO_THROW(cudaStreamDestroy(bins_[i]));
   }
   if (main_event_) OPSPARSE_CUDA_TRY_NO_THROW(cudaEventDestroy(main_event_));
-  if (main_) OPSPARSE_CUDA_TRY_NO_THROW(cudaStreamDestroy(main_));
+  // the main stream and the pool live on while blocks taken from them do (stream_pool)
+  memory_.reset();
+}
+
+void context::release_cached_memory() {
+  OPSPARSE_CUDA_TRY(cudaStreamSynchronize(memory_->stream));
+  OPSPARSE_CUDA_TRY(cudaMemPoolTrimTo(memory_->pool, 0));
 }
 
 void context::fork() {
-  OPSPARSE_CUDA_TRY(cudaEventRecord(main_event_, main_));
+  OPSPARSE_CUDA_TRY(cudaEventRecord(main_event_, stream()));
   for (int i = 0; i < max_bins; ++i) OPSPARSE_CUDA_TRY(cudaStreamWaitEvent(bins_[i], main_event_, 0));
 }
 
 void context::join(int n) {
   for (int i = 0; i < n && i < max_bins; ++i) {
     OPSPARSE_CUDA_TRY(cudaEventRecord(bin_events_[i], bins_[i]));
-    OPSPARSE_CUDA_TRY(cudaStreamWaitEvent(main_, bin_events_[i], 0));
+    OPSPARSE_CUDA_TRY(cudaStreamWaitEvent(stream(), bin_events_[i], 0));
   }
 }
 
@@ -82,7 +100,7 @@ void* context::pinned(std::size_t bytes) {
   return pinned_;
 }
 
-void context::synchronize() const { OPSPARSE_CUDA_TRY(cudaStreamSynchronize(main_)); }
+void context::synchronize() const { OPSPARSE_CUDA_TRY(cudaStreamSynchronize(stream())); }
 
 std::size_t context::note_memory() {
   std::size_t free_b = 0, total_b = 0;

@@ -15,8 +15,9 @@ void plan_state::ensure_timing_events() {
   for (auto& e : timing)
     if (!e) OPSPARSE_CUDA_TRY(cudaEventCreate(&e));
 }
-void plan_state::reserve_pool(device_buffer<unsigned char>& pool, std::size_t bytes) {
-  if (pool.reserve(bytes)) ++allocations;
+void plan_state::reserve_pool(device_buffer<unsigned char>& pool, std::size_t bytes,
+                              const pool_ref& from) {
+  if (pool.reserve(bytes, from)) ++allocations;
 }
 }  // namespace detail
 

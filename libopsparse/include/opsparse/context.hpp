@@ -1,14 +1,16 @@
 #pragma once
 // The execution context, RAFT style: one object owns the device's properties, the main stream,
 // one stream per bin (the paper's concurrent per-bin kernels), their events, the pinned host
-// staging that readbacks go to and a few bytes of device scratch for per-call scalars. Build one
-// per device and pass it to every call.
+// staging that readbacks go to, a few bytes of device scratch for per-call scalars and the
+// stream-ordered memory pool that plans and results grow from. Build one per device and pass it
+// to every call.
 #include <cuda_runtime_api.h>
 
 #include <array>
 #include <memory>
 #include <string>
 
+#include "opsparse/detail/stream_pool.hpp"
 #include "opsparse/types.hpp"
 
 namespace opsparse {
@@ -41,7 +43,7 @@ class context {
   context& operator=(const context&) = delete;
 
   const device_info& device() const noexcept { return info_; }
-  cudaStream_t stream() const noexcept { return main_; }
+  cudaStream_t stream() const noexcept { return memory_->stream; }
   cudaStream_t bin_stream(int i) const noexcept { return bins_[i]; }
   cudaEvent_t bin_event(int i) const noexcept { return bin_events_[i]; }
   cudaEvent_t main_event() const noexcept { return main_event_; }
@@ -62,10 +64,20 @@ class context {
   /// before its first kernel. Stream-ordered on stream(), like the pinned staging.
   void* scratch() noexcept { return scratch_; }
   static constexpr std::size_t scratch_bytes = 256;
+  /// The memory pool the engines allocate plans and results from (device_buffer::reserve,
+  /// device_csr::set_shape/set_nnz take it): stream-ordered on stream(), so an allocation costs
+  /// microseconds of host time and no synchronisation once the pool holds the memory, and a
+  /// free waits for nothing (beyond the paper, whose cudaMalloc/cudaFree cost ~40-50 us each and
+  /// cudaFree synchronises the device). Freed memory stays in the pool for the next product
+  /// until release_cached_memory() or the context's end. Such memory is ordered on stream():
+  /// work on other streams that reads it must be synchronised before it is freed.
+  const detail::pool_ref& memory() const noexcept { return memory_; }
+  /// Returns the pool's unused memory to the device (e.g. before another library allocates).
+  void release_cached_memory();
 
  private:
   device_info info_;
-  cudaStream_t main_ = nullptr;
+  detail::pool_ref memory_;  ///< owns the main stream and the pool
   std::array<cudaStream_t, max_bins> bins_{};
   std::array<cudaEvent_t, max_bins> bin_events_{};
   cudaEvent_t main_event_ = nullptr;

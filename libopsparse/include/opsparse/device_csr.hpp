@@ -7,49 +7,60 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <utility>
 
 #include "opsparse/csr.hpp"
+#include "opsparse/detail/stream_pool.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/types.hpp"
 
 namespace opsparse {
 
-/// Number of cudaMalloc / cudaFree calls the library has made in this process (all devices).
-/// Tests and apps read it to prove that a warmed-up loop allocates nothing.
+/// Number of device allocations / frees the library has made in this process (all devices;
+/// cudaMalloc and stream-ordered pool allocations alike). Tests and apps read it to prove that a
+/// warmed-up loop allocates nothing.
 std::int64_t device_allocation_count() noexcept;
 std::int64_t device_free_count() noexcept;
 
 namespace detail {
-void* device_allocate(std::size_t bytes);      // throws cuda_error naming the size
-void device_release(void* ptr) noexcept;       // never throws
+/// From `from`'s pool, ordered on its stream (no host synchronisation, microseconds once the
+/// pool holds the memory), or with cudaMalloc when `from` is null. Throws cuda_error naming
+/// the size.
+void* device_allocate(std::size_t bytes, const pool_ref& from = {});
+void device_release(void* ptr, const pool_ref& from = {}) noexcept;  // never throws
 }  // namespace detail
 
 /// A grow-only device array. reserve() keeps the content only when no reallocation is needed.
+/// Memory comes from cudaMalloc, or from a context's pool (reserve(n, ctx.memory())): then it
+/// is stream-ordered on the context's main stream, and freeing it waits for nothing.
 template <class T>
 class device_buffer {
  public:
   device_buffer() = default;
   explicit device_buffer(std::size_t n) { reserve(n); }
-  ~device_buffer() { detail::device_release(ptr_); }
+  ~device_buffer() { detail::device_release(ptr_, from_); }
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
-  device_buffer(device_buffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), cap_(std::exchange(o.cap_, 0)) {}
+  device_buffer(device_buffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), cap_(std::exchange(o.cap_, 0)), from_(std::move(o.from_)) {}
   device_buffer& operator=(device_buffer&& o) noexcept {
     if (this != &o) {
-      detail::device_release(ptr_);
+      detail::device_release(ptr_, from_);
       ptr_ = std::exchange(o.ptr_, nullptr);
       cap_ = std::exchange(o.cap_, 0);
+      from_ = std::move(o.from_);
     }
     return *this;
   }
   /// Ensures room for n elements; returns true when it had to allocate.
-  bool reserve(std::size_t n) {
+  bool reserve(std::size_t n, const detail::pool_ref& from = {}) {
     if (n <= cap_) return false;
-    T* fresh = static_cast<T*>(detail::device_allocate(n * sizeof(T)));
-    detail::device_release(ptr_);
+    T* fresh = static_cast<T*>(detail::device_allocate(n * sizeof(T), from));
+    detail::device_release(ptr_, from_);
     ptr_ = fresh;
     cap_ = n;
+    from_ = from;
     return true;
   }
   T* data() noexcept { return ptr_; }
@@ -59,6 +70,7 @@ class device_buffer {
  private:
   T* ptr_ = nullptr;
   std::size_t cap_ = 0;
+  detail::pool_ref from_;  ///< where ptr_ came from (null: cudaMalloc)
 };
 
 /// Non-owning view of a device CSR matrix (device pointers). val is null for pattern matrices.
@@ -112,23 +124,24 @@ class device_csr {
   }
   std::size_t nnz_capacity() const noexcept { return cap_; }
 
-  /// Sets the shape and row-pointer capacity (grow-only); nnz becomes 0 until set_nnz.
-  void set_shape(index_t rows, index_t cols) {
+  /// Sets the shape and row-pointer capacity (grow-only); nnz becomes 0 until set_nnz. `from`:
+  /// where growth allocates (a context's pool, see device_buffer; default cudaMalloc).
+  void set_shape(index_t rows, index_t cols, const detail::pool_ref& from = {}) {
     OPSPARSE_EXPECTS(rows >= 0 && cols >= 0, "matrix dimensions must be non-negative");
     rows_ = rows;
     cols_ = cols;
     nnz_ = 0;
-    rpt_.reserve(static_cast<std::size_t>(rows) + 1);
+    rpt_.reserve(static_cast<std::size_t>(rows) + 1, from);
   }
   /// Sets nnz, growing col/val capacity (content is not preserved on growth).
-  void set_nnz(offset_t nnz) {
+  void set_nnz(offset_t nnz, const detail::pool_ref& from = {}) {
     OPSPARSE_EXPECTS(nnz >= 0, "nnz must be non-negative");
     nnz_ = nnz;
     const std::size_t n = static_cast<std::size_t>(nnz);
     if (n > cap_) {
       entries_ = device_buffer<unsigned char>();  // the old block goes before the new one comes
       cap_ = 0;
-      entries_.reserve(col_offset(n) + n * sizeof(index_t));
+      entries_.reserve(col_offset(n) + n * sizeof(index_t), from);
       cap_ = n;
     }
   }

@@ -20,9 +20,16 @@ struct spgemm_options {
   bool sorted = true;              ///< sort each output row by column (false saves the sort)
   bool shared_binning = true;      ///< bin counting with shared-memory atomics (paper §5.1)
   bool single_access_hash = true;  ///< one atomicCAS per probe (paper §5.2); false: nsparse style
+  /// The paper's hash, key*107 mod table size; false (default): 107 slots apart inside each
+  /// block of 64 keys, blocks placed by Fibonacci hashing, which does not alias columns a power
+  /// of two (or a near-multiple of the table) apart (beyond the paper; device_ops.cuh).
+  bool paper_hash = false;
   double symbolic_range = 1.2;     ///< table size / largest row in bin, symbolic (paper Table 3)
   double numeric_range = 2.0;      ///< same, numeric (paper Table 4)
   bool overlap_allocation = true;  ///< issue allocations after launching kernels (paper §5.4)
+  /// Plan and C grow from the context's stream-ordered pool (context::memory()); false:
+  /// cudaMalloc/cudaFree as the paper (beyond the paper).
+  bool pooled_memory = true;
   bool large_rows_first = true;    ///< launch the bins of the largest rows first (paper §5.5)
   /// Rows too long for shared tables use a shared bitmap of B's columns and a dense accumulator
   /// when B's columns fit the bitmap (beyond the paper); false: the paper's global hash tables.

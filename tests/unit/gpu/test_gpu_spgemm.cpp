@@ -409,6 +409,37 @@ TEST_F(Gpu, PlanReuseAllocatesOnlyWhenSizesGrow) {
   EXPECT_EQ(device_allocation_count() - before, 0);
 }
 
+TEST_F(Gpu, PooledMemoryIsReusedAndOutlivesItsContext) {
+  const auto a = random_csr<double>(3000, 3000, 12.0, 41);
+  const auto want = cpu::spgemm<plus_times<double>>(a, a);
+  plan p;  // declared before the context: outlives it, as do C and the pool's blocks
+  device_csr<double> dc;
+  {
+    context own;
+    auto da = device_csr<double>::upload(a, own.stream());
+    spgemm<plus_times<double>>(own, p, da.view(), da.view(), dc);
+    own.synchronize();
+    EXPECT_TRUE(csr_near(dc.download(own.stream()), want, 1e-12));
+    // a fresh plan and C of the same sizes: allocated from the pool (counted), same result
+    const auto before = device_allocation_count();
+    {
+      plan q;
+      device_csr<double> dq;
+      spgemm<plus_times<double>>(own, q, da.view(), da.view(), dq);
+      own.synchronize();
+      EXPECT_TRUE(csr_near(dq.download(own.stream()), want, 1e-12));
+    }
+    EXPECT_EQ(device_allocation_count() - before, 3) << "C.rpt, C's entries and the plan's metadata";
+    own.release_cached_memory();
+  }
+  // the context is gone; the plan and C still hold pool memory, freed on its live stream
+  EXPECT_EQ(dc.nnz(), want.nnz());
+  const auto frees = device_free_count();
+  dc = device_csr<double>();
+  p = plan();
+  EXPECT_EQ(device_free_count() - frees, 3);
+}
+
 TEST_F(Gpu, NumericOnlyReuseWithNewValues) {
   auto a = random_csr<double>(3000, 3000, 12.0, 21);
   auto da = device_csr<double>::upload(a, ctx().stream());
@@ -518,7 +549,9 @@ TEST_F(Gpu, LongRowsWithSemiringsAndMasks) {
 
 TEST_F(Gpu, EveryAblationGivesTheSameResult) {
   const auto a = rmat(13, 12, 17);
-  std::vector<spgemm_options> opts(10);
+  std::vector<spgemm_options> opts(12);
+  opts[10].paper_hash = true;
+  opts[11].pooled_memory = false;
   opts[8].dense_long_rows = false;
   opts[9].flatten_products = false;
   opts[0].shared_binning = false;
@@ -534,6 +567,10 @@ TEST_F(Gpu, EveryAblationGivesTheSameResult) {
     EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, opts[i]))) << "option set " << i;
   opts[1].numeric_range = 1.5;
   EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, opts[1])));
+  // the paper's hash with the global-table path and multi-access probing
+  opts[10].dense_long_rows = false;
+  opts[10].single_access_hash = false;
+  EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, opts[10])));
 }
 
 TEST_F(Gpu, UnsortedOutputHasTheSameEntries) {

@@ -14,6 +14,8 @@ namespace opsparse::detail {
 
 /// The multiplier of nsparse and the paper (key * HASH_SCALE mod table size).
 constexpr unsigned hash_scale = 107u;
+/// 2^32 / golden ratio: Fibonacci hashing (Knuth), the default.
+constexpr unsigned fib_scale = 0x9E3779B1u;
 
 template <class V>
 __device__ __forceinline__ V load_value(const V* p, offset_t j) {
@@ -108,12 +110,43 @@ __device__ __forceinline__ bool mask_keeps(const mask_row& r, index_t key) {
 }
 
 // ---- hashing -----------------------------------------------------------------------------------
+/// How tables are probed (both switchable for the ablation benchmark).
+///   single  one atomicCAS per probe, its returned value reused (paper Algorithms 4-5); false:
+///           nsparse's read first, CAS only when the slot looks empty.
+///   paper   the paper's hash, key*107 mod size.
+/// The default keeps what makes the paper's hash good and removes what makes it fail. Good: keys
+/// a few apart land 107 slots apart, so the lanes of a warp, which read neighbouring entries of a
+/// B row, hit different banks and a run of consecutive columns never collides. Bad: keys that
+/// differ by D collide when 107*D is close to a multiple of the size. A power-of-two table
+/// aliases every multiple of its size: the columns c, c+-W, c+-2W of a grid of width 4096
+/// (delaunay_n24) share a slot in every symbolic table up to 4096; and a grid whose row stride
+/// 5W is 6 more than a multiple of a numeric table (hood's stand-in, 1050 = 2*522 + 6) overlaps
+/// its runs of columns. Hence: each aligned block of 64 keys gets a pseudo-random offset
+/// (Fibonacci hashing of key/64) and keys inside it step 107 slots apart; the sum, a 32-bit
+/// fraction of the table, is scaled to a slot with one multiply-high (no modulo, any size).
+/// Simulated on the stand-ins' rows (probes per insert, paper hash -> this): delaunay_n24's
+/// symbolic table of 64 3.36 -> 1.25, hood's numeric tables 1.86 -> 1.04; banks no worse.
+struct hash_policy {
+  bool single = true;
+  bool paper = false;
+};
+
 struct table_shape {
   unsigned size;  ///< entries
-  bool pow2;      ///< mask instead of modulo
+  bool pow2;      ///< wrap with a mask instead of a compare
+  bool paper;     ///< the paper's key*107 mod size
+  unsigned step;  ///< 107 slots as a 32-bit fraction of the table (mod 2^32)
+  __device__ __forceinline__ table_shape(unsigned n, bool p2, bool pp)
+      : size(n), pow2(p2), paper(pp),
+        step(static_cast<unsigned>(static_cast<unsigned long long>(
+            static_cast<double>(hash_scale) * 4294967296.0 / static_cast<double>(n)))) {}
   __device__ __forceinline__ unsigned first(index_t key) const {
-    const unsigned h = static_cast<unsigned>(key) * hash_scale;
-    return pow2 ? (h & (size - 1)) : (h % size);
+    const unsigned k = static_cast<unsigned>(key);
+    if (paper) {
+      const unsigned h = k * hash_scale;
+      return pow2 ? (h & (size - 1)) : (h % size);
+    }
+    return __umulhi(k * step + (k >> 6) * fib_scale, size);
   }
   __device__ __forceinline__ unsigned next(unsigned h) const {
     return pow2 ? ((h + 1) & (size - 1)) : (h + 1 < size ? h + 1 : 0);

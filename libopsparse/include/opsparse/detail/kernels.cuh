@@ -183,7 +183,7 @@ __global__ void bin_identity_kernel(I m, I* bins) {
 template <int TPR, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
     symbolic_multi_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
-                          offset_t* crpt, int tsize, bool single, Mask mask) {
+                          offset_t* crpt, int tsize, hash_policy hp, Mask mask) {
   extern __shared__ int smem_i[];
   constexpr int R = 1024 / TPR;
   const int r = threadIdx.x / TPR, lane = threadIdx.x % TPR;
@@ -196,7 +196,7 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
   index_t row = -1;
   if (rid < n_rows) {
     row = bins[rid];
-    const table_shape t{static_cast<unsigned>(tsize), true};
+    const table_shape t{static_cast<unsigned>(tsize), true, hp.paper};
     const mask_row mr = load_mask_row(mask, row);
     int local = 0;
     const offset_t end = a.rpt[row + 1];
@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
       for (offset_t p = __ldg(b.rpt + k); p < pe; ++p) {
         const index_t key = __ldg(b.col + p);
         if (!mask_keeps<Mask>(mr, key)) continue;
-        local += insert_key(table, t, key, single);
+        local += insert_key(table, t, key, hp.single);
       }
     }
     if (local) atomicAdd(s_nnz, local);
@@ -309,7 +309,7 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
 template <int BS, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
     symbolic_block_kernel(const index_t* bins, dev_csr<VA> a, dev_csr<VB> b, offset_t* crpt,
-                          int tsize, bool pow2, bool single, int glog, int overflow, Mask mask) {
+                          int tsize, bool pow2, hash_policy hp, int glog, int overflow, Mask mask) {
   extern __shared__ int smem_i[];
   int* table = smem_i;
   int* s_nnz = smem_i + tsize;
@@ -318,12 +318,12 @@ __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
   if (tid == 0) *s_nnz = 0;
   __syncthreads();
   const index_t row = bins[blockIdx.x];
-  const table_shape t{static_cast<unsigned>(tsize), pow2};
+  const table_shape t{static_cast<unsigned>(tsize), pow2, hp.paper};
   const mask_row mr = load_mask_row(mask, row);
   int local = 0;
   for_each_product(a, b, row, tid, BS, glog, [&](VA, offset_t p) {
     const index_t key = __ldg(b.col + p);
-    if (!mask_keeps<Mask>(mr, key) || !insert_key(table, t, key, single)) return false;
+    if (!mask_keeps<Mask>(mr, key) || !insert_key(table, t, key, hp.single)) return false;
     if (!overflow) {
       ++local;
       return false;
@@ -346,12 +346,12 @@ __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
 template <class VA, class VB, class Mask>
 __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
     symbolic_global_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
-                           offset_t* crpt, int* pool, unsigned tsize, bool single, int glog,
+                           offset_t* crpt, int* pool, unsigned tsize, hash_policy hp, int glog,
                            Mask mask) {
   __shared__ int s_nnz, s_todo;
   int* table = pool + static_cast<size_t>(blockIdx.x) * tsize;
   const int tid = threadIdx.x;
-  const table_shape t{tsize, true};
+  const table_shape t{tsize, true, hp.paper};
   for (int r = blockIdx.x; r < n_rows; r += gridDim.x) {
     const index_t row = bins[r];
     if (tid == 0) s_todo = crpt[row] < 0, s_nnz = 0;
@@ -363,7 +363,7 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
       int local = 0;
       for_each_product(a, b, row, tid, blockDim.x, glog, [&](VA, offset_t p) {
         const index_t key = __ldg(b.col + p);
-        if (mask_keeps<Mask>(mr, key)) local += insert_key(table, t, key, single);
+        if (mask_keeps<Mask>(mr, key)) local += insert_key(table, t, key, hp.single);
         return false;
       });
       local = warp_sum(local);
@@ -394,7 +394,7 @@ __device__ __forceinline__ void store_entry(const dev_out<T>& c, offset_t at, in
 template <int TPR, class S, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
     numeric_multi_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
-                         dev_out<typename S::value_type> c, int tsize, bool single, bool sorted,
+                         dev_out<typename S::value_type> c, int tsize, hash_policy hp, bool sorted,
                          Mask mask) {
   using T = typename S::value_type;
   constexpr int R = 1024 / TPR;
@@ -413,7 +413,7 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
   index_t row = -1;
   if (rid < n_rows) {
     row = bins[rid];
-    const table_shape t{static_cast<unsigned>(tsize), false};
+    const table_shape t{static_cast<unsigned>(tsize), false, hp.paper};
     const mask_row mr = load_mask_row(mask, row);
     const offset_t end = a.rpt[row + 1];
     for (offset_t j = a.rpt[row] + lane; j < end; j += TPR) {
@@ -423,7 +423,7 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
       for (offset_t p = __ldg(b.rpt + k); p < pe; ++p) {
         const index_t key = __ldg(b.col + p);
         if (!mask_keeps<Mask>(mr, key)) continue;
-        insert_accumulate<S>(keys, vals, t, key, S::multiply(av, load_value(b.val, p)), single);
+        insert_accumulate<S>(keys, vals, t, key, S::multiply(av, load_value(b.val, p)), hp.single);
       }
     }
   }
@@ -470,7 +470,7 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
 template <int BS, class S, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
     numeric_block_kernel(const index_t* bins, dev_csr<VA> a, dev_csr<VB> b,
-                         dev_out<typename S::value_type> c, int tsize, bool single, int glog,
+                         dev_out<typename S::value_type> c, int tsize, hash_policy hp, int glog,
                          bool sorted, Mask mask) {
   using T = typename S::value_type;
   extern __shared__ __align__(16) unsigned char smem_c[];
@@ -485,12 +485,12 @@ __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
   if (tid == 0) *s_off = 0;
   __syncthreads();
   const index_t row = bins[blockIdx.x];
-  const table_shape t{static_cast<unsigned>(tsize), false};
+  const table_shape t{static_cast<unsigned>(tsize), false, hp.paper};
   const mask_row mr = load_mask_row(mask, row);
   for_each_product(a, b, row, tid, BS, glog, [&](VA av, offset_t p) {
     const index_t key = __ldg(b.col + p);
     if (mask_keeps<Mask>(mr, key))
-      insert_accumulate<S>(keys, vals, t, key, S::multiply(av, load_value(b.val, p)), single);
+      insert_accumulate<S>(keys, vals, t, key, S::multiply(av, load_value(b.val, p)), hp.single);
     return false;
   });
   __syncthreads();
@@ -550,14 +550,14 @@ template <class S, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
     numeric_global_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
                           dev_out<typename S::value_type> c, int* pool_keys,
-                          typename S::value_type* pool_vals, unsigned tsize, bool single,
+                          typename S::value_type* pool_vals, unsigned tsize, hash_policy hp,
                           int glog, bool sorted, Mask mask) {
   using T = typename S::value_type;
   __shared__ int s_off;
   int* keys = pool_keys + static_cast<size_t>(blockIdx.x) * tsize;
   T* vals = has_values_v<T> ? pool_vals + static_cast<size_t>(blockIdx.x) * tsize : nullptr;
   const int tid = threadIdx.x;
-  const table_shape t{tsize, true};
+  const table_shape t{tsize, true, hp.paper};
   for (int r = blockIdx.x; r < n_rows; r += gridDim.x) {
     const index_t row = bins[r];
     for (unsigned s = tid; s < tsize; s += blockDim.x) {
@@ -570,7 +570,7 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
     for_each_product(a, b, row, tid, blockDim.x, glog, [&](VA av, offset_t p) {
       const index_t key = __ldg(b.col + p);
       if (mask_keeps<Mask>(mr, key))
-        insert_accumulate<S>(keys, vals, t, key, S::multiply(av, load_value(b.val, p)), single);
+        insert_accumulate<S>(keys, vals, t, key, S::multiply(av, load_value(b.val, p)), hp.single);
       return false;
     });
     __syncthreads();

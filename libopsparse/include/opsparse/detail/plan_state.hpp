@@ -63,7 +63,7 @@ struct plan_state {
   /// Phase events are made only for the first product that asks for phase times.
   void ensure_timing_events();
   /// Grows the pool to `bytes` (counted as a metadata allocation).
-  void reserve_pool(device_buffer<unsigned char>& pool, std::size_t bytes);
+  void reserve_pool(device_buffer<unsigned char>& pool, std::size_t bytes, const pool_ref& from);
 };
 
 }  // namespace opsparse::detail

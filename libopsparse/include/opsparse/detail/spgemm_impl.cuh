@@ -129,12 +129,14 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   OPSPARSE_EXPECTS(opt.symbolic_range >= 1.0 && opt.numeric_range >= 1.0,
                    "binning range factors must be at least 1");
   plan_state& st = p.state();
+  static const pool_ref no_pool;
+  const pool_ref& mem = opt.pooled_memory ? ctx.memory() : no_pool;
   st.numeric_ready = false;
   st.stats = spgemm_stats{};
   const index_t m = a.rows;
   cudaStream_t s = ctx.stream();
   const device_info& dev = ctx.device();
-  c.set_shape(m, b.cols);
+  c.set_shape(m, b.cols, mem);
   {
     auto* staging = static_cast<unsigned char*>(ctx.pinned(sizeof(bin_counters) + 64));
     st.h_counters = reinterpret_cast<bin_counters*>(staging);
@@ -171,7 +173,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   const std::size_t off_bins = align_up(sizeof(bin_counters));
   const std::size_t off_scan = off_bins + align_up(static_cast<std::size_t>(m) * sizeof(index_t));
   if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
-  if (st.meta.reserve(off_scan + align_up(scan_bytes))) ++st.allocations;
+  if (st.meta.reserve(off_scan + align_up(scan_bytes), mem)) ++st.allocations;
   st.d_counters = reinterpret_cast<bin_counters*>(st.meta.data());
   st.d_bins = reinterpret_cast<index_t*>(st.meta.data() + off_bins);
   st.d_scan_tmp = st.meta.data() + off_scan;
@@ -195,6 +197,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   if (opt.flatten_products && st.glog == 5 && b.rows > 0 && b.nnz < 24 * static_cast<offset_t>(b.rows))
     st.glog = flat_glog;
   const int glog = st.glog;
+  const hash_policy hp{opt.single_access_hash, opt.paper_hash};
   const long long words = (static_cast<long long>(b.cols) + 31) / 32;
   const std::size_t dense_bytes = dense_smem_bytes(words);
   const bool dense = opt.dense_long_rows && dense_bytes <= dev.smem_per_block_optin;
@@ -214,7 +217,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
     int blocks = static_cast<int>(std::min<unsigned long long>(rows[sym_shared - 1], 2ull * dev.sm_count));
     while (blocks > 1 && static_cast<unsigned long long>(blocks) * want * 4 > (1ull << 30)) blocks /= 2;
     if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(ctx.bin_stream(sym_shared - 1)));
-    st.reserve_pool(st.sym_pool, static_cast<std::size_t>(blocks) * want * 4);
+    st.reserve_pool(st.sym_pool, static_cast<std::size_t>(blocks) * want * 4, mem);
     sym_blocks = blocks;
     sym_table = want;
   };
@@ -231,7 +234,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
       allow_smem(reinterpret_cast<const void*>(k), cfg.smem_bytes);
       const int per_block = cfg.block_threads / cfg.threads_per_row;
       k<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
-          bins, n, to_dev(a), to_dev(b), c.rpt(), cfg.table_size, opt.single_access_hash, mask);
+          bins, n, to_dev(a), to_dev(b), c.rpt(), cfg.table_size, hp, mask);
       check_launch("symbolic_multi_kernel");
     } else {
       const int overflow = bin == sym_shared - 1 ? sym.overflow_threshold : 0;
@@ -239,7 +242,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
         allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
         kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), c.rpt(),
                                                              cfg.table_size, cfg.pow2,
-                                                             opt.single_access_hash, glog,
+                                                             hp, glog,
                                                              overflow, mask);
         check_launch("symbolic_block_kernel");
       };
@@ -260,7 +263,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
         sym_pool();
         symbolic_global_kernel<VA, VB, Mask><<<sym_blocks, 1024, 0, bs>>>(
             bins, n, to_dev(a), to_dev(b), c.rpt(), reinterpret_cast<int*>(st.sym_pool.data()),
-            static_cast<unsigned>(sym_table), opt.single_access_hash, glog, mask);
+            static_cast<unsigned>(sym_table), hp, glog, mask);
         check_launch("symbolic_global_kernel");
       }
     }
@@ -279,7 +282,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(st.d_scan_tmp, scan_bytes, c.rpt(), c.rpt(),
                                                   static_cast<long long>(m) + 1, s));
   if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
-  c.set_nnz(static_cast<offset_t>(total_nnz));
+  c.set_nnz(static_cast<offset_t>(total_nnz), mem);
   st.num_cfg = num;
   for (int i = 0; i < max_bins; ++i) st.num_rows[i] = i <= num_shared ? rows[i] : 0;
   st.num_max_row = max_nnz;
@@ -289,7 +292,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
     const std::size_t per_block = static_cast<std::size_t>(b.cols) * (has_values_v<T> ? sizeof(T) : 0);
     int blocks = static_cast<int>(std::min<unsigned long long>(rows[num_shared], dev.sm_count));
     while (blocks > 1 && blocks * per_block > (1ull << 30)) blocks /= 2;
-    st.reserve_pool(st.num_pool, std::max<std::size_t>(1, blocks * per_block));
+    st.reserve_pool(st.num_pool, std::max<std::size_t>(1, blocks * per_block), mem);
     st.num_pool_blocks = blocks;
     st.num_pool_table = b.cols;
   } else if (rows[num_shared]) {
@@ -298,7 +301,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
     int blocks = static_cast<int>(std::min<unsigned long long>(rows[num_shared], 2ull * dev.sm_count));
     while (blocks > 1 && blocks * want * entry > (1ull << 30)) blocks /= 2;
     st.reserve_pool(st.num_pool, align_up(blocks * want * (has_values_v<T> ? sizeof(T) : 0)) +
-                                     blocks * want * 4);
+                                     blocks * want * 4, mem);
     st.num_pool_blocks = blocks;
     st.num_pool_table = static_cast<long long>(want);
   }
@@ -327,6 +330,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
   const phase_config& num = st.num_cfg;
   const int num_shared = static_cast<int>(num.bins.size()) - 1;
   const int glog = st.glog;
+  const hash_policy hp{opt.single_access_hash, opt.paper_hash};
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i <= num_shared; ++i) off[i + 1] = off[i] + st.num_rows[i];
   const dev_out<T> out{c.rpt(), c.col(), c.val()};
@@ -353,7 +357,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
       int* pk = reinterpret_cast<int*>(st.num_pool.data() + vbytes);
       numeric_global_kernel<Semiring, VA, VB, Mask><<<st.num_pool_blocks, 1024, 0, bs>>>(
           bins, n, to_dev(a), to_dev(b), out, pk, pv, static_cast<unsigned>(st.num_pool_table),
-          opt.single_access_hash, glog, opt.sorted, mask);
+          hp, glog, opt.sorted, mask);
       check_launch("numeric_global_kernel");
     } else if (cfg.threads_per_row) {
       OPSPARSE_EXPECTS(cfg.threads_per_row == 8, "numeric bin 0 is compiled for 8 threads per row");
@@ -361,14 +365,14 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
       allow_smem(reinterpret_cast<const void*>(k), cfg.smem_bytes);
       const int per_block = cfg.block_threads / cfg.threads_per_row;
       k<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
-          bins, n, to_dev(a), to_dev(b), out, cfg.table_size, opt.single_access_hash, opt.sorted, mask);
+          bins, n, to_dev(a), to_dev(b), out, cfg.table_size, hp, opt.sorted, mask);
       check_launch("numeric_multi_kernel");
     } else {
       auto launch = [&](auto kernel) {
         allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
         kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), out,
                                                              cfg.table_size,
-                                                             opt.single_access_hash, glog,
+                                                             hp, glog,
                                                              opt.sorted, mask);
         check_launch("numeric_block_kernel");
       };

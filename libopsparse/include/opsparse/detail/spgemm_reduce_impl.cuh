@@ -255,7 +255,7 @@ typename Semiring::value_type spgemm_reduce(context& ctx, plan& p, const csr_vie
 
   // reduce_meta: counters | total (own 64 bytes) | the list of long rows.
   const std::size_t head = 128;
-  if (st.reduce_meta.reserve(head + static_cast<std::size_t>(a.rows) * sizeof(index_t)))
+  if (st.reduce_meta.reserve(head + static_cast<std::size_t>(a.rows) * sizeof(index_t), ctx.memory()))
     ++st.allocations;
   auto* base = st.reduce_meta.data();
   auto* ctr = reinterpret_cast<unsigned long long*>(base);
@@ -303,7 +303,7 @@ typename Semiring::value_type spgemm_reduce(context& ctx, plan& p, const csr_vie
       blocks = std::max<long long>(1, std::min(blocks, fit));
       const std::size_t bytes = static_cast<std::size_t>(blocks * pool_words) * sizeof(unsigned);
       if (st.reduce_pool.capacity() < bytes) {
-        st.reserve_pool(st.reduce_pool, bytes);
+        st.reserve_pool(st.reduce_pool, bytes, ctx.memory());
         OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.reduce_pool.data(), 0, st.reduce_pool.capacity(), s));
       }
       pool = reinterpret_cast<unsigned*>(st.reduce_pool.data());
