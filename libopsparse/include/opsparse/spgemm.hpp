@@ -40,6 +40,9 @@ struct spgemm_options {
   /// faster on offshore and cop20k_A, but up to 1.65x slower on the FEM classes whose long rows
   /// already fill the warp, hence the average-row rule.
   bool flatten_products = true;
+  /// The largest shared numeric bin sorts its rows with a block radix sort (CUB) instead of the
+  /// bitonic sort (beyond the paper; kernels.cuh, radix_sort_store).
+  bool radix_sort_rows = true;
   bool time_phases = false;        ///< record phase times into plan.stats() (adds syncs)
 };
 

@@ -549,9 +549,10 @@ TEST_F(Gpu, LongRowsWithSemiringsAndMasks) {
 
 TEST_F(Gpu, EveryAblationGivesTheSameResult) {
   const auto a = rmat(13, 12, 17);
-  std::vector<spgemm_options> opts(12);
+  std::vector<spgemm_options> opts(13);
   opts[10].paper_hash = true;
   opts[11].pooled_memory = false;
+  opts[12].radix_sort_rows = false;
   opts[8].dense_long_rows = false;
   opts[9].flatten_products = false;
   opts[0].shared_binning = false;

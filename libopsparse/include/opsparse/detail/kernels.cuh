@@ -3,6 +3,7 @@
 // numeric hashing per bin. Thin kernels; the driver in spgemm_impl.cuh picks and launches them.
 #include <cuda_runtime.h>
 
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 
 #include "opsparse/context.hpp"
@@ -465,13 +466,64 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
   }
 }
 
+// ---- block radix sort of a condensed row (the largest shared bin) ------------------------------
+/// Items per thread: rows up to 1024 * 10 entries (the H100's largest shared numeric bin holds
+/// 9,685 in double at the default range).
+constexpr int radix_items = 10;
+
+template <int BS, class T>
+struct row_radix {
+  using value = std::conditional_t<has_values_v<T>, T, cub::NullType>;
+  using sort = cub::BlockRadixSort<unsigned, BS, radix_items, value>;
+  static constexpr std::size_t temp_bytes = sizeof(typename sort::TempStorage);
+};
+
+/// Sorts the n condensed entries (keys[0, n), vals[0, n)) by the low `key_bits` bits of the key
+/// with CUB's block radix sort (ceil(key_bits / 4) passes; the bitonic sort it replaces takes
+/// log2(n)^2 / 2 block-wide rounds, 91 for a row of 6,000, and was most of the largest bin's time
+/// on web graphs) and writes them to C's row, striped (coalesced). The temporary storage reuses
+/// the table, whose entries are in registers by then.
+template <int BS, class T>
+__device__ __forceinline__ void radix_sort_store(const int* keys, const T* vals, int n, int key_bits,
+                                                 const dev_out<T>& c, offset_t base, void* smem) {
+  using R = row_radix<BS, T>;
+  constexpr int K = radix_items;
+  unsigned k[K];
+  typename R::value v[K];
+  const unsigned pad = key_bits >= 32 ? ~0u : (1u << key_bits) - 1u;  // after every real key
+#pragma unroll
+  for (int i = 0; i < K; ++i) {
+    const int idx = threadIdx.x * K + i;
+    k[i] = idx < n ? static_cast<unsigned>(keys[idx]) : pad;
+    if constexpr (has_values_v<T>) v[i] = idx < n ? vals[idx] : T{};
+  }
+  __syncthreads();  // every entry is in registers: the table's memory becomes the sort's
+  auto& tmp = *reinterpret_cast<typename R::sort::TempStorage*>(smem);
+  // stable: a real key equal to the padding stays ahead of it
+  if constexpr (has_values_v<T>)
+    typename R::sort(tmp).SortBlockedToStriped(k, v, 0, key_bits);
+  else
+    typename R::sort(tmp).SortBlockedToStriped(k, 0, key_bits);
+#pragma unroll
+  for (int i = 0; i < K; ++i) {
+    const int idx = i * BS + threadIdx.x;
+    if (idx < n) {
+      c.col[base + idx] = static_cast<index_t>(k[i]);
+      if constexpr (has_values_v<T>) c.val[base + idx] = v[i];
+    }
+  }
+}
+
 /// One row per block: hash, condense in shared memory, sort (rank for small tables, bitonic for
-/// large ones) and write the row of C.
-template <int BS, class S, class VA, class VB, class Mask>
-__global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
+/// large ones, radix in the largest bin) and write the row of C.
+/// MINB: resident blocks the registers are budgeted for (launch bounds). The largest shared bin
+/// holds one block per SM (the paper's deliberate 50% occupancy), so it is compiled with MINB 1,
+/// which gives the radix sort 64 registers a thread; radix_bits > 0 enables that sort there.
+template <int BS, class S, class VA, class VB, class Mask, int MINB = threads_per_sm_target / BS>
+__global__ void __launch_bounds__(BS, MINB)
     numeric_block_kernel(const index_t* bins, dev_csr<VA> a, dev_csr<VB> b,
                          dev_out<typename S::value_type> c, int tsize, hash_policy hp, int glog,
-                         bool sorted, Mask mask) {
+                         bool sorted, Mask mask, int radix_bits) {
   using T = typename S::value_type;
   extern __shared__ __align__(16) unsigned char smem_c[];
   T* vals = reinterpret_cast<T*>(smem_c);
@@ -531,6 +583,12 @@ __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
   }
   __syncthreads();
   const int n = *s_off;
+  if constexpr (MINB == 1) {
+    if (radix_bits > 0 && n > 2 * BS && n <= BS * radix_items) {
+      radix_sort_store<BS, T>(keys, vals, n, radix_bits, c, base, smem_c);
+      return;
+    }
+  }
   if (n > 2 * BS) {
     block_bitonic_sort(keys, vals, n);
     for (int e = tid; e < n; e += BS) store_entry(c, base + e, keys[e], vals, e);

@@ -368,14 +368,22 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
           bins, n, to_dev(a), to_dev(b), out, cfg.table_size, hp, opt.sorted, mask);
       check_launch("numeric_multi_kernel");
     } else {
-      auto launch = [&](auto kernel) {
+      auto launch = [&](auto kernel, int radix_bits = 0) {
         allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
         kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), out,
                                                              cfg.table_size,
                                                              hp, glog,
-                                                             opt.sorted, mask);
+                                                             opt.sorted, mask, radix_bits);
         check_launch("numeric_block_kernel");
       };
+      // The largest shared bin (one block per SM): 64 registers and the block radix sort, when
+      // its temporary storage fits the table's shared memory.
+      if (opt.radix_sort_rows && cfg.block_threads == 1024 && cfg.blocks_per_sm == 1 &&
+          row_radix<1024, T>::temp_bytes <= cfg.smem_bytes) {
+        launch(numeric_block_kernel<1024, Semiring, VA, VB, Mask, 1>,
+               std::max(1, ceil_log2(static_cast<long long>(st.cols))));
+        continue;
+      }
       switch (cfg.block_threads) {
         case 64: launch(numeric_block_kernel<64, Semiring, VA, VB, Mask>); break;
         case 128: launch(numeric_block_kernel<128, Semiring, VA, VB, Mask>); break;
