@@ -332,7 +332,9 @@ int run(const args& ar) {
       add("natural-launch-order", [](spgemm_options& x) { x.large_rows_first = false; });
       add("no-alloc-overlap", [](spgemm_options& x) { x.overlap_allocation = false; });
       add("no-memory-pool", [](spgemm_options& x) { x.pooled_memory = false; });
-      add("bitonic-largest-bin", [](spgemm_options& x) { x.radix_sort_rows = false; });
+      add("bitonic-sort", [](spgemm_options& x) { x.radix_sort_rows = false; });
+      add("full-tables", [](spgemm_options& x) { x.row_sized_tables = false; });
+      add("unsorted", [](spgemm_options& x) { x.sorted = false; });
       add("paper-global-hash", [](spgemm_options& x) { x.dense_long_rows = false; });
       add("no-product-flattening", [](spgemm_options& x) { x.flatten_products = false; });
       if (!ar.variants.empty())

@@ -24,6 +24,11 @@ struct spgemm_options {
   /// block of 64 keys, blocks placed by Fibonacci hashing, which does not alias columns a power
   /// of two (or a near-multiple of the table) apart (beyond the paper; device_ops.cuh).
   bool paper_hash = false;
+  /// A row that would fill at most a quarter of its bin's table hashes into a power-of-two part
+  /// of it, twice its nnz (its products in the symbolic phase), instead of the whole table sized
+  /// for the bin's largest row: less to zero and condense (beyond the paper; device_ops.cuh,
+  /// row_slots).
+  bool row_sized_tables = true;
   double symbolic_range = 1.2;     ///< table size / largest row in bin, symbolic (paper Table 3)
   double numeric_range = 2.0;      ///< same, numeric (paper Table 4)
   bool overlap_allocation = true;  ///< issue allocations after launching kernels (paper §5.4)
@@ -40,8 +45,10 @@ struct spgemm_options {
   /// faster on offshore and cop20k_A, but up to 1.65x slower on the FEM classes whose long rows
   /// already fill the warp, hence the average-row rule.
   bool flatten_products = true;
-  /// The largest shared numeric bin sorts its rows with a block radix sort (CUB) instead of the
-  /// bitonic sort (beyond the paper; kernels.cuh, radix_sort_store).
+  /// Rows of the shared numeric bins longer than twice the block's threads are sorted with a
+  /// block radix sort (CUB; 10 items a thread in the largest bin, compiled for 64 registers, 5
+  /// in the others) instead of the bitonic sort (beyond the paper; kernels.cuh,
+  /// radix_sort_store).
   bool radix_sort_rows = true;
   bool time_phases = false;        ///< record phase times into plan.stats() (adds syncs)
 };

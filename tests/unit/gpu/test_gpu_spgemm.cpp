@@ -549,7 +549,8 @@ TEST_F(Gpu, LongRowsWithSemiringsAndMasks) {
 
 TEST_F(Gpu, EveryAblationGivesTheSameResult) {
   const auto a = rmat(13, 12, 17);
-  std::vector<spgemm_options> opts(13);
+  std::vector<spgemm_options> opts(14);
+  opts[13].row_sized_tables = false;
   opts[10].paper_hash = true;
   opts[11].pooled_memory = false;
   opts[12].radix_sort_rows = false;

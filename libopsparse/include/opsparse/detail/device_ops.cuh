@@ -126,10 +126,28 @@ __device__ __forceinline__ bool mask_keeps(const mask_row& r, index_t key) {
 /// fraction of the table, is scaled to a slot with one multiply-high (no modulo, any size).
 /// Simulated on the stand-ins' rows (probes per insert, paper hash -> this): delaunay_n24's
 /// symbolic table of 64 3.36 -> 1.25, hood's numeric tables 1.86 -> 1.04; banks no worse.
+///   row_sized  a row hashes into the part of its bin's table that it can fill (row_slots)
 struct hash_policy {
   bool single = true;
   bool paper = false;
+  bool row_sized = true;
 };
+
+/// Slots of a bin's table (`tsize`) that one row uses: the smallest power of two, at least 8,
+/// holding twice `need` keys (the row's nnz in the numeric phase; its products, an upper bound,
+/// in the symbolic one) when that is at most half the table, else the whole table. A bin's table
+/// is sized for its largest row, and the H100's tables make the first bins wide (numeric bin 1
+/// takes rows of 39 to 261 entries into 522 slots): a small row then zeroes and condenses only
+/// its own slots. Only a shrink of 2x or more: how many probes a row's keys take depends on the
+/// table size (FEM rows, runs of 15 columns: 1.003 probes per key in 1,130 slots, 1.25 in 1,024,
+/// 1.39 in 1,025, simulated), and a row that fills most of the table gains little from a few
+/// slots less. Powers of two keep the 107-slot stride a permutation (a size that is a multiple
+/// of 107 would put a block of 64 keys on a few slots).
+__device__ __forceinline__ unsigned row_slots(unsigned tsize, long long need) {
+  unsigned s = 8;
+  while (2u * s <= tsize && static_cast<long long>(s) < 2 * need) s <<= 1;
+  return 2u * s <= tsize && static_cast<long long>(s) >= 2 * need ? s : tsize;
+}
 
 struct table_shape {
   unsigned size;  ///< entries

@@ -190,14 +190,15 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
   const int r = threadIdx.x / TPR, lane = threadIdx.x % TPR;
   int* table = smem_i + r * tsize;
   int* s_nnz = smem_i + R * tsize + r;
-  for (int s = lane; s < tsize; s += TPR) table[s] = -1;
+  const long long rid = static_cast<long long>(blockIdx.x) * R + r;
+  const index_t row = rid < n_rows ? bins[rid] : -1;
+  // crpt holds the row's products here (setup), an upper bound of its nnz
+  const unsigned ts = row < 0 ? 0u : hp.row_sized ? row_slots(tsize, crpt[row]) : tsize;
+  for (int s = lane; s < static_cast<int>(ts); s += TPR) table[s] = -1;
   if (lane == 0) *s_nnz = 0;
   __syncthreads();
-  const long long rid = static_cast<long long>(blockIdx.x) * R + r;
-  index_t row = -1;
-  if (rid < n_rows) {
-    row = bins[rid];
-    const table_shape t{static_cast<unsigned>(tsize), true, hp.paper};
+  if (row >= 0) {
+    const table_shape t{ts, true, hp.paper};
     const mask_row mr = load_mask_row(mask, row);
     int local = 0;
     const offset_t end = a.rpt[row + 1];
@@ -404,17 +405,17 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
   T* vals = reinterpret_cast<T*>(smem_c) + (has_values_v<T> ? r * tsize : 0);
   int* keys = reinterpret_cast<int*>(smem_c + (has_values_v<T> ? sizeof(T) * R * tsize : 0)) + r * tsize;
   int* s_off = reinterpret_cast<int*>(smem_c + (has_values_v<T> ? sizeof(T) * R * tsize : 0)) + R * tsize + r;
-  for (int s = lane; s < tsize; s += TPR) {
+  const long long rid = static_cast<long long>(blockIdx.x) * R + r;
+  const index_t row = rid < n_rows ? bins[rid] : -1;
+  const int ts = row < 0 ? 0 : hp.row_sized ? static_cast<int>(row_slots(tsize, c.rpt[row + 1] - c.rpt[row])) : tsize;
+  for (int s = lane; s < ts; s += TPR) {
     keys[s] = -1;
     if constexpr (has_values_v<T>) vals[s] = S::identity();
   }
   if (lane == 0) *s_off = 0;
   __syncthreads();
-  const long long rid = static_cast<long long>(blockIdx.x) * R + r;
-  index_t row = -1;
-  if (rid < n_rows) {
-    row = bins[rid];
-    const table_shape t{static_cast<unsigned>(tsize), false, hp.paper};
+  if (row >= 0) {
+    const table_shape t{static_cast<unsigned>(ts), ts < tsize, hp.paper};
     const mask_row mr = load_mask_row(mask, row);
     const offset_t end = a.rpt[row + 1];
     for (offset_t j = a.rpt[row] + lane; j < end; j += TPR) {
@@ -436,11 +437,11 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
   const unsigned gmask = ((1u << TPR) - 1) << (wl / TPR * TPR);
   const unsigned below = gmask & ((1u << wl) - 1);
   int n = 0;
-  for (int s0 = 0; s0 < tsize; s0 += TPR) {
+  for (int s0 = 0; s0 < ts; s0 += TPR) {
     const int s = s0 + lane;
     int key = -1;
     T v{};
-    if (s < tsize) {
+    if (s < ts) {
       key = keys[s];
       if constexpr (has_values_v<T>) v = vals[s];
     }
@@ -466,15 +467,21 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
   }
 }
 
-// ---- block radix sort of a condensed row (the largest shared bin) ------------------------------
-/// Items per thread: rows up to 1024 * 10 entries (the H100's largest shared numeric bin holds
-/// 9,685 in double at the default range).
+// ---- block radix sort of a condensed row ------------------------------------------------------
+/// Items per thread in the largest shared bin: rows up to 1024 * 10 entries (the H100's largest
+/// shared numeric bin holds 9,685 in double at the default range).
 constexpr int radix_items = 10;
+/// Items per thread in the other bins: a bin's rows reach about 4.7 times its threads in double
+/// (numeric range 2x); longer rows (smaller values, wider ranges) keep the bitonic sort.
+constexpr int mid_radix_items = 5;
 
-template <int BS, class T>
+/// Items per thread of numeric_block_kernel<BS, ..., MINB>'s radix sort.
+constexpr int radix_items_for(int minb) { return minb == 1 ? radix_items : mid_radix_items; }
+
+template <int BS, int E, class T>
 struct row_radix {
   using value = std::conditional_t<has_values_v<T>, T, cub::NullType>;
-  using sort = cub::BlockRadixSort<unsigned, BS, radix_items, value>;
+  using sort = cub::BlockRadixSort<unsigned, BS, E, value>;
   static constexpr std::size_t temp_bytes = sizeof(typename sort::TempStorage);
 };
 
@@ -483,11 +490,10 @@ struct row_radix {
 /// log2(n)^2 / 2 block-wide rounds, 91 for a row of 6,000, and was most of the largest bin's time
 /// on web graphs) and writes them to C's row, striped (coalesced). The temporary storage reuses
 /// the table, whose entries are in registers by then.
-template <int BS, class T>
+template <int BS, int K, class T>
 __device__ __forceinline__ void radix_sort_store(const int* keys, const T* vals, int n, int key_bits,
                                                  const dev_out<T>& c, offset_t base, void* smem) {
-  using R = row_radix<BS, T>;
-  constexpr int K = radix_items;
+  using R = row_radix<BS, K, T>;
   unsigned k[K];
   typename R::value v[K];
   const unsigned pad = key_bits >= 32 ? ~0u : (1u << key_bits) - 1u;  // after every real key
@@ -514,8 +520,8 @@ __device__ __forceinline__ void radix_sort_store(const int* keys, const T* vals,
   }
 }
 
-/// One row per block: hash, condense in shared memory, sort (rank for small tables, bitonic for
-/// large ones, radix in the largest bin) and write the row of C.
+/// One row per block: hash, condense in shared memory, sort (rank up to twice the block's
+/// threads, then CUB's radix sort, bitonic past its items) and write the row of C.
 /// MINB: resident blocks the registers are budgeted for (launch bounds). The largest shared bin
 /// holds one block per SM (the paper's deliberate 50% occupancy), so it is compiled with MINB 1,
 /// which gives the radix sort 64 registers a thread; radix_bits > 0 enables that sort there.
@@ -530,14 +536,16 @@ __global__ void __launch_bounds__(BS, MINB)
   int* keys = reinterpret_cast<int*>(smem_c + (has_values_v<T> ? sizeof(T) * tsize : 0));
   int* s_off = keys + tsize;
   const int tid = threadIdx.x;
-  for (int s = tid; s < tsize; s += BS) {
+  const index_t row = bins[blockIdx.x];
+  const offset_t base = c.rpt[row];
+  const int ts = hp.row_sized ? static_cast<int>(row_slots(tsize, c.rpt[row + 1] - base)) : tsize;
+  for (int s = tid; s < ts; s += BS) {
     keys[s] = -1;
     if constexpr (has_values_v<T>) vals[s] = S::identity();
   }
   if (tid == 0) *s_off = 0;
   __syncthreads();
-  const index_t row = bins[blockIdx.x];
-  const table_shape t{static_cast<unsigned>(tsize), false, hp.paper};
+  const table_shape t{static_cast<unsigned>(ts), ts < tsize, hp.paper};
   const mask_row mr = load_mask_row(mask, row);
   for_each_product(a, b, row, tid, BS, glog, [&](VA av, offset_t p) {
     const index_t key = __ldg(b.col + p);
@@ -546,7 +554,6 @@ __global__ void __launch_bounds__(BS, MINB)
     return false;
   });
   __syncthreads();
-  const offset_t base = c.rpt[row];
   // One shared atomic per warp and round (ballot + popc), not one per entry.
   const int lane = tid & 31;
   auto claim = [&](bool has) {
@@ -556,9 +563,9 @@ __global__ void __launch_bounds__(BS, MINB)
     return __shfl_sync(0xffffffffu, first, 0) + __popc(bal & ((1u << lane) - 1u));
   };
   if (!sorted) {
-    for (int s0 = 0; s0 < tsize; s0 += BS) {
+    for (int s0 = 0; s0 < ts; s0 += BS) {
       const int s = s0 + tid;
-      const int key = s < tsize ? keys[s] : -1;
+      const int key = s < ts ? keys[s] : -1;
       const int at = claim(key != -1);
       if (key != -1) store_entry(c, base + at, key, vals, s);
     }
@@ -566,11 +573,11 @@ __global__ void __launch_bounds__(BS, MINB)
   }
   // Condense in place: slots are read a block-width at a time, and a condensed position never
   // passes the slots already read, so one barrier per round keeps reads before writes.
-  for (int s0 = 0; s0 < tsize; s0 += BS) {
+  for (int s0 = 0; s0 < ts; s0 += BS) {
     const int s = s0 + tid;
     int key = -1;
     T v{};
-    if (s < tsize) {
+    if (s < ts) {
       key = keys[s];
       if constexpr (has_values_v<T>) v = vals[s];
     }
@@ -583,11 +590,10 @@ __global__ void __launch_bounds__(BS, MINB)
   }
   __syncthreads();
   const int n = *s_off;
-  if constexpr (MINB == 1) {
-    if (radix_bits > 0 && n > 2 * BS && n <= BS * radix_items) {
-      radix_sort_store<BS, T>(keys, vals, n, radix_bits, c, base, smem_c);
-      return;
-    }
+  constexpr int E = radix_items_for(MINB);
+  if (radix_bits > 0 && n > 2 * BS && n <= BS * E) {
+    radix_sort_store<BS, E, T>(keys, vals, n, radix_bits, c, base, smem_c);
+    return;
   }
   if (n > 2 * BS) {
     block_bitonic_sort(keys, vals, n);
@@ -615,10 +621,12 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
   int* keys = pool_keys + static_cast<size_t>(blockIdx.x) * tsize;
   T* vals = has_values_v<T> ? pool_vals + static_cast<size_t>(blockIdx.x) * tsize : nullptr;
   const int tid = threadIdx.x;
-  const table_shape t{tsize, true, hp.paper};
   for (int r = blockIdx.x; r < n_rows; r += gridDim.x) {
     const index_t row = bins[r];
-    for (unsigned s = tid; s < tsize; s += blockDim.x) {
+    const offset_t base = c.rpt[row];
+    const unsigned ts = hp.row_sized ? row_slots(tsize, c.rpt[row + 1] - base) : tsize;
+    const table_shape t{ts, true, hp.paper};
+    for (unsigned s = tid; s < ts; s += blockDim.x) {
       keys[s] = -1;
       if constexpr (has_values_v<T>) vals[s] = S::identity();
     }
@@ -632,8 +640,7 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
       return false;
     });
     __syncthreads();
-    const offset_t base = c.rpt[row];
-    for (unsigned s = tid; s < tsize; s += blockDim.x) {
+    for (unsigned s = tid; s < ts; s += blockDim.x) {
       const int key = keys[s];
       if (key != -1) store_entry(c, base + atomicAdd(&s_off, 1), key, vals, static_cast<int>(s));
     }

@@ -108,6 +108,14 @@ inline void run_binning(context& ctx, plan_state& st, const offset_t* sizes, ind
   }
 }
 
+/// Whether any row of a bin, rows of `lo` keys or more, can use half its table or less
+/// (row_slots); if none can, its kernel skips the row-size lookup before zeroing the table.
+inline hash_policy for_bin(hash_policy hp, unsigned long long lo, unsigned long long tsize) {
+  const unsigned long long s = next_pow2(std::max<unsigned long long>(8, 2 * lo));
+  hp.row_sized = hp.row_sized && 2 * s <= tsize;
+  return hp;
+}
+
 inline std::array<int, 8> launch_order(bool large_first) {
   std::array<int, 8> o{};
   for (int i = 0; i < 8; ++i) o[i] = large_first ? 7 - i : i;
@@ -197,7 +205,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   if (opt.flatten_products && st.glog == 5 && b.rows > 0 && b.nnz < 24 * static_cast<offset_t>(b.rows))
     st.glog = flat_glog;
   const int glog = st.glog;
-  const hash_policy hp{opt.single_access_hash, opt.paper_hash};
+  const hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables};
   const long long words = (static_cast<long long>(b.cols) + 31) / 32;
   const std::size_t dense_bytes = dense_smem_bytes(words);
   const bool dense = opt.dense_long_rows && dense_bytes <= dev.smem_per_block_optin;
@@ -228,13 +236,17 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
     cudaStream_t bs = ctx.bin_stream(bin);
     const index_t* bins = st.d_bins + off[bin];
     const int n = static_cast<int>(rows[bin]);
+    // row-sized tables in bin 0 only: a larger row's products rarely bound its nnz tightly
+    // enough to halve its table, and the lookup would delay zeroing the table
+    hash_policy bhp = hp;
+    bhp.row_sized = hp.row_sized && bin == 0;
     if (cfg.threads_per_row) {
       auto k = symbolic_multi_kernel<4, VA, VB, Mask>;
       OPSPARSE_EXPECTS(cfg.threads_per_row == 4, "symbolic bin 0 is compiled for 4 threads per row");
       allow_smem(reinterpret_cast<const void*>(k), cfg.smem_bytes);
       const int per_block = cfg.block_threads / cfg.threads_per_row;
       k<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
-          bins, n, to_dev(a), to_dev(b), c.rpt(), cfg.table_size, hp, mask);
+          bins, n, to_dev(a), to_dev(b), c.rpt(), cfg.table_size, bhp, mask);
       check_launch("symbolic_multi_kernel");
     } else {
       const int overflow = bin == sym_shared - 1 ? sym.overflow_threshold : 0;
@@ -242,7 +254,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
         allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
         kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), c.rpt(),
                                                              cfg.table_size, cfg.pow2,
-                                                             hp, glog,
+                                                             bhp, glog,
                                                              overflow, mask);
         check_launch("symbolic_block_kernel");
       };
@@ -330,7 +342,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
   const phase_config& num = st.num_cfg;
   const int num_shared = static_cast<int>(num.bins.size()) - 1;
   const int glog = st.glog;
-  const hash_policy hp{opt.single_access_hash, opt.paper_hash};
+  const hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables};
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i <= num_shared; ++i) off[i + 1] = off[i] + st.num_rows[i];
   const dev_out<T> out{c.rpt(), c.col(), c.val()};
@@ -341,6 +353,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
     cudaStream_t bs = ctx.bin_stream(bin);
     const index_t* bins = st.d_bins + off[bin];
     const int n = static_cast<int>(st.num_rows[bin]);
+    const unsigned long long lo = bin == 0 ? 0 : static_cast<unsigned long long>(num.bins[bin - 1].range) + 1;
     if (bin == num_shared && st.num_dense) {
       const long long words = (static_cast<long long>(st.cols) + 31) / 32;
       const std::size_t bytes = dense_smem_bytes(words);
@@ -357,7 +370,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
       int* pk = reinterpret_cast<int*>(st.num_pool.data() + vbytes);
       numeric_global_kernel<Semiring, VA, VB, Mask><<<st.num_pool_blocks, 1024, 0, bs>>>(
           bins, n, to_dev(a), to_dev(b), out, pk, pv, static_cast<unsigned>(st.num_pool_table),
-          hp, glog, opt.sorted, mask);
+          for_bin(hp, lo, static_cast<unsigned long long>(st.num_pool_table)), glog, opt.sorted, mask);
       check_launch("numeric_global_kernel");
     } else if (cfg.threads_per_row) {
       OPSPARSE_EXPECTS(cfg.threads_per_row == 8, "numeric bin 0 is compiled for 8 threads per row");
@@ -365,31 +378,39 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
       allow_smem(reinterpret_cast<const void*>(k), cfg.smem_bytes);
       const int per_block = cfg.block_threads / cfg.threads_per_row;
       k<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
-          bins, n, to_dev(a), to_dev(b), out, cfg.table_size, hp, opt.sorted, mask);
+          bins, n, to_dev(a), to_dev(b), out, cfg.table_size,
+          for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size)), opt.sorted, mask);
       check_launch("numeric_multi_kernel");
     } else {
       auto launch = [&](auto kernel, int radix_bits = 0) {
         allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
         kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), out,
                                                              cfg.table_size,
-                                                             hp, glog,
+                                                             for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size)), glog,
                                                              opt.sorted, mask, radix_bits);
         check_launch("numeric_block_kernel");
       };
-      // The largest shared bin (one block per SM): 64 registers and the block radix sort, when
-      // its temporary storage fits the table's shared memory.
-      if (opt.radix_sort_rows && cfg.block_threads == 1024 && cfg.blocks_per_sm == 1 &&
-          row_radix<1024, T>::temp_bytes <= cfg.smem_bytes) {
+      // Rows past twice the block's threads are sorted with CUB's block radix sort on the key
+      // bits B's columns need, when its temporary storage fits the table's shared memory.
+      const int key_bits = std::max(1, ceil_log2(static_cast<long long>(st.cols)));
+      auto radix = [&](auto bs, auto minb) {
+        constexpr int E = radix_items_for(decltype(minb)::value);
+        return opt.radix_sort_rows && row_radix<decltype(bs)::value, E, T>::temp_bytes <= cfg.smem_bytes ? key_bits : 0;
+      };
+      using std::integral_constant;
+      // The largest shared bin (one block per SM) is compiled for 64 registers a thread.
+      if (cfg.block_threads == 1024 && cfg.blocks_per_sm == 1) {
         launch(numeric_block_kernel<1024, Semiring, VA, VB, Mask, 1>,
-               std::max(1, ceil_log2(static_cast<long long>(st.cols))));
+               radix(integral_constant<int, 1024>{}, integral_constant<int, 1>{}));
         continue;
       }
+      constexpr int full = threads_per_sm_target;
       switch (cfg.block_threads) {
-        case 64: launch(numeric_block_kernel<64, Semiring, VA, VB, Mask>); break;
-        case 128: launch(numeric_block_kernel<128, Semiring, VA, VB, Mask>); break;
-        case 256: launch(numeric_block_kernel<256, Semiring, VA, VB, Mask>); break;
-        case 512: launch(numeric_block_kernel<512, Semiring, VA, VB, Mask>); break;
-        default: launch(numeric_block_kernel<1024, Semiring, VA, VB, Mask>); break;
+        case 64: launch(numeric_block_kernel<64, Semiring, VA, VB, Mask>, radix(integral_constant<int, 64>{}, integral_constant<int, full / 64>{})); break;
+        case 128: launch(numeric_block_kernel<128, Semiring, VA, VB, Mask>, radix(integral_constant<int, 128>{}, integral_constant<int, full / 128>{})); break;
+        case 256: launch(numeric_block_kernel<256, Semiring, VA, VB, Mask>, radix(integral_constant<int, 256>{}, integral_constant<int, full / 256>{})); break;
+        case 512: launch(numeric_block_kernel<512, Semiring, VA, VB, Mask>, radix(integral_constant<int, 512>{}, integral_constant<int, full / 512>{})); break;
+        default: launch(numeric_block_kernel<1024, Semiring, VA, VB, Mask>, radix(integral_constant<int, 1024>{}, integral_constant<int, full / 1024>{})); break;
       }
     }
   }
