@@ -39,7 +39,7 @@ struct dev_csr {
 /// the longest B row read is reduced per block and reaches global memory with one atomic per
 /// block rather than one per row (16.7M atomics on one address cost delaunay_n24 13 ms).
 template <class VA, class VB, class Mask>
-__global__ void __launch_bounds__(256) setup_kernel(index_t m, dev_csr<VA> a, dev_csr<VB> b,
+__global__ void __launch_bounds__(256, threads_per_sm_target / 256) setup_kernel(index_t m, dev_csr<VA> a, dev_csr<VB> b,
                                                     offset_t* crpt, Mask mask,
                                                     unsigned long long* max_b_row, int rlog) {
   __shared__ unsigned long long s_longest;
@@ -48,6 +48,14 @@ __global__ void __launch_bounds__(256) setup_kernel(index_t m, dev_csr<VA> a, de
   if (threadIdx.x == 0) s_longest = 0;
   __syncthreads();
   const int g = 1 << rlog, lane = threadIdx.x & (g - 1);
+  // products of row r, at most its mask row's entries under a structural mask
+  auto capped = [&](long long r, offset_t s) {
+    if constexpr (Mask::kind == mask_kind::structural) {
+      const offset_t mn = mask.rpt[r + 1] - mask.rpt[r];
+      return s < mn ? s : mn;
+    }
+    return s;
+  };
   const long long groups = static_cast<long long>(gridDim.x) * blockDim.x >> rlog;
   offset_t most = 0;
   // Every lane of a warp runs the same number of iterations (the shuffles need the whole warp).
@@ -56,13 +64,18 @@ __global__ void __launch_bounds__(256) setup_kernel(index_t m, dev_csr<VA> a, de
   for (long long base = warp_first; base < m; base += groups) {
     const long long i = first + (base - warp_first);
     offset_t s = 0, longest = 0;
+    bool deferred = false;
     if (i < m) {
-      const offset_t end = a.rpt[i + 1];
-      for (offset_t j = a.rpt[i] + lane; j < end; j += g) {
-        const index_t k = __ldg(a.col + j);
-        const offset_t len = __ldg(b.rpt + k + 1) - __ldg(b.rpt + k);
-        s += len;
-        longest = len > longest ? len : longest;
+      const offset_t start = a.rpt[i], end = a.rpt[i + 1];
+      // a row of A that would take its group more than 32 steps goes to the whole warp below
+      deferred = g < 32 && end - start > 32 * g;
+      if (!deferred) {
+        for (offset_t j = start + lane; j < end; j += g) {
+          const index_t k = __ldg(a.col + j);
+          const offset_t len = __ldg(b.rpt + k + 1) - __ldg(b.rpt + k);
+          s += len;
+          longest = len > longest ? len : longest;
+        }
       }
     }
     for (int o = g / 2; o > 0; o >>= 1) {
@@ -70,13 +83,41 @@ __global__ void __launch_bounds__(256) setup_kernel(index_t m, dev_csr<VA> a, de
       const offset_t other = __shfl_down_sync(0xffffffffu, longest, o, g);
       longest = other > longest ? other : longest;
     }
-    if (lane == 0 && i < m) {
+    if (lane == 0 && i < m && !deferred) {
       most = longest > most ? longest : most;
-      if constexpr (Mask::kind == mask_kind::structural) {
-        const offset_t mn = mask.rpt[i + 1] - mask.rpt[i];
-        s = s < mn ? s : mn;
+      crpt[i] = capped(i, s);
+    }
+    // Long rows of A (web graphs' hubs: thousands of entries, which kept 4 lanes busy for
+    // 0.46 ms of webbase-1M's setup), one at a time by all 32 lanes, four loads in flight each.
+    unsigned todo = __ballot_sync(0xffffffffu, deferred && lane == 0);
+    const int wl = threadIdx.x & 31;
+    while (todo) {
+      const int src = __ffs(todo) - 1;
+      todo &= todo - 1;
+      const long long r = __shfl_sync(0xffffffffu, i, src);
+      const offset_t end = a.rpt[r + 1];
+      offset_t s2 = 0, l2 = 0;
+      for (offset_t j = a.rpt[r] + wl; j < end; j += 4 * 32) {
+        index_t k[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) k[u] = j + 32 * u < end ? __ldg(a.col + j + 32 * u) : -1;
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          if (k[u] < 0) continue;
+          const offset_t len = __ldg(b.rpt + k[u] + 1) - __ldg(b.rpt + k[u]);
+          s2 += len;
+          l2 = len > l2 ? len : l2;
+        }
       }
-      crpt[i] = s;
+      for (int o = 16; o > 0; o >>= 1) {
+        s2 += __shfl_down_sync(0xffffffffu, s2, o);
+        const offset_t other = __shfl_down_sync(0xffffffffu, l2, o);
+        l2 = other > l2 ? other : l2;
+      }
+      if (wl == 0) {
+        most = l2 > most ? l2 : most;
+        crpt[r] = capped(r, s2);
+      }
     }
   }
   if (most) atomicMax(&s_longest, static_cast<unsigned long long>(most));
@@ -230,7 +271,11 @@ constexpr int flat_glog = 6;
 ///              32nd product, finding its nonzero by a 5-step search over the scan in registers
 ///              (shuffles): all lanes stay busy whatever the B rows' lengths, which groups sized
 ///              for the longest row do not when most rows are short (web graphs).
-template <class VA, class VB, class F>
+/// PAIRED (groups only, a functor returning void): each group takes two nonzeros of A per step
+/// and walks their B rows side by side, two chains of loads in flight instead of one. Measured
+/// on the paper suite (H100): the symbolic phase of the FEM classes 3-9% faster; the numeric
+/// kernels, whose functor holds more registers, 5-20% slower, so only the symbolic phase pairs.
+template <bool PAIRED = false, class VA, class VB, class F>
 __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev_csr<VB>& b,
                                                  index_t row, int tid, int nthreads, int glog,
                                                  F&& f) {
@@ -239,6 +284,24 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
   const offset_t lo = a.rpt[row], hi = a.rpt[row + 1];
   if (glog < flat_glog) {
     const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = nthreads >> glog;
+    if constexpr (PAIRED && never_stops) {
+      for (offset_t j = lo + gid; j < hi; j += 2 * ng) {
+        const offset_t j2 = j + ng;
+        const bool two = j2 < hi;
+        const index_t k = __ldg(a.col + j);
+        const index_t k2 = two ? __ldg(a.col + j2) : k;
+        const VA av = load_value(a.val, j);
+        const VA av2 = two ? load_value(a.val, j2) : VA{};
+        const offset_t p0 = __ldg(b.rpt + k), n0 = __ldg(b.rpt + k + 1) - p0;
+        const offset_t p1 = two ? __ldg(b.rpt + k2) : 0, n1 = two ? __ldg(b.rpt + k2 + 1) - p1 : 0;
+        const offset_t most = n0 > n1 ? n0 : n1;
+        for (offset_t t = lane; t < most; t += g) {
+          if (t < n0) f(av, p0 + t);
+          if (t < n1) f(av2, p1 + t);
+        }
+      }
+      return;
+    }
     for (offset_t j = lo + gid; j < hi; j += ng) {
       const index_t k = __ldg(a.col + j);
       const VA av = load_value(a.val, j);
@@ -323,18 +386,25 @@ __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
   const table_shape t{static_cast<unsigned>(tsize), pow2, hp.paper};
   const mask_row mr = load_mask_row(mask, row);
   int local = 0;
-  for_each_product(a, b, row, tid, BS, glog, [&](VA, offset_t p) {
-    const index_t key = __ldg(b.col + p);
-    if (!mask_keeps<Mask>(mr, key) || !insert_key(table, t, key, hp.single)) return false;
-    if (!overflow) {
-      ++local;
-      return false;
-    }
-    // The count each new key returns tells its thread when the row passed the threshold; a
-    // thread (a warp, flattened) stops at its first new key past it, so the table holds at most
-    // overflow + BS keys (< tsize) and no flag is polled.
-    return atomicAdd(s_nnz, 1) + 1 > overflow;
-  });
+  if (!overflow && glog < flat_glog) {
+    for_each_product<true>(a, b, row, tid, BS, glog, [&](VA, offset_t p) {
+      const index_t key = __ldg(b.col + p);
+      if (mask_keeps<Mask>(mr, key)) local += insert_key(table, t, key, hp.single);
+    });
+  } else {
+    for_each_product(a, b, row, tid, BS, glog, [&](VA, offset_t p) {
+      const index_t key = __ldg(b.col + p);
+      if (!mask_keeps<Mask>(mr, key) || !insert_key(table, t, key, hp.single)) return false;
+      if (!overflow) {
+        ++local;
+        return false;
+      }
+      // The count each new key returns tells its thread when the row passed the threshold; a
+      // thread (a warp, flattened) stops at its first new key past it, so the table holds at most
+      // overflow + BS keys (< tsize) and no flag is polled.
+      return atomicAdd(s_nnz, 1) + 1 > overflow;
+    });
+  }
   if (!overflow) {
     local = warp_sum(local);
     if ((tid & 31) == 0 && local) atomicAdd(s_nnz, local);
