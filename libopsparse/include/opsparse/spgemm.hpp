@@ -25,9 +25,10 @@ struct spgemm_options {
   /// of two (or a near-multiple of the table) apart (beyond the paper; device_ops.cuh).
   bool paper_hash = false;
   /// A row that would fill at most a quarter of its bin's table hashes into a power-of-two part
-  /// of it, twice its nnz (its products in the symbolic phase), instead of the whole table sized
-  /// for the bin's largest row: less to zero and condense (beyond the paper; device_ops.cuh,
-  /// row_slots).
+  /// of it, twice its nnz (symbolic bin 0: twice its products; the other symbolic bins keep
+  /// their whole tables, whose rows' products rarely bound their nnz that tightly), instead of
+  /// the whole table sized for the bin's largest row: less to zero and condense (beyond the
+  /// paper; device_ops.cuh, row_slots).
   bool row_sized_tables = true;
   double symbolic_range = 1.2;     ///< table size / largest row in bin, symbolic (paper Table 3)
   double numeric_range = 2.0;      ///< same, numeric (paper Table 4)

@@ -126,7 +126,8 @@ __device__ __forceinline__ bool mask_keeps(const mask_row& r, index_t key) {
 /// fraction of the table, is scaled to a slot with one multiply-high (no modulo, any size).
 /// Simulated on the stand-ins' rows (probes per insert, paper hash -> this): delaunay_n24's
 /// symbolic table of 64 3.36 -> 1.25, hood's numeric tables 1.86 -> 1.04; banks no worse.
-///   row_sized  a row hashes into the part of its bin's table that it can fill (row_slots)
+///   row_sized  a row hashes into the part of its bin's table that it can fill (row_slots;
+///              read by the numeric kernels and symbolic bin 0's)
 struct hash_policy {
   bool single = true;
   bool paper = false;
