@@ -8,6 +8,7 @@
 // Edge lists and ABC files, the inputs of the graph apps, are parsed in parallel (see "Parallel
 // edge-list and ABC reading" below) with the same results and messages as a serial reading.
 #include "opsparse/io.hpp"
+#include "opsparse/output_file.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -72,7 +73,25 @@ std::string quote(std::string_view s) {
   return out;
 }
 
+/// A NUL byte is never part of a text line: a line that started with one used to be skipped as
+/// blank, silently dropping its edge. The error names the line (1-based) and the byte offset.
+[[noreturn]] void throw_nul(const std::string& path, std::string_view before, std::size_t offset) {
+  const long long line = 1 + static_cast<long long>(std::count(before.begin(), before.end(), '\n'));
+  throw parse_error(path, line,
+                    "NUL byte at byte offset " + std::to_string(offset) +
+                        ": binary data, not a text file");
+}
+
+void reject_nul(const std::string& path, std::string_view data) {
+  if (const void* z = std::memchr(data.data(), '\0', data.size())) {
+    const std::size_t at = static_cast<std::size_t>(static_cast<const char*>(z) - data.data());
+    throw_nul(path, data.substr(0, at), at);
+  }
+}
+
 /// The bytes of a whole file, or parse_error(path, 0, ...) when it cannot be opened or read.
+/// Any NUL byte is a parse_error (reject_nul); a stream (a pipe, /dev/zero) is refused at the
+/// first block that holds one instead of being read until memory runs out.
 /// A regular file is mapped read-only: copying 35 MB into a std::string cost 20 ms of page faults
 /// (on a VM), more than parsing it on 16 cores. Anything else (a pipe, a terminal, /proc) is
 /// read into memory. A file that another process truncates while it is mapped would fault; the
@@ -98,6 +117,12 @@ class file_bytes {
       void* m = ::mmap(nullptr, size, PROT_READ, flags, fd, 0);
       if (m != MAP_FAILED) {
         ::close(fd);
+        try {
+          reject_nul(path, std::string_view(static_cast<const char*>(m), size));
+        } catch (...) {
+          ::munmap(m, size);
+          throw;
+        }
         map_ = m;
         view_ = std::string_view(static_cast<const char*>(m), size);
         return;
@@ -116,6 +141,12 @@ class file_bytes {
           throw parse_error(path, 0, std::string("cannot read file: ") + std::strerror(err));
         }
         if (got == 0) break;
+        if (const void* z = std::memchr(buf, '\0', static_cast<std::size_t>(got))) {
+          ::close(fd);
+          const std::size_t in_buf = static_cast<std::size_t>(static_cast<const char*>(z) - buf);
+          copy_.append(buf, in_buf);
+          throw_nul(path, copy_, copy_.size());
+        }
         copy_.append(buf, static_cast<std::size_t>(got));
       }
     } catch (const parse_error&) {
@@ -191,7 +222,8 @@ class tokenizer {
   const char* end_;
 };
 
-/// First non-blank character of a line, or '\0' for a blank line.
+/// First non-blank character of a line, or '\0' for a blank line (file_bytes refuses NUL bytes,
+/// so '\0' means blank).
 char first_char(std::string_view line) {
   for (char c : line)
     if (!is_blank(c)) return c;
@@ -477,8 +509,45 @@ index_t mm_dimension(const std::string& path, long long line, std::string_view t
   return static_cast<index_t>(x);
 }
 
+/// Bytes of memory this process can still take: MemAvailable (Linux: free memory plus what the
+/// page cache gives back), else the free physical pages; the maximum when neither is known.
+std::uint64_t available_memory() {
+  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
+    char key[64];
+    unsigned long long kib = 0;
+    while (std::fscanf(f, "%63s %llu kB\n", key, &kib) == 2)
+      if (std::strcmp(key, "MemAvailable:") == 0) {
+        std::fclose(f);
+        return static_cast<std::uint64_t>(kib) << 10;
+      }
+    std::fclose(f);
+  }
+  const long pages = ::sysconf(_SC_AVPHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+  return std::numeric_limits<std::uint64_t>::max();
+}
+
+std::string gib(std::uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / double(1u << 30));
+  return buf;
+}
+
+/// A few bytes of size line can declare 2^31 - 1 rows (16 GiB of row pointers, allocated at
+/// once) or rows that make the machine swap for minutes: such a size line is refused before
+/// anything is allocated, naming the memory it needs.
+void check_memory(const std::string& path, long long line, const std::string& what,
+                  std::uint64_t bytes, std::uint64_t limit) {
+  const std::uint64_t available = limit ? limit : available_memory();
+  if (bytes > available)
+    throw parse_error(path, line,
+                      what + ": holding it needs about " + gib(bytes) + ", more than the " +
+                          gib(available) + " of memory available");
+}
+
 template <class V>
-host_csr<V> read_mm_impl(const std::string& path, bool require_square) {
+host_csr<V> read_mm_impl(const std::string& path, bool require_square,
+                         const read_options& options, std::uint64_t bytes_per_row = 0) {
   const file_bytes file(path);
   const std::string_view data = file.view();
   if (data.empty()) throw parse_error(path, 0, "file is empty (expected a %%MatrixMarket banner)");
@@ -588,7 +657,17 @@ host_csr<V> read_mm_impl(const std::string& path, bool require_square) {
   {
     const std::uint64_t bound = lines.bytes_left() / 4 + 1;
     const std::uint64_t want = std::min<std::uint64_t>(static_cast<std::uint64_t>(nnz), bound);
-    t.reserve(static_cast<std::size_t>(sym == mm_symmetry::general ? want : 2 * want));
+    const std::uint64_t stored = sym == mm_symmetry::general ? want : 2 * want;
+    // Row pointers and assemble's cursors per row (plus what the caller keeps per row), and per
+    // entry the triples and the CSR being built from them.
+    const std::uint64_t value_bytes = has_values_v<V> ? sizeof(V) : 0;
+    const std::uint64_t bytes = (static_cast<std::uint64_t>(rows) + 1) * (2 * sizeof(offset_t) + bytes_per_row) +
+                                stored * (3 * sizeof(index_t) + 2 * value_bytes);
+    check_memory(path, size_line,
+                 "the size line declares a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                     " matrix with " + std::to_string(nnz) + " entries",
+                 bytes, options.memory_limit);
+    t.reserve(static_cast<std::size_t>(stored));
   }
 
   const int want_tokens = field == mm_field::pattern ? 2 : 3;
@@ -617,6 +696,17 @@ host_csr<V> read_mm_impl(const std::string& path, bool require_square) {
       if constexpr (has_values_v<V>) v = V(1);
     } else {
       v = mm_value<V>(path, ln, tok[2], field);
+      if constexpr (has_values_v<V>) {
+        if (options.nonnegative && v < V(0))
+          throw parse_error(path, ln,
+                            "negative value " + quote(tok[2]) +
+                                ": values must be >= 0 here (similarities)");
+        if (options.nonnegative && sym == mm_symmetry::skew && v != V(0))
+          throw parse_error(path, ln,
+                            "the mirror of " + quote(tok[2]) +
+                                " in a skew-symmetric matrix is negative: values must be >= 0 "
+                                "here (similarities)");
+      }
     }
     if (const std::string_view extra = et.rest(); !extra.empty())
       throw parse_error(path, ln, "unexpected text after the entry: " + quote(extra));
@@ -648,20 +738,51 @@ host_csr<V> read_mm_impl(const std::string& path, bool require_square) {
 
 /// An edge's weight; false with what is wrong with it in `error` (the parallel readers record
 /// the message and throw it later with the line number, which only then is known).
-bool parse_weight(std::string_view tok, double& w, std::string& error) {
+bool parse_weight(std::string_view tok, double& w, std::string& error, bool nonnegative) {
   const num_status st = parse_double(tok, w);
   if (st == num_status::bad) error = "expected a numeric weight, found " + quote(tok);
   else if (st == num_status::out_of_range) error = "weight " + quote(tok) + " overflows double";
   else if (!std::isfinite(w)) error = "weight " + quote(tok) + " is not finite (NaN or infinity)";
+  else if (nonnegative && w < 0)
+    error = "negative weight " + quote(tok) + ": weights must be >= 0 here (similarities)";
   else return true;
   return false;
 }
 
-double edge_weight(const std::string& path, long long line, std::string_view tok) {
+double edge_weight(const std::string& path, long long line, std::string_view tok,
+                   bool nonnegative) {
   double w = 0;
   std::string error;
-  if (!parse_weight(tok, w, error)) throw parse_error(path, line, error);
+  if (!parse_weight(tok, w, error, nonnegative)) throw parse_error(path, line, error);
   return w;
+}
+
+/// Splits an ABC line that holds a TAB as mcl does: a field is a run of bytes between TABs, so a
+/// label may contain spaces ("x<TAB>gene 1" is the labels "x" and "gene 1"), and runs of TABs
+/// separate like one. Blanks around a field (a CRLF's '\r' too) are not part of it; mcl keeps
+/// them, so a label written with and without surrounding spaces is one node here and two there.
+/// At most three fields go to `tok`; `extra` is the text from a fourth field on.
+void split_tab_fields(std::string_view line, std::string_view (&tok)[3], int& ntok,
+                      std::string_view& extra) {
+  ntok = 0;
+  extra = {};
+  std::size_t at = 0;
+  while (at <= line.size()) {
+    std::size_t tab = line.find('\t', at);
+    if (tab == std::string_view::npos) tab = line.size();
+    std::string_view field = line.substr(at, tab - at);
+    while (!field.empty() && is_blank(field.front())) field.remove_prefix(1);
+    while (!field.empty() && is_blank(field.back())) field.remove_suffix(1);
+    if (!field.empty()) {
+      if (ntok == 3) {
+        extra = line.substr(static_cast<std::size_t>(field.data() - line.data()));
+        while (!extra.empty() && is_blank(extra.back())) extra.remove_suffix(1);
+        return;
+      }
+      tok[ntok++] = field;
+    }
+    at = tab + 1;
+  }
 }
 
 /// Numbers vertex keys (64-bit ids or label views) by first appearance. Open addressing with
@@ -729,12 +850,20 @@ class vertex_numbering {
   std::size_t count_ = 0;
 };
 
+/// Where an edge-list or ABC reading starts and what it reports besides the graph.
+struct text_reading {
+  read_options options;
+  long long line_base = 0;   ///< lines before the text read (a header skipped): added to line numbers
+  long long edge_lines = 0;  ///< out: the edge lines read (duplicates included)
+};
+
 labelled_graph finish_graph(const std::string& path, const line_reader& lines, triples<double>& t,
-                            std::vector<std::string> labels) {
+                            std::vector<std::string> labels, text_reading& r) {
   if (t.row.empty())
     throw parse_error(path, 0,
-                      "no edges found (" + std::to_string(lines.line_no()) +
+                      "no edges found (" + std::to_string(r.line_base + lines.line_no()) +
                           " lines, all blank or comments)");
+  r.edge_lines = static_cast<long long>(t.row.size());
   const index_t n = static_cast<index_t>(labels.size());
   labelled_graph g;
   g.adj = assemble(path, n, n, t, combine_max, "");
@@ -744,7 +873,8 @@ labelled_graph finish_graph(const std::string& path, const line_reader& lines, t
 
 /// The serial readers: the reference that the parallel ones below must agree with (their tests
 /// compare the two), and the reader for files too large for the parallel numbering.
-labelled_graph read_edge_list_serial(const std::string& path, std::string_view data) {
+labelled_graph read_edge_list_serial(const std::string& path, std::string_view data,
+                                     text_reading& r) {
   if (data.empty()) throw parse_error(path, 0, "file is empty (expected 'u v [w]' lines)");
   line_reader lines(data);
   vertex_numbering<std::int64_t> ids;
@@ -755,7 +885,7 @@ labelled_graph read_edge_list_serial(const std::string& path, std::string_view d
   while (lines.next(line)) {
     const char c = first_char(line);
     if (c == '\0' || c == '#') continue;
-    const long long ln = lines.line_no();
+    const long long ln = r.line_base + lines.line_no();
     tokenizer tk(line);
     std::string_view tok[3];
     int ntok = 0;
@@ -772,15 +902,15 @@ labelled_graph read_edge_list_serial(const std::string& path, std::string_view d
       // Canonical decimal label: "007" and "7" are the same integer id, hence one vertex.
       ends[e] = ids.find_or_add(path, ln, id, labels, [id] { return std::to_string(id); });
     }
-    const double w = ntok == 3 ? edge_weight(path, ln, tok[2]) : 1.0;
+    const double w = ntok == 3 ? edge_weight(path, ln, tok[2], r.options.nonnegative) : 1.0;
     if (const std::string_view extra = tk.rest(); !extra.empty())
       throw parse_error(path, ln, "unexpected text after 'u v [w]': " + quote(extra));
     t.push(ends[0], ends[1], w);
   }
-  return finish_graph(path, lines, t, std::move(labels));
+  return finish_graph(path, lines, t, std::move(labels), r);
 }
 
-labelled_graph read_abc_serial(const std::string& path, std::string_view data) {
+labelled_graph read_abc_serial(const std::string& path, std::string_view data, text_reading& r) {
   if (data.empty()) throw parse_error(path, 0, "file is empty (expected 'a<TAB>b[<TAB>w]' lines)");
   line_reader lines(data);
   // Keys view into `data`, which outlives the map.
@@ -794,22 +924,29 @@ labelled_graph read_abc_serial(const std::string& path, std::string_view data) {
     // likely than a label that starts with '#'.
     const char c = first_char(line);
     if (c == '\0' || c == '#') continue;
-    const long long ln = lines.line_no();
-    tokenizer tk(line);
+    const long long ln = r.line_base + lines.line_no();
     std::string_view tok[3];
     int ntok = 0;
-    for (std::string_view x; ntok < 3 && tk.next(x);) tok[ntok++] = x;
+    std::string_view extra;
+    const bool tabbed = line.find('\t') != std::string_view::npos;
+    if (tabbed) {
+      split_tab_fields(line, tok, ntok, extra);
+    } else {
+      tokenizer tk(line);
+      for (std::string_view x; ntok < 3 && tk.next(x);) tok[ntok++] = x;
+      extra = tk.rest();
+    }
     if (ntok < 2)
       throw parse_error(path, ln, "expected 'label<TAB>label[<TAB>weight]', found " + quote(line));
     const std::string_view la = tok[0], lb = tok[1];
     const index_t a = ids.find_or_add(path, ln, la, labels, [la] { return std::string(la); });
     const index_t b = ids.find_or_add(path, ln, lb, labels, [lb] { return std::string(lb); });
-    const double w = ntok == 3 ? edge_weight(path, ln, tok[2]) : 1.0;
-    if (const std::string_view extra = tk.rest(); !extra.empty())
+    const double w = ntok == 3 ? edge_weight(path, ln, tok[2], r.options.nonnegative) : 1.0;
+    if (!extra.empty())
       throw parse_error(path, ln, "unexpected text after 'label label [weight]': " + quote(extra));
     t.push(a, b, w);
   }
-  return finish_graph(path, lines, t, std::move(labels));
+  return finish_graph(path, lines, t, std::move(labels), r);
 }
 
 /// Catches allocation failures (a huge but well-formed size line) and reports them as a parse
@@ -939,8 +1076,11 @@ struct id_key {
 /// What differs between ABC files and edge lists: what an endpoint is and the messages.
 struct abc_format {
   using key = label_key;
+  /// A line that holds a TAB is split on TABs (split_tab_fields), as mcl splits ABC lines.
+  static constexpr bool tab_fields = true;
   const char* base;  ///< the file
   const char* end;
+  bool nonnegative = false;  ///< read_options::nonnegative
 
   bool endpoint(std::string_view tok, key& k, std::string& /*error*/) const {
     const char* p = tok.data();
@@ -986,6 +1126,8 @@ struct abc_format {
 
 struct edge_list_format {
   using key = id_key;
+  static constexpr bool tab_fields = false;
+  bool nonnegative = false;  ///< read_options::nonnegative
 
   bool endpoint(std::string_view tok, key& k, std::string& error) const {
     const num_status st = parse_int64(tok, k.id);
@@ -1184,36 +1326,55 @@ void parse_chunk(const Format& fmt, const text_chunk& chunk, unsigned part_bits,
       ++p;
       continue;
     }
-    // A comment (ABC too: see read_abc_serial). The serial readers also skip a line whose first
-    // non-blank byte is NUL (first_char's "blank line"), which a corrupted file can hold.
-    if (*p == '#' || *p == '\0') {
+    // A comment (ABC too: see read_abc_serial). No NUL byte gets here (file_bytes).
+    if (*p == '#') {
       const char* stop = line_end(p);
       p = stop == end ? end : stop + 1;
       continue;
     }
     std::string_view tok[3];
     int ntok = 0;
-    for (;;) {
-      const char* const t = p;
-      p = token_end(p, end);
-      tok[ntok++] = std::string_view(t, static_cast<std::size_t>(p - t));
-      while (p < end && is_blank(*p)) ++p;
-      if (p == end || *p == '\n' || ntok == 3) break;
+    std::string_view extra;  // text after a third field
+    bool tabbed = false;
+    if constexpr (Format::tab_fields) {
+      const char* const stop = line_end(line_begin);
+      const std::string_view whole(line_begin, static_cast<std::size_t>(stop - line_begin));
+      if (whole.find('\t') != std::string_view::npos) {
+        tabbed = true;
+        split_tab_fields(whole, tok, ntok, extra);
+        p = stop;
+      }
     }
-    // p is at the end of the line, or at a fourth token.
+    if (!tabbed) {
+      for (;;) {
+        const char* const t = p;
+        p = token_end(p, end);
+        tok[ntok++] = std::string_view(t, static_cast<std::size_t>(p - t));
+        while (p < end && is_blank(*p)) ++p;
+        if (p == end || *p == '\n' || ntok == 3) break;
+      }
+      // p is at the end of the line, or at a fourth token.
+      if (p < end && *p != '\n') {
+        const char* const stop = line_end(p);
+        extra = std::string_view(p, static_cast<std::size_t>(stop - p));
+        p = stop;
+      }
+    }
     key ends[2]{};
     bool ok = ntok >= 2;
-    if (!ok)
-      error = Format::bad_shape(
-          std::string_view(line_begin, static_cast<std::size_t>(line_end(line_begin) - line_begin)));
+    const auto whole_line = [&] {
+      return std::string_view(line_begin,
+                              static_cast<std::size_t>(line_end(line_begin) - line_begin));
+    };
+    if (!ok) error = Format::bad_shape(whole_line());
     for (int e = 0; ok && e < 2; ++e) {
       if (!Format::fits_key(tok[e])) out.unfit = true;
       ok = fmt.endpoint(tok[e], ends[e], error);
     }
     double w = 1.0;
-    if (ok && ntok == 3) ok = parse_weight(tok[2], w, error);
-    if (ok && p < end && *p != '\n') {
-      error = Format::trailing(std::string_view(p, static_cast<std::size_t>(line_end(p) - p)));
+    if (ok && ntok == 3) ok = parse_weight(tok[2], w, error, fmt.nonnegative);
+    if (ok && !extra.empty()) {
+      error = Format::trailing(extra);
       ok = false;
     }
     if (!ok) {
@@ -1399,8 +1560,9 @@ std::size_t chunk_bytes() {
 /// The parallel reader (see above); `serial` reads files beyond its limits.
 template <class Format>
 labelled_graph read_edges_parallel(const std::string& path, std::string_view data,
-                                   const Format& fmt,
-                                   labelled_graph (*serial)(const std::string&, std::string_view)) {
+                                   const Format& fmt, text_reading& r,
+                                   labelled_graph (*serial)(const std::string&, std::string_view,
+                                                            text_reading&)) {
   using key = typename Format::key;
   std::string_view text = data;
   if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.remove_prefix(3);
@@ -1432,22 +1594,23 @@ labelled_graph read_edges_parallel(const std::string& path, std::string_view dat
   std::size_t endpoints = 0;
   bool unfit = false;
   for (const chunk_edges<key>& ch : chunks) {
-    if (ch.error_line) throw parse_error(path, lines + ch.error_line, ch.error);
+    if (ch.error_line) throw parse_error(path, r.line_base + lines + ch.error_line, ch.error);
     lines += ch.lines;
     endpoints += ch.ends.size();
     unfit = unfit || ch.unfit;
   }
   if (endpoints == 0)
     throw parse_error(path, 0,
-                      "no edges found (" + std::to_string(lines) +
+                      "no edges found (" + std::to_string(r.line_base + lines) +
                           " lines, all blank or comments)");
   if (unfit || data.size() > max_label_offset ||
       endpoints > static_cast<std::size_t>(std::numeric_limits<index_t>::max())) {
     // Beyond the keys' limits, or 2^31 endpoints: perhaps more vertices than index_t numbers,
     // and the serial reader stops at the exact line where they run out.
     chunks = {};
-    return serial(path, data);
+    return serial(path, data, r);
   }
+  r.edge_lines = static_cast<long long>(endpoints / 2);
 
   // 2. Number every partition's keys, chunk after chunk, and flag first occurrences.
   std::vector<std::uint32_t> distinct(parts, 0);  // keys per partition
@@ -1511,6 +1674,42 @@ labelled_graph read_edges_parallel(const std::string& path, std::string_view dat
 
 bool use_serial_reader() { return tuned_serial.load(std::memory_order_relaxed); }
 
+/// The first data line of an edge list when it could be an "n m" header: two non-negative
+/// integers and nothing else. `next` is the offset of the text after it.
+struct edge_list_header {
+  std::size_t next = 0;
+  long long line = 0;
+  std::int64_t n = 0, m = 0;
+};
+
+bool header_candidate(std::string_view data, edge_list_header& h) {
+  line_reader lines(data);
+  std::string_view line;
+  while (lines.next(line)) {
+    const char c = first_char(line);
+    if (c == '\0' || c == '#') continue;
+    tokenizer tk(line);
+    std::string_view a, b, more;
+    if (!tk.next(a) || !tk.next(b) || tk.next(more)) return false;
+    if (parse_int64(a, h.n) != num_status::ok || parse_int64(b, h.m) != num_status::ok ||
+        h.n < 0 || h.m < 0)
+      return false;
+    h.line = lines.line_no();
+    h.next = data.size() - lines.bytes_left();
+    return true;
+  }
+  return false;
+}
+
+/// Every vertex id (the labels of an edge list) in [0, n]: 0-based or 1-based ids of n vertices.
+bool ids_within(const std::vector<std::string>& labels, std::int64_t n) {
+  for (const std::string& l : labels) {
+    std::int64_t id = 0;
+    if (parse_int64(l, id) != num_status::ok || id < 0 || id > n) return false;
+  }
+  return true;
+}
+
 std::string lower_extension(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
   const std::size_t dot = path.find_last_of('.');
@@ -1542,8 +1741,8 @@ const char* mm_field_name() {
 // ------------------------------------------------------------------------------------------------
 
 template <class V>
-host_csr<V> read_matrix_market(const std::string& path) {
-  return guard_memory(path, [&] { return read_mm_impl<V>(path, false); });
+host_csr<V> read_matrix_market(const std::string& path, const read_options& options) {
+  return guard_memory(path, [&] { return read_mm_impl<V>(path, false, options); });
 }
 
 template <class V>
@@ -1582,37 +1781,58 @@ void write_matrix_market(std::ostream& os, const host_csr<V>& m) {
 
 template <class V>
 void write_matrix_market(const std::string& path, const host_csr<V>& m) {
-  std::ofstream os(path, std::ios::binary | std::ios::trunc);
-  if (!os)
-    throw std::runtime_error("write_matrix_market: cannot open " + path + " for writing: " +
-                             std::strerror(errno));
-  write_matrix_market(os, m);
-  os.close();
-  if (!os) throw std::runtime_error("write_matrix_market: writing " + path + " failed");
+  // Through a temporary file: a failed write leaves an existing file as it was.
+  output_file out(path);
+  write_matrix_market(out.stream(), m);
+  out.commit();
 }
 
-labelled_graph read_edge_list(const std::string& path) {
+labelled_graph read_edge_list(const std::string& path, const read_options& options) {
   return guard_memory(path, [&] {
     const file_bytes file(path);
     const std::string_view data = file.view();
     if (data.empty()) throw parse_error(path, 0, "file is empty (expected 'u v [w]' lines)");
-    if (use_serial_reader()) return read_edge_list_serial(path, data);
-    return read_edges_parallel(path, data, edge_list_format{}, read_edge_list_serial);
+    const auto read = [&](std::string_view text, text_reading& r) {
+      if (use_serial_reader()) return read_edge_list_serial(path, text, r);
+      edge_list_format fmt;
+      fmt.nonnegative = options.nonnegative;
+      return read_edges_parallel(path, text, fmt, r, read_edge_list_serial);
+    };
+    text_reading whole;
+    whole.options = options;
+    labelled_graph g = read(data, whole);
+    // The "n m" header (io.hpp): decided after a first reading, which counts the edge lines,
+    // so that a file without one is read once.
+    edge_list_header h;
+    if (!header_candidate(data, h) || whole.edge_lines - 1 != h.m) return g;
+    if (h.m == 0)
+      throw parse_error(path, 0,
+                        "no edges found (the header 'n m' on line " + std::to_string(h.line) +
+                            " announces 0 edges)");
+    text_reading rest;
+    rest.options = options;
+    rest.line_base = h.line;
+    labelled_graph after = read(data.substr(h.next), rest);
+    return ids_within(after.labels, h.n) ? after : g;
   });
 }
 
-labelled_graph read_abc(const std::string& path) {
+labelled_graph read_abc(const std::string& path, const read_options& options) {
   return guard_memory(path, [&] {
     const file_bytes file(path);
     const std::string_view data = file.view();
     if (data.empty()) throw parse_error(path, 0, "file is empty (expected 'a<TAB>b[<TAB>w]' lines)");
-    if (use_serial_reader()) return read_abc_serial(path, data);
-    return read_edges_parallel(path, data, abc_format{data.data(), data.data() + data.size()},
-                               read_abc_serial);
+    text_reading r;
+    r.options = options;
+    if (use_serial_reader()) return read_abc_serial(path, data, r);
+    abc_format fmt{data.data(), data.data() + data.size()};
+    fmt.nonnegative = options.nonnegative;
+    return read_edges_parallel(path, data, fmt, r, read_abc_serial);
   });
 }
 
-labelled_graph read_graph(const std::string& path, file_format format) {
+labelled_graph read_graph(const std::string& path, file_format format,
+                          const read_options& options) {
   if (format == file_format::automatic) {
     const std::string ext = lower_extension(path);
     format = ext == ".mtx"   ? file_format::matrix_market
@@ -1620,14 +1840,15 @@ labelled_graph read_graph(const std::string& path, file_format format) {
                              : file_format::edge_list;
   }
   switch (format) {
-    case file_format::abc: return read_abc(path);
-    case file_format::edge_list: return read_edge_list(path);
+    case file_format::abc: return read_abc(path, options);
+    case file_format::edge_list: return read_edge_list(path, options);
     case file_format::matrix_market:
     case file_format::automatic: break;
   }
   return guard_memory(path, [&] {
     labelled_graph g;
-    g.adj = read_mm_impl<double>(path, true);
+    // A label per row: a std::string (32 bytes) holding the row number.
+    g.adj = read_mm_impl<double>(path, true, options, sizeof(std::string));
     g.labels.reserve(static_cast<std::size_t>(g.adj.rows));
     for (index_t i = 0; i < g.adj.rows; ++i) g.labels.push_back(std::to_string(i + 1));
     return g;
@@ -1772,7 +1993,7 @@ text_reader_tuning set_text_reader_tuning(const text_reader_tuning& t) {
 
 // Explicit instantiations for every supported value type.
 #define OPSPARSE_IO_INSTANTIATE(V)                                                        \
-  template host_csr<V> read_matrix_market<V>(const std::string&);                          \
+  template host_csr<V> read_matrix_market<V>(const std::string&, const read_options&);    \
   template void write_matrix_market<V>(const std::string&, const host_csr<V>&);            \
   template void write_matrix_market<V>(std::ostream&, const host_csr<V>&);
 OPSPARSE_IO_INSTANTIATE(double)

@@ -4,13 +4,22 @@
 //    Duplicate entries are SUMMED (the Matrix Market convention for assembled matrices).
 //  - SNAP-style edge lists: '#' comments, "u v" or "u v w" per line, arbitrary integer ids,
 //    relabelled to 0..n-1 in order of first appearance; the mapping is kept as labels.
-//    Duplicate edges keep the MAXIMUM weight (as for ABC).
+//    Duplicate edges keep the MAXIMUM weight (as for ABC). A first line "n m" is a header, not
+//    an edge, when exactly m edge lines follow it and every id after it lies in [0, n] (the
+//    "vertices edges" line of many SNAP-derived files); it is checked and skipped, and the
+//    vertices are still those that appear in edges.
 //  - ABC labelled edges as `mcl --abc` reads them: "label<TAB>label[<TAB>weight]", string labels,
-//    weight 1 when absent. Duplicate edges keep the MAXIMUM weight, as mcl does.
+//    weight 1 when absent. A line that holds a TAB is split on TABs, so labels may contain
+//    spaces ("x<TAB>gene 1" is two labels, no weight); a line without one is split on blanks, as
+//    mcl does. Blanks around a field are dropped. Duplicate edges keep the MAXIMUM weight.
 // Every reader throws opsparse::parse_error naming the file, the line and what was wrong:
-// never a crash and never a silently partial matrix. Edge lists and ABC files are parsed on the
-// OpenMP threads (OMP_NUM_THREADS); the result and the errors never depend on how many.
+// never a crash and never a silently partial matrix. A NUL byte anywhere is an error (binary
+// data, not text), found before the file is read any further. Memory is sized from what the
+// file holds: a size line that announces more than the machine's available memory can hold is
+// an error naming the memory needed. Edge lists and ABC files are parsed on the OpenMP threads
+// (OMP_NUM_THREADS); the result and the errors never depend on how many.
 #include <cstddef>
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -20,11 +29,25 @@
 
 namespace opsparse::io {
 
+/// What a reader accepts beyond the format itself.
+struct read_options {
+  /// A negative weight (or value) is a parse_error naming its line: for programs whose
+  /// weights are similarities (MCL).
+  bool nonnegative = false;
+  /// Bytes a Matrix Market size line may ask for before anything is allocated (0: the memory
+  /// the machine has available now). Beyond it the reader throws parse_error naming the need.
+  std::uint64_t memory_limit = 0;
+};
+
 /// Reads a Matrix Market coordinate file. Symmetric and skew-symmetric files are expanded.
 /// V = double, float, int32_t, int64_t or pattern (values dropped; pattern files give 1 when V
 /// has values).
 template <class V>
-host_csr<V> read_matrix_market(const std::string& path);
+host_csr<V> read_matrix_market(const std::string& path, const read_options& options);
+template <class V>
+host_csr<V> read_matrix_market(const std::string& path) {
+  return read_matrix_market<V>(path, read_options{});
+}
 
 /// Writes a Matrix Market coordinate general file (pattern when V is pattern), 1-based.
 template <class V>
@@ -39,17 +62,25 @@ struct labelled_graph {
 };
 
 /// Reads ABC ("a<TAB>b[<TAB>w]") as mcl --abc does; edges as listed (directed), duplicates max.
-labelled_graph read_abc(const std::string& path);
+labelled_graph read_abc(const std::string& path, const read_options& options);
+inline labelled_graph read_abc(const std::string& path) { return read_abc(path, read_options{}); }
 
 /// Reads a SNAP-style edge list; edges as listed (directed), duplicates max; labels are the ids.
-labelled_graph read_edge_list(const std::string& path);
+labelled_graph read_edge_list(const std::string& path, const read_options& options);
+inline labelled_graph read_edge_list(const std::string& path) {
+  return read_edge_list(path, read_options{});
+}
 
 enum class file_format { automatic, matrix_market, edge_list, abc };
 
 /// Picks the reader from the format or, for `automatic`, from the extension (.mtx -> Matrix
 /// Market, .abc -> ABC, anything else -> edge list). Matrix Market labels are the 1-based row
 /// numbers as strings.
-labelled_graph read_graph(const std::string& path, file_format format = file_format::automatic);
+labelled_graph read_graph(const std::string& path, file_format format, const read_options& options);
+inline labelled_graph read_graph(const std::string& path,
+                                 file_format format = file_format::automatic) {
+  return read_graph(path, format, read_options{});
+}
 
 /// Symmetrises the pattern and weights: A(i,j) = A(j,i) = max(A(i,j), A(j,i)).
 host_csr<double> symmetrize_max(const host_csr<double>& a);
