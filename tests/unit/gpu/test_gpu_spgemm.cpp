@@ -17,6 +17,8 @@
 #include "opsparse/policy.hpp"
 #include "opsparse/spgemm.hpp"
 #include "opsparse/spgemm_reduce.hpp"
+#include <limits>
+
 #include "test_support.hpp"
 #include "user_semiring.hpp"
 
@@ -495,6 +497,26 @@ TEST_F(Gpu, IntegerValueTypes) {
   host_csr<long long> gl = convert<long long>(g);
   for (std::size_t k = 0; k < gl.val.size(); ++k) gl.val[k] = (1LL << 33) + static_cast<long long>(k % 11);
   EXPECT_TRUE((same<plus_times<long long>, long long, long long>(ctx(), gl, gl, nullptr, 0.0)));
+}
+
+TEST_F(Gpu, IntegerSemiringsSaturateAsOnTheCpu) {
+  // Products and sums beyond the range clamp to it (semiring.hpp) in both engines; every value
+  // here is positive, so the saturated sums do not depend on the order of the atomics.
+  const auto g = rmat(12, 8, 6);
+  host_csr<int> gi = convert<int>(g);
+  for (std::size_t k = 0; k < gi.val.size(); ++k) gi.val[k] = (1 << 20) + static_cast<int>(k % 5000);
+  EXPECT_TRUE((same<plus_times<int>, int, int>(ctx(), gi, gi, nullptr, 0.0)));
+  plan p;
+  const auto c = on_gpu<plus_times<int>, int, int>(ctx(), p, gi, gi);
+  ASSERT_GT(c.nnz(), 0);
+  for (int v : c.val) ASSERT_EQ(v, std::numeric_limits<int>::max());  // 2^40 and more, clamped
+  host_csr<long long> gl = convert<long long>(g);
+  for (std::size_t k = 0; k < gl.val.size(); ++k) gl.val[k] = (1LL << 31) + static_cast<long long>(k % 11);
+  EXPECT_TRUE((same<plus_times<long long>, long long, long long>(ctx(), gl, gl, nullptr, 0.0)));
+  // Negative products saturate at the minimum.
+  host_csr<long long> neg = gl;
+  for (auto& v : neg.val) v = -v;
+  EXPECT_TRUE((same<plus_times<long long>, long long, long long>(ctx(), neg, gl, nullptr, 0.0)));
 }
 
 TEST_F(Gpu, UserDefinedSemiring) {
