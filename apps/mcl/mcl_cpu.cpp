@@ -70,7 +70,7 @@ class cpu_backend final : public backend<T> {
   void prune_normalise(const prune_rule& rule) override {
     const index_t rows = e_.rows;
     decisions_.assign(static_cast<std::size_t>(rows), row_decision{});
-    const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
+    const int nthreads = threads_for(e_.nnz());
     std::vector<std::vector<T>> scratch(static_cast<std::size_t>(std::max(1, nthreads)));
 #pragma omp parallel for schedule(dynamic, 64) num_threads(nthreads)
     for (index_t i = 0; i < rows; ++i) {
@@ -121,7 +121,7 @@ class cpu_backend final : public backend<T> {
 
   void inflate_normalise(double power) override {
     const index_t rows = m_.rows;
-    const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
+    const int nthreads = threads_for(m_.nnz());
 #pragma omp parallel for schedule(dynamic, 256) num_threads(nthreads)
     for (index_t i = 0; i < rows; ++i) {
       // As mcl's mclvInflate: the powers are stored (rounded to T) before they are summed.
@@ -232,6 +232,13 @@ class cpu_backend final : public backend<T> {
     }
     chaos = (maxval - center) * static_cast<double>(d.keep);
     return d;
+  }
+
+  /// Threads for a pass over `entries` values: one per 2^14 of them at least, since a team
+  /// woken for a small matrix costs more than the pass (and spins on a busy machine).
+  int threads_for(offset_t entries) const {
+    const int all = threads_ > 0 ? threads_ : omp_get_max_threads();
+    return static_cast<int>(std::min<offset_t>(all, std::max<offset_t>(1, entries >> 14)));
   }
 
   int threads_;

@@ -22,9 +22,11 @@ host_csr<pattern> undirected_simple(const host_csr<V>& a) {
                                 std::to_string(a.rows) + " x " + std::to_string(a.cols));
   const index_t n = a.rows;
   const long long nn = n;
+  // A team woken for a small graph costs more than the work (and spins on a busy machine).
+  const bool par = a.col.size() + static_cast<std::size_t>(n) >= (std::size_t(1) << 16);
   // Room per row: its own off-diagonal entries plus those of its column.
   std::vector<offset_t> own(static_cast<std::size_t>(n), 0), room(static_cast<std::size_t>(n) + 1, 0);
-#pragma omp parallel for schedule(dynamic, 4096)
+#pragma omp parallel for schedule(dynamic, 4096) if (par)
   for (long long i = 0; i < nn; ++i) {
     offset_t k = 0;
     for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p) {
@@ -39,9 +41,9 @@ host_csr<pattern> undirected_simple(const host_csr<V>& a) {
   for (index_t i = 0; i < n; ++i) room[i + 1] += room[i] + own[i];
   std::vector<index_t> buf(static_cast<std::size_t>(room[n]));
   std::vector<offset_t> cursor(static_cast<std::size_t>(n));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (par)
   for (long long i = 0; i < nn; ++i) cursor[i] = room[i] + own[i];
-#pragma omp parallel for schedule(dynamic, 4096)
+#pragma omp parallel for schedule(dynamic, 4096) if (par)
   for (long long i = 0; i < nn; ++i) {
     offset_t at = room[i];
     for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p) {
@@ -55,7 +57,7 @@ host_csr<pattern> undirected_simple(const host_csr<V>& a) {
     }
   }
   // Sort and deduplicate every row in place; its length goes into `own`.
-#pragma omp parallel for schedule(dynamic, 1024)
+#pragma omp parallel for schedule(dynamic, 1024) if (par)
   for (long long i = 0; i < nn; ++i) {
     const auto b = buf.begin() + room[i], e = buf.begin() + room[i + 1];
     std::sort(b, e);
@@ -64,7 +66,7 @@ host_csr<pattern> undirected_simple(const host_csr<V>& a) {
   host_csr<pattern> s(n, n);
   for (index_t i = 0; i < n; ++i) s.rpt[i + 1] = s.rpt[i] + own[i];
   s.col.resize(static_cast<std::size_t>(s.rpt[n]));
-#pragma omp parallel for schedule(dynamic, 4096)
+#pragma omp parallel for schedule(dynamic, 4096) if (par)
   for (long long i = 0; i < nn; ++i)
     std::copy(buf.begin() + room[i], buf.begin() + room[i] + own[i], s.col.begin() + s.rpt[i]);
   return s;

@@ -377,7 +377,11 @@ host_csr<typename Semiring::value_type> spgemm(const host_csr<VA>& a, const host
   for (offset_t p : products) total += p;
   if (total == 0) return c;
 
-  const int threads = detail::thread_count(opt);
+  // A team woken for a small product costs more than the product (and spins on a busy
+  // machine): at least 2^14 products (~50 us of work) a thread.
+  constexpr offset_t min_products_per_thread = offset_t{1} << 14;
+  const int threads = static_cast<int>(std::min<offset_t>(
+      detail::thread_count(opt), std::max<offset_t>(1, total / min_products_per_thread)));
   bool dense = false;
   switch (opt.accumulator) {
     case accumulator_kind::dense: dense = true; break;
