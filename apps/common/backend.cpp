@@ -42,7 +42,14 @@ backend_probe::backend_probe(const std::string& choice) {
     try {
       result_ = resolve_backend(choice, &why_);
 #if OPSPARSE_HAS_GPU_ENGINE
-      if (result_ == backend::gpu) (void)cudaFree(nullptr);  // the context, made now
+      if (result_ == backend::gpu) {
+        (void)cudaFree(nullptr);  // the context, made now
+        int device = 0;
+        cudaDeviceProp prop{};
+        if (cudaGetDevice(&device) == cudaSuccess &&
+            cudaGetDeviceProperties(&prop, device) == cudaSuccess)
+          device_ = prop.name;
+      }
 #endif
     } catch (...) {
       error_ = std::current_exception();

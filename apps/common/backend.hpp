@@ -27,11 +27,14 @@ class backend_probe {
   backend_probe& operator=(const backend_probe&) = delete;
   /// Waits for the probe; the backend as resolve_backend returns it (and throws what it throws).
   backend get(std::string* why_cpu);
+  /// After get(): the GPU's name when the backend is gpu, else empty.
+  const std::string& device_name() const { return device_; }
 
  private:
   std::thread thread_;
   backend result_ = backend::cpu;
   std::string why_;
+  std::string device_;
   std::exception_ptr error_;
 };
 

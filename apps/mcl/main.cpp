@@ -15,9 +15,11 @@
 #include <string>
 
 #include "common/backend.hpp"
+#include "common/cli.hpp"
 #include "mcl.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/io.hpp"
+#include "opsparse/output_file.hpp"
 
 namespace po = boost::program_options;
 using namespace opsparse;
@@ -50,11 +52,14 @@ po::options_description visible_options() {
   // clang-format off
   d.add_options()
     ("help,h", "show this help and exit")
+    ("version", "show the version and exit")
     ("inflation,I", po::value<double>()->value_name("f"),
      "inflation, the granularity control (default 2.0; mcl accepts (0, 30])")
     ("output,o", po::value<std::string>()->value_name("FILE"),
      "output file, - for standard output (default: out.<input file name>.I<inflation>, in the "
-     "current directory, as mcl names it)")
+     "current directory, as mcl names it). Written to a temporary file beside it and renamed "
+     "into place at the end: a run that fails or is interrupted leaves an existing file as it "
+     "was. The input itself is refused as output")
     ("abc", "the input is ABC (label label [weight]), as mcl --abc")
     ("format", po::value<std::string>()->value_name("abc|mtx|edges"),
      "input format (default: from the extension, .abc -> abc, .mtx -> Matrix Market, "
@@ -72,7 +77,9 @@ po::options_description visible_options() {
      "recovery percentage: recover when less than n% of a column's mass was kept (default 90)")
     ("scheme", po::value<int>()->value_name("1..7"),
      "mcl's preset resource schemes for -P/-S/-R/-pct (default 6); explicit flags override")
-    ("te", po::value<int>()->value_name("n"), "CPU threads (default: all; the CPU backend)")
+    ("threads", po::value<int>()->value_name("n"),
+     "CPU threads (default: all processors; at most that many)")
+    ("te", po::value<int>()->value_name("n"), "the same as --threads (mcl's spelling)")
     ("discard-loops", po::value<std::string>()->value_name("y|n")->implicit_value("y"),
      "y (default): drop loops in the input and give every node a loop as heavy as its heaviest "
      "edge, as mcl does; n: use the input's loops as they are and add none")
@@ -96,10 +103,14 @@ po::options_description visible_options() {
      "next is computed (default 0: only when the expansion would not fit in device memory)")
     ("verbose,V", "per-iteration progress (chaos, nnz, time, device allocations) and a summary "
                   "on standard error")
-    ("quiet", "no progress output at all (errors are still reported)");
+    ("quiet", "no progress output at all, not even the backend line (errors and warnings are "
+              "still reported)");
   // clang-format on
   return d;
 }
+
+/// What the program is doing, for an out-of-memory message.
+const char* stage = "starting";
 
 int run_main(int argc, char** argv) {
   po::options_description visible = visible_options();
@@ -123,6 +134,10 @@ int run_main(int argc, char** argv) {
   } catch (const po::error& e) {
     throw usage_error(e.what());
   }
+  if (vm.count("version")) {
+    std::cout << apps::version_line(prog) << "\n";
+    return 0;
+  }
   if (vm.count("help")) {
     std::cout << visible << "\n"
               << "Environment:\n"
@@ -138,7 +153,13 @@ int run_main(int argc, char** argv) {
   const std::string input = inputs[0];
 
   mcl::params p;
-  if (vm.count("scheme")) mcl::apply_scheme(p, vm["scheme"].as<int>());
+  if (vm.count("scheme")) {
+    try {
+      mcl::apply_scheme(p, vm["scheme"].as<int>());
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(e.what());
+    }
+  }
   // mcl reads -p into a float: -p 0.001 gives P = 999 there (-I and -c are rounded likewise,
   // in mcl_core.cpp, for every caller).
   auto as_mcl_float = [](double x) { return static_cast<double>(static_cast<float>(x)); };
@@ -154,7 +175,10 @@ int run_main(int argc, char** argv) {
   if (vm.count("select")) p.select = vm["select"].as<long long>();
   if (vm.count("recover")) p.recover = vm["recover"].as<long long>();
   if (vm.count("pct")) p.pct = vm["pct"].as<int>();
+  if (vm.count("te") && vm.count("threads")) throw usage_error("give either -te or --threads, not both");
   if (vm.count("te")) p.threads = vm["te"].as<int>();
+  if (vm.count("threads")) p.threads = vm["threads"].as<int>();
+  p.threads = apps::cap_threads(prog, vm.count("te") ? "-te" : "--threads", p.threads, std::cerr);
   if (vm.count("max-iter")) p.max_iter = vm["max-iter"].as<int>();
   if (vm.count("block-products")) p.block_products = vm["block-products"].as<long long>();
   if (vm.count("discard-loops")) {
@@ -215,24 +239,12 @@ int run_main(int argc, char** argv) {
   if (input == "-" && format == io::file_format::automatic) format = io::file_format::edge_list;
   const std::string out_name =
       vm.count("output") ? vm["output"].as<std::string>() : mcl::default_output_name(input, p);
+  if (out_name != "-" && (out_name == input || io::same_file(out_name, path)))
+    throw usage_error("the output file '" + out_name + "' is the input file");
 
-  // Open the output first: a run of hours must not end on an unwritable path. Should anything
-  // fail before the clusters are written, the empty file is removed again.
-  std::ofstream out_file;
-  struct remove_on_failure {
-    std::string path;
-    bool armed = false;
-    ~remove_on_failure() {
-      if (armed) std::remove(path.c_str());
-    }
-  } cleanup{out_name};
-  if (out_name != "-") {
-    out_file.open(out_name, std::ios::binary | std::ios::trunc);
-    if (!out_file)
-      throw std::runtime_error("cannot open output file '" + out_name +
-                               "' for writing: " + std::strerror(errno));
-    cleanup.armed = true;
-  }
+  // The output's temporary file is made first, beside it: a run of hours must not end on an
+  // unwritable folder. The target itself is only replaced once every cluster is written.
+  io::output_file out_file(out_name);
 
   // The backend is decided, and the GPU's context made, while the file is read; on one hardware
   // queue, which halves the context's creation and teardown (apps::prefer_one_connection).
@@ -248,14 +260,21 @@ int run_main(int argc, char** argv) {
     stage_start = now;
     return s;
   };
-  io::labelled_graph g = io::read_graph(path, format);
+  // MCL's weights are similarities: a negative one is an error naming its line.
+  io::read_options read_opts;
+  read_opts.nonnegative = true;
+  stage = "reading the input";
+  io::labelled_graph g = io::read_graph(path, format, read_opts);
   const double read_seconds = stage_seconds();
+  stage = "building the start matrix";
   const host_csr<double> start = mcl::start_matrix(g.adj, p, &g.labels);
   const double start_seconds = stage_seconds();
   std::string why_cpu;
+  stage = "starting the GPU";
   const apps::backend chosen = probe.get(&why_cpu);
   const bool gpu = chosen == apps::backend::gpu;
   const double warmup_seconds = stage_seconds();
+  if (!quiet) apps::report_backend(prog, chosen, gpu ? probe.device_name() : why_cpu, std::cerr);
   if (verbose) {
     std::cerr << "[" << prog << "] " << input << ": " << start.rows << " nodes, "
               << start.nnz() << " entries with loops; backend " << apps::to_string(chosen)
@@ -285,19 +304,13 @@ int run_main(int argc, char** argv) {
     }
     std::cerr << os.str() << "\n";
   };
+  stage = "clustering";
   const mcl::cluster_result r = mcl::cluster(start, p, gpu, prec, progress);
   const double cluster_seconds = stage_seconds();
 
-  if (out_name == "-") {
-    mcl::write_clusters(std::cout, r.result, g.labels);
-    std::cout.flush();
-    if (!std::cout) throw std::runtime_error("writing the clusters to standard output failed");
-  } else {
-    mcl::write_clusters(out_file, r.result, g.labels);
-    out_file.close();
-    if (!out_file) throw std::runtime_error("writing output file '" + out_name + "' failed");
-    cleanup.armed = false;
-  }
+  stage = "writing the clusters";
+  mcl::write_clusters(out_file.stream(), r.result, g.labels);
+  out_file.commit();
   const double output_seconds = stage_seconds();
   if (!quiet) {
     if (r.result.overlap)
@@ -348,6 +361,12 @@ int run_guarded(int argc, char** argv) {
   } catch (const parse_error& e) {
     // what() names the file and the line.
     std::cerr << prog << ": error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << prog << ": error: out of host memory while " << stage
+              << ": the network needs more memory than this machine has free (a smaller -S "
+                 "keeps fewer entries per column; --block-products bounds the expansion's "
+                 "size)\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << prog << ": error: " << e.what() << "\n";

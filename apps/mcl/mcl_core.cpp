@@ -36,8 +36,18 @@ std::string num(double x) {
 
 void validate(const params& p) {
   // The ranges mcl's option parser accepts (procinit.c); anything else is refused, not clamped.
+  // -I and -c are used as floats (mcl_float), so the float they round to is what is checked:
+  // -I 1e-50 passed as a double and inflated with 0.
   if (!(p.inflation > 0.0 && p.inflation <= 30.0))
     throw std::invalid_argument("-I (inflation) must be in (0, 30], not " + num(p.inflation));
+  if (!(mcl_float(p.inflation) > 0.0))
+    throw std::invalid_argument("-I " + num(p.inflation) +
+                                " is 0 in mcl's float arithmetic: inflation must be in (0, 30]");
+  if (p.loop_scale >= 0 && !std::isfinite(mcl_float(p.loop_scale)))
+    throw std::invalid_argument("-c " + num(p.loop_scale) +
+                                " is not finite in mcl's float arithmetic");
+  if (p.pre_inflation >= 0 && !std::isfinite(p.pre_inflation))
+    throw std::invalid_argument("-pi must be finite");
   if (p.prune < 0) throw std::invalid_argument("-P must be >= 0, not " + std::to_string(p.prune));
   if (p.select < 0) throw std::invalid_argument("-S must be >= 0, not " + std::to_string(p.select));
   if (p.recover < 0)
@@ -113,15 +123,41 @@ host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p
       loop = row.empty() ? 1.0 : heaviest;
       has_loop = true;
     }
-    if (has_loop && p.loop_scale >= 0) loop *= mcl_float(p.loop_scale);  // -c
-    if (has_loop && loop != 0) {
+    // -c multiplies the loop's weight (applied below, with the other weights' scaling); a loop
+    // it makes zero is no entry.
+    const double loop_scale = p.loop_scale >= 0 ? mcl_float(p.loop_scale) : 1.0;
+    if (has_loop && loop != 0 && loop_scale != 0) {
       const auto at = std::lower_bound(row.begin(), row.end(), i,
                                        [](const auto& e, index_t c) { return e.first < c; });
       row.insert(at, {i, loop});
     }
-    if (p.pre_inflation >= 0)  // -pi: one inflation of the input
-      for (auto& e : row) e.second = std::pow(e.second, p.pre_inflation);
+    // The column's probabilities: -c on the loop, -pi on every weight, then division by the
+    // sum. `scale` multiplies the weights first.
+    const auto weight = [&](const std::pair<index_t, double>& e, double scale) {
+      double w = e.second * scale;
+      if (e.first == i) w *= loop_scale;  // -c
+      return p.pre_inflation >= 0 ? std::pow(w, p.pre_inflation) : w;  // -pi
+    };
     double sum = 0;
+    for (const auto& e : row) sum += weight(e, 1.0);
+    if (std::isfinite(sum)) {
+      if (sum > 0)
+        for (auto& e : row) e.second = weight(e, 1.0) / sum;
+      return;
+    }
+    // Weights near the top of double's range (1e308) overflow the sum, and every node landed
+    // in one cluster. Divided by the largest weight (with -c applied) first, every weight is at
+    // most 1, and so is its power: the probabilities are the same in exact arithmetic.
+    double largest = 0;
+    for (const auto& e : row) largest = std::max(largest, e.second);
+    const double first = 1.0 / largest;  // -c can still make the loop exceed 1
+    double top = 0;
+    for (const auto& e : row) top = std::max(top, e.second * first * (e.first == i ? loop_scale : 1.0));
+    for (auto& e : row) {
+      const double w = e.second * first * (e.first == i ? loop_scale : 1.0) / top;
+      e.second = p.pre_inflation >= 0 ? std::pow(w, p.pre_inflation) : w;
+    }
+    sum = 0;
     for (const auto& e : row) sum += e.second;
     if (sum > 0)
       for (auto& e : row) e.second /= sum;

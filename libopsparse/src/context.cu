@@ -1,4 +1,6 @@
 #include <cuda_runtime.h>
+#include <dlfcn.h>
+
 #include <cstdint>
 
 #include "opsparse/context.hpp"
@@ -12,11 +14,23 @@ bool gpu_available(std::string* why) {
   const cudaError_t err = cudaGetDeviceCount(&n);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
-    if (why) *why = std::string("no usable CUDA device: ") + cudaGetErrorString(err);
+    if (why) {
+      // The runtime is linked statically and loads the driver itself: without one it says
+      // "driver version is insufficient", which reads like an old driver on a machine that
+      // simply has no GPU.
+      void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+      if (driver) ::dlclose(driver);
+      if (!driver)
+        *why = "no CUDA device found (no NVIDIA driver is installed: libcuda.so.1 is missing)";
+      else if (err == cudaErrorNoDevice)
+        *why = "no CUDA device found";
+      else
+        *why = std::string("no usable CUDA device: ") + cudaGetErrorString(err);
+    }
     return false;
   }
   if (n == 0) {
-    if (why) *why = "no CUDA device present";
+    if (why) *why = "no CUDA device found";
     return false;
   }
   return true;

@@ -1,0 +1,200 @@
+// opsparse-mcl on the inputs and command lines of issue #21, as a new user tried them: a failed
+// run must not touch the user's files, odd input is an error naming file and line (never a
+// silent wrong answer), parameters are checked as they are used, and the program says which
+// engine runs.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "common/backend.hpp"
+#include "mcl.hpp"
+#include "mcl_test_util.hpp"
+#include "test_support.hpp"
+
+#ifdef OPSPARSE_MCL_EXE
+namespace {
+
+using namespace opsparse::mcl::test;
+namespace fs = std::filesystem;
+
+struct robust_files {
+  static constexpr const char* name = "robust";
+};
+class MclRobust : public files_suite<robust_files> {
+ protected:
+  /// Runs opsparse-mcl in the scratch folder; returns its exit status (-1 when it was killed),
+  /// with standard output and error captured.
+  static int run(const std::string& args, std::string* out = nullptr, std::string* err = nullptr,
+                 const std::string& stdin_text = std::string()) {
+    static const std::string exe = opsparse::test::program_path("opsparse-mcl", OPSPARSE_MCL_EXE);
+    const fs::path o = dir_ / "stdout.txt", e = dir_ / "stderr.txt", i = dir_ / "stdin.bin";
+    write_text(i, stdin_text);
+    const std::string cmd = "cd '" + dir_.string() + "' && '" + exe + "' " + args + " < '" +
+                            i.string() + "' > '" + o.string() + "' 2> '" + e.string() + "'";
+    const int status = std::system(cmd.c_str());
+    if (out) *out = read_text(o);
+    if (err) *err = read_text(e);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  static bool has_mcl() { return std::system("command -v mcl > /dev/null 2>&1") == 0; }
+  /// Debian's mcl on the same file, or "" when it is not installed.
+  static std::string mcl_clusters(const fs::path& abc, const std::string& flags = "") {
+    const fs::path out = dir_ / "mcl.out";
+    const std::string cmd = "mcl '" + abc.string() + "' --abc " + flags + " -o '" +
+                            out.string() + "' > /dev/null 2>&1";
+    return std::system(cmd.c_str()) == 0 ? read_text(out) : std::string();
+  }
+  /// Files in the scratch folder whose names start with '.': temporary files left behind.
+  static int hidden_files() {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(dir_))
+      if (e.path().filename().string().front() == '.') ++n;
+    return n;
+  }
+};
+
+const std::string two_triangles = "a\tb\nb\tc\nc\ta\nd\te\ne\tf\nf\td\nc\td\t0.1\n";
+
+TEST_F(MclRobust, AFailedRunLeavesAnExistingOutputAsItWas) {
+  // Once: results.txt truncated, then removed, on a bad input.
+  file("results.txt", "precious\n");
+  file("bad.txt", "1 2\nnot an edge\n");
+  std::string err;
+  EXPECT_EQ(run("bad.txt -o results.txt --backend cpu", nullptr, &err), 1);
+  EXPECT_NE(err.find("bad.txt:2"), std::string::npos) << err;
+  EXPECT_EQ(read_text(dir_ / "results.txt"), "precious\n");
+  EXPECT_EQ(hidden_files(), 0);
+  // A good run replaces it.
+  file("good.abc", two_triangles);
+  EXPECT_EQ(run("good.abc -o results.txt --backend cpu --quiet", nullptr, &err), 0) << err;
+  EXPECT_EQ(read_text(dir_ / "results.txt"), "a\tb\tc\nd\te\tf\n");
+  EXPECT_EQ(hidden_files(), 0);
+}
+
+TEST_F(MclRobust, TheInputIsRefusedAsOutput) {
+  // Once: -o graph.abc on input graph.abc emptied the input, then deleted it.
+  file("graph.abc", two_triangles);
+  std::string err;
+  EXPECT_EQ(run("graph.abc -o graph.abc --backend cpu", nullptr, &err), 2);
+  EXPECT_NE(err.find("is the input file"), std::string::npos) << err;
+  EXPECT_EQ(run("graph.abc -o ./graph.abc --backend cpu", nullptr, &err), 2);
+  EXPECT_EQ(read_text(dir_ / "graph.abc"), two_triangles);
+}
+
+TEST_F(MclRobust, ADeviceNodeAsOutputIsWrittenNotRemoved) {
+  file("bad2.txt", "1 2\nx\n");
+  EXPECT_EQ(run("bad2.txt -o /dev/null --backend cpu"), 1);
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  file("ok.abc", two_triangles);
+  EXPECT_EQ(run("ok.abc -o /dev/null --backend cpu --quiet"), 0);
+}
+
+TEST_F(MclRobust, NulBytesAreAnErrorWithTheLine) {
+  // Once: the third line was skipped and 3 of 5 vertices clustered, exit 0.
+  std::string err;
+  EXPECT_EQ(run("- -o - --backend cpu", nullptr, &err, std::string("1 2\n2 3\n") + '\0' + "3 4\n4 5\n"), 1);
+  EXPECT_NE(err.find(":3: NUL byte"), std::string::npos) << err;
+}
+
+TEST_F(MclRobust, HugeWeightsGiveMclsPartition) {
+  // Once: the column sums overflowed at ~6e307 and every node landed in one cluster (mcl: 2).
+  const fs::path g = file("huge.abc",
+                          "a\tb\t1e308\nb\tc\t1e308\nc\ta\t1e308\nd\te\t1e308\ne\tf\t1e308\n"
+                          "f\td\t1e308\nc\td\t1e300\n");
+  std::string out, err;
+  ASSERT_EQ(run("huge.abc -o - --backend cpu --quiet", &out, &err), 0) << err;
+  EXPECT_EQ(out, "a\tb\tc\nd\te\tf\n");
+  if (has_mcl()) EXPECT_EQ(parse_partition(out), parse_partition(mcl_clusters(g)));
+  // Scaling every weight by one factor changes no probability: with -c and -pi on top, the
+  // huge weights cluster as the same graph scaled down to 1 (where mcl agrees; on the huge
+  // weights mcl's floats overflow to infinity and it does not).
+  const fs::path small = file("small.abc",
+                              "a\tb\t1\nb\tc\t1\nc\ta\t1\nd\te\t1\ne\tf\t1\n"
+                              "f\td\t1\nc\td\t1e-8\n");
+  for (const std::string flags : {"", " -pi 3", " -pi 0.5 --discard-loops=n -c 5", " -c 3"}) {
+    std::string want;
+    ASSERT_EQ(run("small.abc -o - --backend cpu --quiet" + flags, &want, &err), 0) << err;
+    ASSERT_EQ(run("huge.abc -o - --backend cpu --quiet" + flags, &out, &err), 0) << err;
+    EXPECT_EQ(out, want) << flags;
+  }
+  if (has_mcl()) EXPECT_EQ(parse_partition(out), parse_partition(mcl_clusters(small, "-c 3")));
+}
+
+TEST_F(MclRobust, AbcLabelsWithSpacesAsMclReadsThem) {
+  // Once: "x<TAB>gene 1" was read as labels x, gene and the weight 1.
+  const fs::path g = file("spaces.abc", "x\tgene 1\ngene 1\ty\tz 2\nx\ty\n");
+  std::string out, err;
+  EXPECT_EQ(run("spaces.abc -o - --backend cpu --quiet", &out, &err), 1) << out;
+  EXPECT_NE(err.find("spaces.abc:2: expected a numeric weight, found 'z 2'"), std::string::npos) << err;
+  const fs::path ok = file("spaces_ok.abc", "x\tgene 1\ngene 1\ty\t2\nx\ty\n");
+  ASSERT_EQ(run("spaces_ok.abc -o - --backend cpu --quiet", &out, &err), 0) << err;
+  EXPECT_EQ(parse_partition(out), (partition{{"x", "gene 1", "y"}}));
+  if (has_mcl()) EXPECT_EQ(parse_partition(out), parse_partition(mcl_clusters(ok)));
+}
+
+TEST_F(MclRobust, ANegativeWeightNamesFileAndLine) {
+  file("neg.abc", "a\tb\t1\n\nb\tc\t-2\n");
+  std::string err;
+  EXPECT_EQ(run("neg.abc -o - --backend cpu", nullptr, &err), 1);
+  EXPECT_NE(err.find("neg.abc:3: negative weight '-2'"), std::string::npos) << err;
+}
+
+TEST_F(MclRobust, ParametersAreCheckedAsTheyAreUsed) {
+  file("p.abc", two_triangles);
+  std::string err;
+  // -I 1e-50 is 0 as mcl's float: once accepted and used as 0.
+  EXPECT_EQ(run("p.abc -I 1e-50 --backend cpu", nullptr, &err), 2);
+  EXPECT_NE(err.find("float"), std::string::npos) << err;
+  EXPECT_EQ(run("p.abc -c 1e39 --backend cpu", nullptr, &err), 2);
+  // -scheme 0 once exited 1 like a failed run.
+  EXPECT_EQ(run("p.abc -scheme 0 --backend cpu", nullptr, &err), 2);
+  EXPECT_NE(err.find("-scheme"), std::string::npos) << err;
+  EXPECT_EQ(run("p.abc -te 2 --threads 2 --backend cpu", nullptr, &err), 2);
+}
+
+TEST_F(MclRobust, TooManyThreadsAreCappedWithAWarning) {
+  // Once: SIGSEGV.
+  file("t.abc", two_triangles);
+  std::string out, err;
+  ASSERT_EQ(run("t.abc -o - -te 100000 --backend cpu", &out, &err), 0) << err;
+  EXPECT_NE(err.find("warning: -te 100000 is more than the"), std::string::npos) << err;
+  EXPECT_EQ(out, "a\tb\tc\nd\te\tf\n");
+  ASSERT_EQ(run("t.abc -o - --threads 100000 --backend cpu", &out, &err), 0) << err;
+  EXPECT_NE(err.find("warning: --threads 100000"), std::string::npos) << err;
+}
+
+TEST_F(MclRobust, SaysWhichBackendRunsAndWhy) {
+  file("b.abc", two_triangles);
+  std::string out, err;
+  ASSERT_EQ(run("b.abc -o - --backend cpu", &out, &err), 0) << err;
+  EXPECT_NE(err.find("[opsparse-mcl] backend: cpu (--backend cpu)\n"), std::string::npos) << err;
+  ASSERT_EQ(run("b.abc -o - --backend cpu --quiet", &out, &err), 0);
+  EXPECT_EQ(err, "");
+  ASSERT_EQ(run("b.abc -o - --backend auto", &out, &err), 0) << err;
+  std::string why;
+  if (opsparse::apps::resolve_backend("auto", &why) == opsparse::apps::backend::gpu)
+    EXPECT_NE(err.find("backend: gpu ("), std::string::npos) << err;
+  else
+    EXPECT_NE(err.find("backend: cpu (" + why + ")"), std::string::npos) << err;
+#ifndef OPSPARSE_HAS_GPU_ENGINE
+  EXPECT_NE(err.find("no GPU engine"), std::string::npos) << err;
+#endif
+}
+
+TEST_F(MclRobust, VersionAndHelp) {
+  std::string out;
+  ASSERT_EQ(run("--version", &out), 0);
+  EXPECT_EQ(out.rfind("opsparse-mcl (OpSparse) ", 0), 0u) << out;
+  ASSERT_EQ(run("--help", &out), 0);
+  for (const char* word : {"--threads", "--version", "renamed", "undirected"})
+    EXPECT_NE(out.find(word), std::string::npos) << "--help lacks " << word;
+}
+
+}  // namespace
+#endif
