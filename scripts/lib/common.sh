@@ -31,7 +31,11 @@ opsparse_ensure_deps() {
 }
 
 # opsparse_configure <build-dir> [cmake args...]
+# $OPSPARSE_CMAKE_ARGS adds configure arguments, split at spaces (e.g. "-DOPSPARSE_GPU=OFF
+# -DOPSPARSE_BUILD_BENCH=OFF" for a host-only build); they come last, so they win.
 opsparse_configure() {
   local build=$1; shift
-  cmake -S "$(opsparse_root)" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+  local extra=()
+  read -r -a extra <<<"${OPSPARSE_CMAKE_ARGS:-}"
+  cmake -S "$(opsparse_root)" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" "${extra[@]}" >/dev/null
 }

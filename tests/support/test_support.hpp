@@ -14,27 +14,73 @@
 
 namespace opsparse::test {
 
-/// ../shared/datasets (or $OPSPARSE_DATASETS); empty when absent.
-inline std::string datasets_dir() {
-  if (const char* env = std::getenv("OPSPARSE_DATASETS")) return env;
-  const std::string d = OPSPARSE_DATASETS_DIR;
-  return std::filesystem::is_directory(d) ? d : std::string();
+// Where the data and the programs are. Test binaries run in the build tree, in a copy of it, or
+// staged into one folder on another machine (scripts/gpu-check), so a path compiled in may not
+// exist where they run. Every lookup tries, in order: the environment (OPSPARSE_SOURCE_DIR,
+// OPSPARSE_DATASETS, OPSPARSE_BIN_DIR), a path relative to the running binary when it exists, and
+// last the path CMake compiled in. A variable that is set wins even when the path it names is
+// missing: a wrong setting then fails loudly instead of quietly using another copy of the tree.
+namespace detail {
+
+/// The running binary's folder (/proc/self/exe); empty where that link cannot be read.
+inline std::filesystem::path exe_dir() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path() : exe.parent_path();
+}
+
+/// `start/relative` or the same under the nearest ancestor of `start` where it exists; empty when
+/// it exists under none. The nearest wins, so that a copied tree holding the binaries is preferred
+/// to the tree the copy sits in.
+inline std::string find_upwards(const std::filesystem::path& start, const std::string& relative) {
+  std::error_code ec;
+  for (std::filesystem::path dir = start; !dir.empty(); dir = dir.parent_path()) {
+    const std::filesystem::path candidate = dir / relative;
+    if (std::filesystem::exists(candidate, ec)) return candidate.string();
+    if (dir == dir.parent_path()) break;
+  }
+  return std::string();
+}
+
+/// $env_var/relative when the variable is set, else `found` when not empty, else `compiled`.
+inline std::string pick(const char* env_var, const std::string& relative, const std::string& found,
+                        const std::string& compiled) {
+  if (const char* dir = std::getenv(env_var)) return std::string(dir) + "/" + relative;
+  return found.empty() ? compiled : found;
+}
+
+}  // namespace detail
+
+/// A file or folder of the source tree: $OPSPARSE_SOURCE_DIR/<relative>; else <relative> under the
+/// nearest ancestor of the binary's folder that holds it; else the compiled path.
+inline std::string source_path(const char* relative, const char* built_path) {
+  return detail::pick("OPSPARSE_SOURCE_DIR", relative,
+                      detail::find_upwards(detail::exe_dir(), relative), built_path);
 }
 
 /// tests/data: tiny hand-written files committed with the project.
-inline std::string test_data_dir() { return OPSPARSE_TEST_DATA_DIR; }
+inline std::string test_data_dir() { return source_path("tests/data", OPSPARSE_TEST_DATA_DIR); }
 
-/// A program built with the project: $OPSPARSE_BIN_DIR/<name> when set (binaries staged on
-/// another machine, as scripts/gpu-check does), else the path CMake compiled in.
+/// A program built with the project: $OPSPARSE_BIN_DIR/<name>; else <name> beside the running
+/// binary (binaries staged into one folder); else the path CMake compiled in.
 inline std::string program_path(const char* name, const char* built_path) {
-  if (const char* dir = std::getenv("OPSPARSE_BIN_DIR")) return std::string(dir) + "/" + name;
-  return built_path;
+  std::error_code ec;
+  const std::filesystem::path beside = detail::exe_dir() / name;
+  const bool staged = !detail::exe_dir().empty() && std::filesystem::is_regular_file(beside, ec);
+  return detail::pick("OPSPARSE_BIN_DIR", name, staged ? beside.string() : std::string(),
+                      built_path);
 }
 
-/// A file of the source tree: $OPSPARSE_SOURCE_DIR/<relative> when set, else the compiled path.
-inline std::string source_path(const char* relative, const char* built_path) {
-  if (const char* dir = std::getenv("OPSPARSE_SOURCE_DIR")) return std::string(dir) + "/" + relative;
-  return built_path;
+/// The shared real data sets: $OPSPARSE_DATASETS; else shared/datasets under the nearest ancestor
+/// of the binary's folder (the project sits beside ../shared); else the compiled path. Empty when
+/// neither exists: tests that need them skip.
+inline std::string datasets_dir() {
+  if (const char* env = std::getenv("OPSPARSE_DATASETS")) return env;
+  const std::string found = detail::find_upwards(detail::exe_dir(), "shared/datasets");
+  if (!found.empty()) return found;
+  const std::string d = OPSPARSE_DATASETS_DIR;
+  std::error_code ec;
+  return std::filesystem::is_directory(d, ec) ? d : std::string();
 }
 
 /// True when the environment demands that GPU tests run (gpu-check sets it).

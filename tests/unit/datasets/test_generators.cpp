@@ -421,14 +421,14 @@ TEST(datasets_rmat, EdgeCountLoopsAndSymmetry) {
   EXPECT_GT(ds::compute_product_count(a).max_row, 200);
 }
 
-TEST(datasets_rmat, TenMillionNonzerosInSeconds) {
+TEST(datasets_rmat, TenMillionNonzeros) {
   // The benchmark's big graph input: scale 20, edge factor 8 (8.4M edges, ~8.2M distinct);
-  // symmetric doubles it. Measured ~1 s (directed) on the 2-core development machine.
+  // symmetric doubles it. Measured ~1 s (directed) on the 2-core development machine; the time is
+  // recorded, not asserted (it depends on the machine's load; `opsparse-gen rmat` prints it).
   const auto t0 = std::chrono::steady_clock::now();
   const host_csr<double> a = ds::rmat(20, 8, 0.57, 0.19, 0.19, 1);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_GT(a.nnz(), 8000000);
-  EXPECT_LT(s, 20.0) << "generation took " << s << " s";
   RecordProperty("rmat_20_8_seconds", std::to_string(s));
 }
 
