@@ -6,6 +6,8 @@
 // --ablation, each of the paper's optimisations switched off in turn.
 #include <cuda_runtime.h>
 
+#include <boost/program_options.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,10 +18,12 @@
 #include <iostream>
 #include <numeric>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cusparse_spgemm.hpp"
+#include "report.hpp"
 #if OPSPARSE_BENCH_HAS_GEN
 #include "opsparse_datasets/generators.hpp"
 #endif
@@ -28,10 +32,12 @@
 #include "opsparse/spgemm.hpp"
 
 using namespace opsparse;
+namespace po = boost::program_options;
 
 namespace {
 
 struct args {
+  bool help = false;
   std::vector<std::string> files;
   std::string b_file;
   bool use_float = false;
@@ -42,82 +48,163 @@ struct args {
   std::string csv, json;
 };
 
-void usage() {
-  std::cout <<
-      "usage: opsparse-bench [options] A.mtx [A2.mtx ...]\n"
-      "  C = A*A for each Matrix Market file (or C = A*B with --b B.mtx), double precision.\n"
-      "  --suite FILE   read matrices from FILE, one per line ('#' comments): a .mtx path\n"
-      "                 (relative to FILE) or `paper NAME SCALE` (a generated stand-in)\n"
-      "  gen:NAME[:SCALE]  a generated stand-in of the paper's matrix NAME (opsparse-gen list)\n"
-      "  --b FILE       multiply every A by this B instead of squaring\n"
-      "  --float        single precision\n"
-      "  --runs N       timed runs after one warm-up (default 10, as the paper)\n"
-      "  --ablation     also time each optimisation switched off (paper Figs. 8-12)\n"
-      "  --variants V,W only these ablation variants (implies --ablation), e.g.\n"
-      "                 no-product-flattening,paper-global-hash\n"
-      "  --no-cusparse  skip the cuSPARSE peer\n"
-      "  --csv FILE     write one row per matrix (and per ablation variant)\n"
-      "  --json FILE    write the same with the GPU, CUDA version and git commit\n"
-      "  -h, --help     this text\n"
-      "Progress goes to stderr, the table to stdout.\n";
+/// A command-line mistake: reported with a hint to --help, exit status 2.
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// An ablation variant: the default options with one of the paper's optimisations off.
+struct variant {
+  const char* name;
+  spgemm_options o;
+};
+
+std::vector<variant> ablation_variants() {
+  std::vector<variant> vs;
+  auto add = [&](const char* n, auto f) {
+    spgemm_options x;
+    f(x);
+    vs.push_back({n, x});
+  };
+  add("global-atomic-binning", [](spgemm_options& x) { x.shared_binning = false; });
+  add("multi-access-hash", [](spgemm_options& x) { x.single_access_hash = false; });
+  add("paper-hash", [](spgemm_options& x) { x.paper_hash = true; });
+  add("sym-range-1.0", [](spgemm_options& x) { x.symbolic_range = 1.0; });
+  add("sym-range-1.5", [](spgemm_options& x) { x.symbolic_range = 1.5; });
+  add("num-range-1.0", [](spgemm_options& x) { x.numeric_range = 1.0; });
+  add("num-range-1.5", [](spgemm_options& x) { x.numeric_range = 1.5; });
+  add("num-range-3.0", [](spgemm_options& x) { x.numeric_range = 3.0; });
+  add("natural-launch-order", [](spgemm_options& x) { x.large_rows_first = false; });
+  add("no-alloc-overlap", [](spgemm_options& x) { x.overlap_allocation = false; });
+  add("no-memory-pool", [](spgemm_options& x) { x.pooled_memory = false; });
+  add("bitonic-sort", [](spgemm_options& x) { x.radix_sort_rows = false; });
+  add("full-tables", [](spgemm_options& x) { x.row_sized_tables = false; });
+  add("unsorted", [](spgemm_options& x) { x.sorted = false; });
+  add("paper-global-hash", [](spgemm_options& x) { x.dense_long_rows = false; });
+  add("no-product-flattening", [](spgemm_options& x) { x.flatten_products = false; });
+  return vs;
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string w; std::getline(ss, w, ',');)
+    if (!w.empty()) out.push_back(w);
+  return out;
+}
+
+po::options_description visible_options() {
+  std::string names;
+  for (const variant& v : ablation_variants()) names += std::string(names.empty() ? "" : ", ") + v.name;
+  po::options_description d(
+      "usage: opsparse-bench [options] MATRIX [MATRIX ...]\n"
+      "C = A*A for each MATRIX A (or C = A*B with --b), in double precision unless --float.\n"
+      "MATRIX: a Matrix Market file, or gen:NAME[:SCALE], a generated stand-in of the paper's\n"
+      "matrix NAME (opsparse-gen list) with SCALE in (0, 1] of its rows (default 1).\n"
+      "Progress goes to stderr, the table to stdout. Exit status: 0 when every result matches\n"
+      "the reference, 2 on a usage error or a result that differs, 1 on other errors.\n\nOptions");
+  // clang-format off
+  d.add_options()
+    ("help,h", "show this help and exit")
+    ("suite", po::value<std::vector<std::string>>()->value_name("FILE"),
+     "read matrices from FILE, one per line ('#' comments): a .mtx path (relative to FILE) or "
+     "`paper NAME SCALE` (a generated stand-in); may be given more than once, the matrices then "
+     "run in command-line order")
+    ("b", po::value<std::string>()->value_name("FILE"),
+     "multiply every A by this B instead of squaring it (default: C = A*A)")
+    ("float", "single precision (default: double)")
+    ("runs", po::value<int>()->default_value(10)->value_name("N"),
+     "timed runs after one warm-up, >= 1 (the paper's 10)")
+    ("ablation", "also time each optimisation switched off (paper Figs. 8-12)")
+    ("variants", po::value<std::string>()->value_name("V,W"),
+     ("only these ablation variants, comma-separated (implies --ablation, which runs all): " +
+      names).c_str())
+    ("no-cusparse", "skip the cuSPARSE peer (results are then checked against the CPU engine)")
+    ("csv", po::value<std::string>()->value_name("FILE"),
+     "write one row per matrix (and per ablation variant), RFC 4180 quoting")
+    ("json", po::value<std::string>()->value_name("FILE"),
+     "write the same with the GPU, CUDA version and git commit (NaN and inf as null)");
+  // clang-format on
+  return d;
+}
+
+/// The matrices of a suite file, in its order.
+std::vector<std::string> read_suite(const std::string& f) {
+  std::ifstream in(f);
+  if (!in) throw usage_error("--suite: cannot read suite file " + f);
+  const auto base = std::filesystem::path(f).parent_path();
+  std::vector<std::string> files;
+  std::string line;
+  while (std::getline(in, line)) {
+    line.erase(0, line.find_first_not_of(" \t"));
+    if (line.empty() || line[0] == '#') continue;
+    line.erase(line.find_last_not_of(" \t\r") + 1);
+    if (line.rfind("paper ", 0) == 0) {
+      std::istringstream ls(line.substr(6));
+      std::string nm, sc = "1";
+      ls >> nm >> sc;
+      files.push_back("gen:" + nm + ":" + sc);
+      continue;
+    }
+    std::filesystem::path p(line);
+    files.push_back((p.is_absolute() ? p : base / p).string());
+  }
+  return files;
 }
 
 args parse(int argc, char** argv) {
+  po::options_description visible = visible_options();
+  po::options_description hidden;
+  hidden.add_options()("matrix", po::value<std::vector<std::string>>(), "matrix");
+  po::options_description all;
+  all.add(visible).add(hidden);
+  po::positional_options_description pos;
+  pos.add("matrix", -1);
+  namespace st = po::command_line_style;
+  // No abbreviations: a prefix unique today stops being so when an option is added, and the
+  // scripts that used it would break.
+  const int style = st::default_style & ~st::allow_guessing;
+  po::variables_map vm;
+  po::parsed_options parsed(nullptr);
+  try {
+    parsed = po::command_line_parser(argc, argv).options(all).positional(pos).style(style).run();
+    po::store(parsed, vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw usage_error(e.what());
+  }
   args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(s + " needs a value");
-      return argv[++i];
-    };
-    if (s == "-h" || s == "--help") {
-      usage();
-      std::exit(0);
-    } else if (s == "--suite") {
-      const std::string f = next();
-      std::ifstream in(f);
-      if (!in) throw std::invalid_argument("cannot read suite file " + f);
-      const auto base = std::filesystem::path(f).parent_path();
-      std::string line;
-      while (std::getline(in, line)) {
-        line.erase(0, line.find_first_not_of(" \t"));
-        if (line.empty() || line[0] == '#') continue;
-        line.erase(line.find_last_not_of(" \t\r") + 1);
-        if (line.rfind("paper ", 0) == 0) {
-          std::istringstream ls(line.substr(6));
-          std::string nm, sc = "1";
-          ls >> nm >> sc;
-          a.files.push_back("gen:" + nm + ":" + sc);
-          continue;
-        }
-        std::filesystem::path p(line);
-        a.files.push_back((p.is_absolute() ? p : base / p).string());
-      }
-    } else if (s == "--b") {
-      a.b_file = next();
-    } else if (s == "--float") {
-      a.use_float = true;
-    } else if (s == "--ablation") {
-      a.ablation = true;
-    } else if (s == "--variants") {
-      a.ablation = true;
-      a.variants = next();
-    } else if (s == "--no-cusparse") {
-      a.cusparse = false;
-    } else if (s == "--runs") {
-      a.runs = std::stoi(next());
-      if (a.runs < 1) throw std::invalid_argument("--runs must be at least 1");
-    } else if (s == "--csv") {
-      a.csv = next();
-    } else if (s == "--json") {
-      a.json = next();
-    } else if (!s.empty() && s[0] == '-') {
-      throw std::invalid_argument("unknown option " + s + " (see --help)");
-    } else {
-      a.files.push_back(s);
+  if (vm.count("help")) {
+    a.help = true;
+    return a;
+  }
+  // Suites and single matrices keep the order in which they were given.
+  for (const po::option& o : parsed.options) {
+    if (o.string_key == "suite") {
+      for (const auto& f : read_suite(o.value.at(0))) a.files.push_back(f);
+    } else if (o.string_key == "matrix") {
+      a.files.push_back(o.value.at(0));
     }
   }
-  if (a.files.empty()) throw std::invalid_argument("no matrix given (see --help)");
+  if (vm.count("b")) a.b_file = vm["b"].as<std::string>();
+  a.use_float = vm.count("float") != 0;
+  a.ablation = vm.count("ablation") != 0;
+  if (vm.count("variants")) {
+    a.ablation = true;
+    a.variants = vm["variants"].as<std::string>();
+    const std::vector<std::string> wanted = split_commas(a.variants);
+    if (wanted.empty()) throw usage_error("--variants needs at least one variant name");
+    const std::vector<variant> known = ablation_variants();
+    for (const auto& w : wanted)
+      if (std::none_of(known.begin(), known.end(), [&](const variant& v) { return w == v.name; }))
+        throw usage_error("--variants: unknown variant '" + w + "' (see --help)");
+  }
+  a.cusparse = vm.count("no-cusparse") == 0;
+  a.runs = vm["runs"].as<int>();
+  if (a.runs < 1) throw usage_error("--runs must be at least 1");
+  if (vm.count("csv")) a.csv = vm["csv"].as<std::string>();
+  if (vm.count("json")) a.json = vm["json"].as<std::string>();
+  if (a.files.empty()) throw usage_error("no matrix given");
   return a;
 }
 
@@ -172,24 +259,7 @@ std::vector<float> timed(context& ctx, timer& t, const device_csr<T>& a, const d
   return ms;
 }
 
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    o += c;
-  }
-  return o;
-}
-
-struct row {
-  std::string matrix, variant;
-  long long rows = 0, nnz_a = 0, products = 0, nnz_c = 0;
-  double ms_mean = 0, ms_median = 0, gflops = 0, steady_ms = 0, steady_gflops = 0;
-  double ph_setup = 0, ph_symbin = 0, ph_sym = 0, ph_numbin = 0, ph_num = 0;
-  std::string cus_alg;
-  double cus_ms_median = 0, cus_gflops = 0, speedup = 0;
-  std::string check;
-};
+using row = bench::result_row;
 
 template <class T>
 int run(const args& ar) {
@@ -311,32 +381,7 @@ int run(const args& ar) {
     std::cerr << ", " << r.check << "\n";
     rows.push_back(r);
     if (ar.ablation) {
-      struct variant {
-        const char* name;
-        spgemm_options o;
-      };
-      std::vector<variant> vs;
-      auto add = [&](const char* n, auto f) {
-        spgemm_options x;
-        f(x);
-        vs.push_back({n, x});
-      };
-      add("global-atomic-binning", [](spgemm_options& x) { x.shared_binning = false; });
-      add("multi-access-hash", [](spgemm_options& x) { x.single_access_hash = false; });
-      add("paper-hash", [](spgemm_options& x) { x.paper_hash = true; });
-      add("sym-range-1.0", [](spgemm_options& x) { x.symbolic_range = 1.0; });
-      add("sym-range-1.5", [](spgemm_options& x) { x.symbolic_range = 1.5; });
-      add("num-range-1.0", [](spgemm_options& x) { x.numeric_range = 1.0; });
-      add("num-range-1.5", [](spgemm_options& x) { x.numeric_range = 1.5; });
-      add("num-range-3.0", [](spgemm_options& x) { x.numeric_range = 3.0; });
-      add("natural-launch-order", [](spgemm_options& x) { x.large_rows_first = false; });
-      add("no-alloc-overlap", [](spgemm_options& x) { x.overlap_allocation = false; });
-      add("no-memory-pool", [](spgemm_options& x) { x.pooled_memory = false; });
-      add("bitonic-sort", [](spgemm_options& x) { x.radix_sort_rows = false; });
-      add("full-tables", [](spgemm_options& x) { x.row_sized_tables = false; });
-      add("unsorted", [](spgemm_options& x) { x.sorted = false; });
-      add("paper-global-hash", [](spgemm_options& x) { x.dense_long_rows = false; });
-      add("no-product-flattening", [](spgemm_options& x) { x.flatten_products = false; });
+      std::vector<variant> vs = ablation_variants();
       if (!ar.variants.empty())
         vs.erase(std::remove_if(vs.begin(), vs.end(), [&](const variant& v) {
                    return ("," + ar.variants + ",").find("," + std::string(v.name) + ",") ==
@@ -394,44 +439,27 @@ int run(const args& ar) {
                 r.variant.c_str(), r.ph_setup, r.ph_symbin, r.ph_sym, r.ph_numbin, r.ph_num,
                 tot > 0 ? 100.0 * (r.ph_symbin + r.ph_numbin) / tot : 0.0);
   }
-  const char* header =
-      "matrix,variant,rows,nnz_a,products,nnz_c,ms_mean,ms_median,gflops,steady_ms,steady_gflops,"
-      "ms_setup,ms_symbolic_binning,ms_symbolic,ms_numeric_binning,ms_numeric,cusparse_alg,"
-      "cusparse_ms_median,cusparse_gflops,speedup,check";
-  auto csv_line = [](const row& r) {
-    std::ostringstream o;
-    o << r.matrix << "," << r.variant << "," << r.rows << "," << r.nnz_a << "," << r.products << ","
-      << r.nnz_c << "," << r.ms_mean << "," << r.ms_median << "," << r.gflops << "," << r.steady_ms
-      << "," << r.steady_gflops << "," << r.ph_setup << "," << r.ph_symbin << "," << r.ph_sym << ","
-      << r.ph_numbin << "," << r.ph_num << "," << r.cus_alg << "," << r.cus_ms_median << ","
-      << r.cus_gflops << "," << r.speedup << "," << r.check;
-    return o.str();
-  };
   if (!ar.csv.empty()) {
-    std::ofstream o(ar.csv);
-    o << header << "\n";
-    for (const auto& r : rows) o << csv_line(r) << "\n";
+    std::ofstream o(ar.csv, std::ios::binary | std::ios::trunc);
+    if (!o) throw std::runtime_error("cannot open --csv file '" + ar.csv + "' for writing");
+    bench::write_csv(o, rows);
+    o.close();
+    if (!o) throw std::runtime_error("error writing --csv file '" + ar.csv + "'");
   }
   if (!ar.json.empty()) {
-    std::ofstream o(ar.json);
-    o << "{\n  \"gpu\": \"" << json_escape(d.name) << "\",\n  \"compute_capability\": \"" << d.cc_major
-      << "." << d.cc_minor << "\",\n  \"sm_count\": " << d.sm_count << ",\n  \"cuda_runtime\": \""
-      << rt / 1000 << "." << (rt % 1000) / 10 << "\",\n  \"git_commit\": \"" << OPSPARSE_GIT_COMMIT
-      << "\",\n  \"precision\": \"" << (std::is_same_v<T, double> ? "double" : "float")
-      << "\",\n  \"runs\": " << ar.runs << ",\n  \"results\": [\n";
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto& r = rows[i];
-      o << "    {\"matrix\": \"" << json_escape(r.matrix) << "\", \"variant\": \"" << r.variant
-        << "\", \"rows\": " << r.rows << ", \"nnz_a\": " << r.nnz_a << ", \"products\": " << r.products
-        << ", \"nnz_c\": " << r.nnz_c << ", \"ms_mean\": " << r.ms_mean << ", \"ms_median\": "
-        << r.ms_median << ", \"gflops\": " << r.gflops << ", \"steady_ms\": " << r.steady_ms
-        << ", \"steady_gflops\": " << r.steady_gflops << ", \"phases_ms\": [" << r.ph_setup << ", "
-        << r.ph_symbin << ", " << r.ph_sym << ", " << r.ph_numbin << ", " << r.ph_num
-        << "], \"cusparse_alg\": \"" << r.cus_alg << "\", \"cusparse_ms_median\": " << r.cus_ms_median
-        << ", \"cusparse_gflops\": " << r.cus_gflops << ", \"speedup\": " << r.speedup
-        << ", \"check\": \"" << json_escape(r.check) << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
-    }
-    o << "  ]\n}\n";
+    bench::run_info info;
+    info.gpu = d.name;
+    info.compute_capability = std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
+    info.sm_count = d.sm_count;
+    info.cuda_runtime = std::to_string(rt / 1000) + "." + std::to_string((rt % 1000) / 10);
+    info.git_commit = OPSPARSE_GIT_COMMIT;
+    info.precision = std::is_same_v<T, double> ? "double" : "float";
+    info.runs = ar.runs;
+    std::ofstream o(ar.json, std::ios::binary | std::ios::trunc);
+    if (!o) throw std::runtime_error("cannot open --json file '" + ar.json + "' for writing");
+    bench::write_json(o, info, rows);
+    o.close();
+    if (!o) throw std::runtime_error("error writing --json file '" + ar.json + "'");
   }
   for (const auto& r : rows)
     if (r.variant == "opsparse" && r.check.rfind("ok", 0) != 0) return 2;
@@ -443,12 +471,19 @@ int run(const args& ar) {
 int main(int argc, char** argv) {
   try {
     const args a = parse(argc, argv);
+    if (a.help) {
+      std::cout << visible_options() << "\n";
+      return 0;
+    }
     std::string why;
     if (!gpu_available(&why)) {
       std::cerr << "opsparse-bench: needs a GPU: " << why << "\n";
       return 1;
     }
     return a.use_float ? run<float>(a) : run<double>(a);
+  } catch (const usage_error& e) {
+    std::cerr << "opsparse-bench: " << e.what() << "\n(try opsparse-bench --help)\n";
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "opsparse-bench: " << e.what() << "\n";
     return 1;

@@ -21,6 +21,8 @@ extern "C" {
 #include <GraphBLAS.h>
 }
 
+#include <boost/program_options.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -45,6 +47,7 @@ extern "C" {
 
 namespace {
 
+namespace po = boost::program_options;
 using opsparse::host_csr;
 using opsparse::index_t;
 using opsparse::offset_t;
@@ -319,78 +322,138 @@ int run_bfs(const std::string& spec, const std::string& sources_arg, long long r
   return 0;
 }
 
-const char* usage_text =
+constexpr const char* usage_intro =
     "Usage: opsparse-graphblas-peer tc  GRAPH [--runs N] [--presort auto|none|ascending]\n"
     "                                        [--threads T]\n"
     "       opsparse-graphblas-peer bfs GRAPH (--sources IDS|FILE | --random K [--seed S])\n"
     "                                        [--undirected] [--summary FILE]\n"
     "                                        [--semiring any-pair|lor-land] [--threads T]\n"
     "GRAPH: a file as opsparse-triangle/opsparse-msbfs read it, or rmat:SCALE:EDGE_FACTOR:SEED.\n"
-    "--threads 0 (default) keeps GraphBLAS's default (all cores, OMP_NUM_THREADS).\n";
+    "tc prints the median time of C<L> = L*L plus the reduction; bfs one BFS per source.\n";
+
+po::options_description tc_options() {
+  po::options_description d("tc options");
+  // clang-format off
+  d.add_options()
+    ("runs", po::value<int>()->default_value(5)->value_name("N"),
+     "timed runs after one warm-up, >= 1")
+    ("presort", po::value<std::string>()->default_value("auto")->value_name("auto|none|ascending"),
+     "relabel the vertices by ascending degree first (auto: opsparse-triangle's rule for "
+     "Sandia-LL)")
+    ("threads", po::value<int>()->default_value(0)->value_name("T"),
+     "GraphBLAS threads (0: GraphBLAS's default, all cores or OMP_NUM_THREADS)")
+    ("help,h", "show this help and exit");
+  // clang-format on
+  return d;
+}
+
+po::options_description bfs_options() {
+  po::options_description d("bfs options");
+  // clang-format off
+  d.add_options()
+    ("sources,s", po::value<std::string>()->value_name("IDS|FILE"),
+     "a file with one id per line, or a comma-separated list of ids (as opsparse-msbfs)")
+    ("random", po::value<long long>()->value_name("K"), "K >= 1 distinct random sources")
+    ("seed", po::value<unsigned long long>()->default_value(1)->value_name("S"), "seed of --random")
+    ("undirected,u", "symmetrise the graph (default: directed)")
+    ("summary", po::value<std::string>()->value_name("FILE"),
+     "write opsparse-msbfs --summary's file: 'source<TAB>reached<TAB>sum_of_levels<TAB>"
+     "eccentricity<TAB>closeness' per source")
+    ("semiring", po::value<std::string>()->default_value("any-pair")->value_name("any-pair|lor-land"),
+     "semiring of q*A")
+    ("threads", po::value<int>()->default_value(0)->value_name("T"),
+     "GraphBLAS threads (0: GraphBLAS's default, all cores or OMP_NUM_THREADS)")
+    ("help,h", "show this help and exit");
+  // clang-format on
+  return d;
+}
+
+void print_help(std::ostream& os) {
+  os << usage_intro << "\n" << tc_options() << "\n" << bfs_options();
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-      std::cout << usage_text;
-      return args.empty() ? 2 : 0;
+    if (argc < 2) {
+      print_help(std::cerr);
+      return 2;
     }
-    const std::string mode = args[0];
+    const std::string mode = argv[1];
+    if (mode == "-h" || mode == "--help") {
+      print_help(std::cout);
+      return 0;
+    }
     if (mode != "tc" && mode != "bfs") throw usage_error("the mode is tc or bfs, not '" + mode + "'");
-    std::string graph, sources_arg, summary_path, presort = "auto", semiring = "any-pair";
-    long long random_k = -1, runs = 5, threads = 0;
+    const po::options_description visible = mode == "tc" ? tc_options() : bfs_options();
+    po::options_description hidden;
+    hidden.add_options()("graph", po::value<std::vector<std::string>>());
+    po::options_description all;
+    all.add(visible).add(hidden);
+    po::positional_options_description pos;
+    pos.add("graph", -1);
+    namespace st = po::command_line_style;
+    // No abbreviations: a prefix unique today stops being so when an option is added.
+    const int style = st::default_style & ~st::allow_guessing;
+    po::variables_map vm;
+    try {
+      po::store(po::command_line_parser(std::vector<std::string>(argv + 2, argv + argc))
+                    .options(all)
+                    .positional(pos)
+                    .style(style)
+                    .run(),
+                vm);
+      po::notify(vm);
+    } catch (const po::error& e) {
+      throw usage_error(mode + ": " + e.what());
+    }
+    if (vm.count("help")) {
+      print_help(std::cout);
+      return 0;
+    }
+    if (!vm.count("graph")) throw usage_error("no GRAPH given");
+    const auto& graphs = vm["graph"].as<std::vector<std::string>>();
+    if (graphs.size() > 1) throw usage_error("more than one GRAPH: " + graphs[0] + " and " + graphs[1]);
+    const std::string graph = graphs[0];
+    const int threads = vm["threads"].as<int>();
+    if (threads < 0) throw usage_error("--threads must be >= 0");
+
+    int runs = 0;
+    std::string presort, sources_arg, summary_path, semiring;
+    long long random_k = -1;
     unsigned long long seed = 1;
     bool undirected = false;
-    auto value = [&](std::size_t& i) -> const std::string& {
-      if (i + 1 >= args.size()) throw usage_error(args[i] + " needs a value");
-      return args[++i];
-    };
-    auto integer = [&](std::size_t& i) -> long long {
-      const std::string& flag = args[i];
-      const std::string& s = value(i);
-      try {
-        std::size_t used = 0;
-        const long long x = std::stoll(s, &used);
-        if (used != s.size()) throw std::invalid_argument(s);
-        return x;
-      } catch (const std::exception&) {
-        throw usage_error(flag + " expects an integer, not '" + s + "'");
-      }
-    };
-    for (std::size_t i = 1; i < args.size(); ++i) {
-      const std::string& w = args[i];
-      if (w == "--runs") runs = integer(i);
-      else if (w == "--presort") presort = value(i);
-      else if (w == "--threads") threads = integer(i);
-      else if (w == "--sources" || w == "-s") sources_arg = value(i);
-      else if (w == "--random") random_k = integer(i);
-      else if (w == "--seed") seed = static_cast<unsigned long long>(integer(i));
-      else if (w == "--undirected" || w == "-u") undirected = true;
-      else if (w == "--summary") summary_path = value(i);
-      else if (w == "--semiring") semiring = value(i);
-      else if (!w.empty() && w[0] == '-') throw usage_error("unknown option " + w);
-      else if (graph.empty()) graph = w;
-      else throw usage_error("more than one GRAPH: " + graph + " and " + w);
+    if (mode == "tc") {
+      runs = vm["runs"].as<int>();
+      if (runs < 1) throw usage_error("--runs must be >= 1");
+      presort = vm["presort"].as<std::string>();
+      if (presort != "auto" && presort != "none" && presort != "ascending")
+        throw usage_error("--presort must be auto, none or ascending, not '" + presort + "'");
+    } else {
+      if (vm.count("sources")) sources_arg = vm["sources"].as<std::string>();
+      if (vm.count("random")) random_k = vm["random"].as<long long>();
+      seed = vm["seed"].as<unsigned long long>();
+      undirected = vm.count("undirected") != 0;
+      if (vm.count("summary")) summary_path = vm["summary"].as<std::string>();
+      semiring = vm["semiring"].as<std::string>();
+      if (semiring != "any-pair" && semiring != "lor-land")
+        throw usage_error("--semiring must be any-pair or lor-land, not '" + semiring + "'");
+      if (vm.count("sources") == vm.count("random"))
+        throw usage_error("give exactly one of --sources and --random");
+      if (vm.count("random") && random_k < 1) throw usage_error("--random needs K >= 1");
     }
-    if (graph.empty()) throw usage_error("no GRAPH given");
-    if (runs < 1) throw usage_error("--runs must be >= 1");
-    if (threads < 0) throw usage_error("--threads must be >= 0");
-    if (mode == "bfs" && sources_arg.empty() == (random_k < 0))
-      throw usage_error("give exactly one of --sources and --random");
-    if (mode == "bfs" && sources_arg.empty() && random_k < 1) throw usage_error("--random needs K >= 1");
 
     PEER_GRB(GrB_init(GrB_NONBLOCKING));
-    if (threads > 0) PEER_GRB(GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, static_cast<int>(threads)));
+    if (threads > 0) PEER_GRB(GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, threads));
     const int rc = mode == "tc"
-                       ? run_tc(graph, static_cast<int>(runs), presort)
+                       ? run_tc(graph, runs, presort)
                        : run_bfs(graph, sources_arg, random_k, seed, undirected, summary_path,
                                  semiring);
     GrB_finalize();
     return rc;
   } catch (const usage_error& e) {
-    std::cerr << program << ": " << e.what() << "\n" << usage_text;
+    std::cerr << program << ": " << e.what() << "\n(try " << program << " --help)\n";
     return 2;
   } catch (const std::invalid_argument& e) {
     std::cerr << program << ": " << e.what() << "\n";

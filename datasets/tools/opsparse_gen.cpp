@@ -1,13 +1,15 @@
 // opsparse-gen: writes the deterministic generators' matrices and graphs to files, and prints the
 // paper stand-ins' achieved statistics next to the real matrices'.
+#include <boost/program_options.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -17,131 +19,228 @@
 #include "opsparse_datasets/generators.hpp"
 
 namespace ds = opsparse::datasets;
+namespace po = boost::program_options;
 using opsparse::host_csr;
 using opsparse::index_t;
 using opsparse::offset_t;
 
 namespace {
 
-const char* k_usage =
-    "usage: opsparse-gen COMMAND [options]\n"
-    "\n"
-    "Deterministic sparse matrix and graph generators (same arguments -> same file, anywhere).\n"
-    "\n"
-    "commands:\n"
-    "  rmat --scale S --edge-factor E [--a A --b B --c C] [--seed N] [--symmetric]\n"
-    "       [--drop-loops] [--no-permute] [--ones] -o OUT.mtx\n"
-    "      Graph500-style R-MAT: 2^S vertices, E*2^S edges before duplicates merge\n"
-    "      (defaults a=0.57 b=0.19 c=0.19, seed 1, vertex labels shuffled).\n"
-    "  protein --nodes N --edges M [--seed N] [--min-cluster 5] [--max-cluster 50]\n"
-    "       [--mixing 0.15] [--ones] [--truth CLUSTERS.txt] -o OUT.abc|OUT.mtx\n"
-    "      Protein-interaction-like network with planted complexes, about M undirected edges.\n"
-    "      .abc output: one line per undirected edge, 'P000123<TAB>P000456<TAB>weight'.\n"
-    "      --truth writes the planted complexes, one per line (tab-separated labels, or\n"
-    "      1-based vertex numbers for .mtx output), largest first.\n"
-    "  paper NAME [--scale s] [--seed N] [--ones] -o OUT.mtx\n"
-    "      Stand-in for one of the OpSparse paper's 26 matrices; 0 < s <= 1 shrinks the rows.\n"
-    "  list\n"
-    "      The paper's matrices with their real statistics and the stand-in recipes.\n"
-    "  stats NAME|all [--scale s] [--seed N]\n"
-    "      Generates the stand-in(s) and prints achieved rows, nnz/row, max row, products and\n"
-    "      compression ratio of A*A next to the real matrix's.\n"
-    "  measure FILE.mtx\n"
-    "      The same statistics for a square Matrix Market file (e.g. a real matrix fetched by\n"
-    "      datasets/fetch.sh, to check the targets).\n"
-    "\n"
-    "options:\n"
-    "  -o, --output FILE   output file\n"
-    "  --seed N            random seed (default 1)\n"
-    "  --ones              store 1 for every value (default: pseudo-random in (0,1])\n"
-    "  -h, --help          this text\n";
-
 struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Hand-rolled options: --key value, --flag, and positional words.
+constexpr const char* k_intro =
+    "usage: opsparse-gen COMMAND [options]\n"
+    "\n"
+    "Deterministic sparse matrix and graph generators (same arguments -> same file, anywhere).\n"
+    "\n"
+    "commands:\n";
+
+/// A subcommand: its synopsis, what it does, and the options it accepts (nothing else).
+struct command {
+  std::string name;
+  std::string synopsis;     ///< after "opsparse-gen "
+  std::string description;  ///< indented paragraph under the synopsis
+  std::size_t positional;   ///< words it takes besides options (exactly this many)
+  std::string positional_name;
+  po::options_description options;
+};
+
+// Boost would show the default 0.57 as 0.56999999999999995; --help shows what a user would type.
+template <class T>
+po::typed_value<T>* value_with_default(T v) {
+  std::ostringstream os;
+  os << v;
+  return po::value<T>()->default_value(v, os.str());
+}
+
+void add_seed(po::options_description& d) {
+  d.add_options()("seed", value_with_default<long long>(1)->value_name("N"),
+                  "random seed, >= 0");
+}
+void add_ones(po::options_description& d) {
+  d.add_options()("ones", "store 1 for every value (default: pseudo-random in (0,1])");
+}
+void add_output(po::options_description& d, const char* what) {
+  d.add_options()("output,o", po::value<std::string>()->value_name("FILE"), what);
+}
+void add_help(po::options_description& d) {
+  d.add_options()("help,h", "show this help and exit");
+}
+
+std::vector<command> make_commands() {
+  std::vector<command> cs;
+  {
+    command c{"rmat",
+              "rmat --scale S --edge-factor E [--a A --b B --c C] [--seed N] [--symmetric]\n"
+              "       [--drop-loops] [--no-permute] [--ones] -o OUT.mtx",
+              "Graph500-style R-MAT: 2^S vertices, E*2^S edges before duplicates merge.",
+              0, "", po::options_description("rmat options")};
+    c.options.add_options()
+        ("scale", po::value<long long>()->value_name("S"), "log2 of the vertex count, in [1, 30] (required)")
+        ("edge-factor", po::value<double>()->value_name("E"), "generated edges per vertex, >= 0 (required)")
+        ("a", value_with_default(0.57)->value_name("A"), "probability of the top-left quadrant")
+        ("b", value_with_default(0.19)->value_name("B"), "probability of the top-right quadrant")
+        ("c", value_with_default(0.19)->value_name("C"),
+         "probability of the bottom-left quadrant (a, b, c >= 0 and a + b + c <= 1; the "
+         "bottom-right gets the rest)");
+    add_seed(c.options);
+    c.options.add_options()
+        ("symmetric", "also store (v,u) for every generated (u,v)")
+        ("drop-loops", "discard generated loops (u,u)")
+        ("no-permute", "keep the generator's vertex numbers (default: shuffled, as Graph500)");
+    add_ones(c.options);
+    add_output(c.options, "Matrix Market output file (required)");
+    add_help(c.options);
+    cs.push_back(std::move(c));
+  }
+  {
+    const ds::protein_params def;
+    command c{"protein",
+              "protein --nodes N --edges M [--seed N] [--min-cluster 5] [--max-cluster 50]\n"
+              "       [--mixing 0.15] [--ones] [--truth CLUSTERS.txt] -o OUT.abc|OUT.mtx",
+              "Protein-interaction-like network with planted complexes, about M undirected edges.\n"
+              ".abc output: one line per undirected edge, 'P000123<TAB>P000456<TAB>weight'.",
+              0, "", po::options_description("protein options")};
+    c.options.add_options()
+        ("nodes", po::value<long long>()->value_name("N"), "proteins, in [2, 2e9] (required)")
+        ("edges", po::value<long long>()->value_name("M"), "undirected edges wanted, >= 1 (required)");
+    add_seed(c.options);
+    c.options.add_options()
+        ("min-cluster", value_with_default<long long>(def.min_cluster)->value_name("n"),
+         "smallest planted complex, >= 2")
+        ("max-cluster", value_with_default<long long>(def.max_cluster)->value_name("n"),
+         "largest planted complex, >= --min-cluster")
+        ("mixing", value_with_default(def.mixing)->value_name("f"),
+         "fraction of the edges between complexes, in [0, 1]");
+    add_ones(c.options);
+    c.options.add_options()
+        ("truth", po::value<std::string>()->value_name("FILE"),
+         "also write the planted complexes, one per line (tab-separated labels, or 1-based "
+         "vertex numbers for .mtx output), largest first");
+    add_output(c.options, "output file, .abc or .mtx (required)");
+    add_help(c.options);
+    cs.push_back(std::move(c));
+  }
+  {
+    command c{"paper", "paper NAME [--scale s] [--seed N] [--ones] -o OUT.mtx",
+              "Stand-in for one of the OpSparse paper's 26 matrices; 0 < s <= 1 shrinks the rows.",
+              1, "NAME", po::options_description("paper options")};
+    c.options.add_options()("scale", value_with_default(1.0)->value_name("s"),
+                            "fraction of the real matrix's rows, in (0, 1]");
+    add_seed(c.options);
+    add_ones(c.options);
+    add_output(c.options, "Matrix Market output file (required)");
+    add_help(c.options);
+    cs.push_back(std::move(c));
+  }
+  {
+    command c{"list", "list",
+              "The paper's matrices with their real statistics and the stand-in recipes.", 0, "",
+              po::options_description("list options")};
+    add_help(c.options);
+    cs.push_back(std::move(c));
+  }
+  {
+    command c{"stats", "stats NAME|all [--scale s] [--seed N]",
+              "Generates the stand-in(s) and prints achieved rows, nnz/row, max row, products and\n"
+              "compression ratio of A*A next to the real matrix's.",
+              1, "NAME or 'all'", po::options_description("stats options")};
+    c.options.add_options()("scale", value_with_default(1.0)->value_name("s"),
+                            "fraction of the real matrices' rows, in (0, 1]");
+    add_seed(c.options);
+    add_help(c.options);
+    cs.push_back(std::move(c));
+  }
+  {
+    command c{"measure", "measure FILE.mtx",
+              "The same statistics for a square Matrix Market file (e.g. a real matrix fetched by\n"
+              "datasets/fetch.sh, to check the targets).",
+              1, "FILE.mtx", po::options_description("measure options")};
+    add_help(c.options);
+    cs.push_back(std::move(c));
+  }
+  return cs;
+}
+
+std::string indented(const std::string& text, const std::string& indent) {
+  std::string out = indent;
+  for (char ch : text) {
+    out += ch;
+    if (ch == '\n') out += indent;
+  }
+  return out + "\n";
+}
+
+void print_usage(std::ostream& os, const std::vector<command>& cs) {
+  os << k_intro;
+  for (const auto& c : cs) os << "  " << c.synopsis << "\n" << indented(c.description, "      ");
+  os << "\n'opsparse-gen --help' (or -h, or help) shows this text, 'opsparse-gen COMMAND --help'\n"
+        "one command's options.\n";
+  for (const auto& c : cs)
+    if (c.options.options().size() > 1) os << "\n" << c.options;
+}
+
+void print_command_usage(std::ostream& os, const command& c) {
+  os << "usage: opsparse-gen " << c.synopsis << "\n\n" << c.description << "\n\n" << c.options;
+}
+
+/// The parsed options of one command and its positional words.
 struct args {
-  std::map<std::string, std::string> values;
-  std::map<std::string, bool> flags;
+  po::variables_map vm;
   std::vector<std::string> positional;
 
-  bool has(const std::string& k) const { return values.count(k) != 0; }
-  bool flag(const std::string& k) const { return flags.count(k) != 0; }
-  std::string str(const std::string& k, const std::string& def = "") const {
-    auto it = values.find(k);
-    return it == values.end() ? def : it->second;
-  }
-  double num(const std::string& k, double def) const {
-    auto it = values.find(k);
-    if (it == values.end()) return def;
-    char* end = nullptr;
-    const double v = std::strtod(it->second.c_str(), &end);
-    if (end == it->second.c_str() || *end != '\0')
-      throw usage_error("--" + k + " expects a number, not '" + it->second + "'");
-    return v;
-  }
-  long long integer(const std::string& k, long long def) const {
-    auto it = values.find(k);
-    if (it == values.end()) return def;
-    char* end = nullptr;
-    const long long v = std::strtoll(it->second.c_str(), &end, 10);
-    if (end == it->second.c_str() || *end != '\0')
-      throw usage_error("--" + k + " expects an integer, not '" + it->second + "'");
-    return v;
+  bool has(const std::string& k) const { return vm.count(k) != 0; }
+  template <class T>
+  T get(const std::string& k) const {
+    return vm[k].as<T>();
   }
   std::uint64_t seed() const {
-    const long long s = integer("seed", 1);
-    if (s < 0) throw usage_error("--seed must be >= 0");
+    const long long s = get<long long>("seed");
+    if (s < 0) throw usage_error("--seed must be >= 0, not " + std::to_string(s));
     return static_cast<std::uint64_t>(s);
   }
 };
 
-const std::vector<std::string> k_flags = {"symmetric", "drop-loops", "no-permute", "ones", "help"};
-const std::vector<std::string> k_valued = {"scale", "edge-factor", "a", "b", "c", "seed", "nodes",
-                                           "edges", "min-cluster", "max-cluster", "mixing",
-                                           "truth", "output"};
-
-args parse(int argc, char** argv, int first) {
+args parse(const command& c, const std::vector<std::string>& words) {
+  po::options_description hidden;
+  hidden.add_options()("positional", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(c.options).add(hidden);
+  po::positional_options_description pos;
+  pos.add("positional", -1);
+  namespace st = po::command_line_style;
+  // No abbreviations: a prefix unique today stops being so when an option is added, and the
+  // scripts that used it would break.
+  const int style = st::default_style & ~st::allow_guessing;
   args a;
-  for (int i = first; i < argc; ++i) {
-    std::string w = argv[i];
-    if (w == "-o") w = "--output";
-    if (w == "-h") w = "--help";
-    if (w.rfind("--", 0) == 0) {
-      std::string key = w.substr(2), value;
-      const auto eq = key.find('=');
-      const bool inline_value = eq != std::string::npos;
-      if (inline_value) {
-        value = key.substr(eq + 1);
-        key = key.substr(0, eq);
-      }
-      if (std::find(k_flags.begin(), k_flags.end(), key) != k_flags.end()) {
-        if (inline_value) throw usage_error("--" + key + " takes no value");
-        a.flags[key] = true;
-      } else if (std::find(k_valued.begin(), k_valued.end(), key) != k_valued.end()) {
-        if (!inline_value) {
-          if (i + 1 >= argc) throw usage_error("--" + key + " needs a value");
-          value = argv[++i];
-        }
-        a.values[key] = value;
-      } else {
-        throw usage_error("unknown option '" + w + "'");
-      }
-    } else {
-      a.positional.push_back(w);
-    }
+  try {
+    po::store(po::command_line_parser(words).options(all).positional(pos).style(style).run(),
+              a.vm);
+    po::notify(a.vm);
+  } catch (const po::error& e) {
+    throw usage_error(c.name + ": " + e.what());
   }
+  if (a.has("positional")) a.positional = a.get<std::vector<std::string>>("positional");
   return a;
 }
 
+void check_positional(const command& c, const args& a) {
+  if (a.positional.size() == c.positional) return;
+  if (c.positional == 0)
+    throw usage_error(c.name + " takes no positional argument, got '" + a.positional[0] + "'");
+  throw usage_error(c.name + " needs exactly one " + c.positional_name + ", got " +
+                    std::to_string(a.positional.size()));
+}
+
 ds::value_kind values_of(const args& a) {
-  return a.flag("ones") ? ds::value_kind::ones : ds::value_kind::random;
+  return a.has("ones") ? ds::value_kind::ones : ds::value_kind::random;
 }
 
 std::string output_of(const args& a) {
   if (!a.has("output")) throw usage_error("missing -o OUTPUT");
-  return a.str("output");
+  return a.get<std::string>("output");
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -187,18 +286,24 @@ void write_abc(const std::string& path, const host_csr<double>& m) {
 
 int cmd_rmat(const args& a) {
   if (!a.has("scale") || !a.has("edge-factor")) throw usage_error("rmat needs --scale and --edge-factor");
-  const long long scale = a.integer("scale", 0);
+  const long long scale = a.get<long long>("scale");
   if (scale < 1 || scale > 30) throw usage_error("--scale must be in [1, 30]");
+  const double edge_factor = a.get<double>("edge-factor");
+  if (!(edge_factor >= 0 && std::isfinite(edge_factor)))
+    throw usage_error("--edge-factor must be a finite number >= 0");
+  const double pa = a.get<double>("a"), pb = a.get<double>("b"), pc = a.get<double>("c");
+  for (const auto& [name, v] : {std::pair{"--a", pa}, std::pair{"--b", pb}, std::pair{"--c", pc}})
+    if (!(v >= 0 && v <= 1)) throw usage_error(std::string(name) + " must be in [0, 1]");
+  if (!(pa + pb + pc <= 1)) throw usage_error("--a + --b + --c must be <= 1");
   ds::rmat_options o;
-  o.symmetric = a.flag("symmetric");
-  o.drop_loops = a.flag("drop-loops");
-  o.permute = !a.flag("no-permute");
+  o.symmetric = a.has("symmetric");
+  o.drop_loops = a.has("drop-loops");
+  o.permute = !a.has("no-permute");
   o.values = values_of(a);
   const std::string out = output_of(a);
   const auto t0 = std::chrono::steady_clock::now();
-  const host_csr<double> m = ds::rmat(static_cast<int>(scale), a.num("edge-factor", 16),
-                                      a.num("a", 0.57), a.num("b", 0.19), a.num("c", 0.19),
-                                      a.seed(), o);
+  const host_csr<double> m =
+      ds::rmat(static_cast<int>(scale), edge_factor, pa, pb, pc, a.seed(), o);
   const double gen = seconds_since(t0);
   write_mtx(out, m);
   std::cerr << "rmat: " << m.rows << " vertices, " << m.nnz() << " entries, generated in " << gen
@@ -209,19 +314,26 @@ int cmd_rmat(const args& a) {
 int cmd_protein(const args& a) {
   if (!a.has("nodes") || !a.has("edges")) throw usage_error("protein needs --nodes and --edges");
   ds::protein_params p;
-  const long long nodes = a.integer("nodes", 0), edges = a.integer("edges", 0);
+  const long long nodes = a.get<long long>("nodes"), edges = a.get<long long>("edges");
   if (nodes < 2 || nodes > 2000000000LL) throw usage_error("--nodes must be in [2, 2e9]");
   if (edges < 1) throw usage_error("--edges must be >= 1");
+  const long long min_cluster = a.get<long long>("min-cluster");
+  const long long max_cluster = a.get<long long>("max-cluster");
+  if (min_cluster < 2 || min_cluster > 2000000000LL)
+    throw usage_error("--min-cluster must be in [2, 2e9]");
+  if (max_cluster < min_cluster || max_cluster > 2000000000LL)
+    throw usage_error("--max-cluster must be in [--min-cluster, 2e9]");
   p.nodes = static_cast<index_t>(nodes);
   p.avg_degree = 2.0 * static_cast<double>(edges) / static_cast<double>(nodes);
-  p.min_cluster = static_cast<index_t>(a.integer("min-cluster", p.min_cluster));
-  p.max_cluster = static_cast<index_t>(a.integer("max-cluster", p.max_cluster));
-  p.mixing = a.num("mixing", p.mixing);
+  p.min_cluster = static_cast<index_t>(min_cluster);
+  p.max_cluster = static_cast<index_t>(max_cluster);
+  p.mixing = a.get<double>("mixing");
+  if (!(p.mixing >= 0 && p.mixing <= 1)) throw usage_error("--mixing must be in [0, 1]");
   p.values = values_of(a);
   p.seed = a.seed();
   const std::string out = output_of(a);
   const bool abc = ends_with(out, ".abc");
-  if (!abc && !ends_with(out, ".mtx")) throw usage_error("protein output must end in .abc or .mtx");
+  if (!abc && !ends_with(out, ".mtx")) throw usage_error("protein: -o must end in .abc or .mtx");
   ds::protein_info info;
   const auto t0 = std::chrono::steady_clock::now();
   const host_csr<double> m = ds::protein_network(p, &info);
@@ -231,14 +343,15 @@ int cmd_protein(const args& a) {
   else
     write_mtx(out, m);
   if (a.has("truth")) {
+    const std::string truth = a.get<std::string>("truth");
     std::vector<std::vector<index_t>> groups(static_cast<std::size_t>(info.clusters));
     for (index_t i = 0; i < m.rows; ++i) groups[info.cluster_of[i]].push_back(i);
     std::stable_sort(groups.begin(), groups.end(),
                      [](const auto& x, const auto& y) { return x.size() > y.size(); });
     std::vector<std::string> labels(static_cast<std::size_t>(m.rows));
     for (index_t i = 0; i < m.rows; ++i) labels[i] = abc ? protein_label(i) : std::to_string(i + 1);
-    std::ofstream os(a.str("truth"), std::ios::binary | std::ios::trunc);
-    if (!os) throw std::runtime_error("cannot open '" + a.str("truth") + "' for writing");
+    std::ofstream os(truth, std::ios::binary | std::ios::trunc);
+    if (!os) throw std::runtime_error("cannot open '" + truth + "' for writing");
     opsparse::io::write_labelled_groups(os, groups, labels);
   }
   std::cerr << "protein: " << m.rows << " proteins, " << m.nnz() / 2 << " undirected edges ("
@@ -249,13 +362,12 @@ int cmd_protein(const args& a) {
 }
 
 double parse_scale(const args& a) {
-  const double s = a.num("scale", 1.0);
+  const double s = a.get<double>("scale");
   if (!(s > 0 && s <= 1)) throw usage_error("--scale must be in (0, 1]");
   return s;
 }
 
 int cmd_paper(const args& a) {
-  if (a.positional.size() != 1) throw usage_error("paper needs exactly one NAME (see 'opsparse-gen list')");
   const std::string out = output_of(a);
   const auto t0 = std::chrono::steady_clock::now();
   const host_csr<double> m = ds::paper_standin(a.positional[0], parse_scale(a), a.seed(), values_of(a));
@@ -277,7 +389,6 @@ int cmd_list() {
 }
 
 int cmd_stats(const args& a) {
-  if (a.positional.size() != 1) throw usage_error("stats needs exactly one NAME or 'all'");
   const double scale = parse_scale(a);
   std::vector<std::string> names;
   if (a.positional[0] == "all")
@@ -308,7 +419,6 @@ int cmd_stats(const args& a) {
 }
 
 int cmd_measure(const args& a) {
-  if (a.positional.size() != 1) throw usage_error("measure needs exactly one FILE.mtx");
   const host_csr<double> m = opsparse::io::read_matrix_market<double>(a.positional[0]);
   if (m.rows != m.cols) throw std::runtime_error("measure: the matrix is not square");
   const ds::square_stats s = ds::compute_square_stats(m);
@@ -323,28 +433,36 @@ int cmd_measure(const args& a) {
 
 int main(int argc, char** argv) {
   try {
+    const std::vector<command> commands = make_commands();
     if (argc < 2) {
-      std::cerr << k_usage;
+      print_usage(std::cerr, commands);
       return 2;
     }
     const std::string cmd = argv[1];
     if (cmd == "-h" || cmd == "--help" || cmd == "help") {
-      std::cout << k_usage;
+      print_usage(std::cout, commands);
       return 0;
     }
-    const args a = parse(argc, argv, 2);
-    if (a.flag("help")) {
-      std::cout << k_usage;
+    const auto c = std::find_if(commands.begin(), commands.end(),
+                                [&](const command& x) { return x.name == cmd; });
+    if (c == commands.end()) throw usage_error("unknown command '" + cmd + "'");
+    const args a = parse(*c, std::vector<std::string>(argv + 2, argv + argc));
+    if (a.has("help")) {
+      print_command_usage(std::cout, *c);
       return 0;
     }
+    check_positional(*c, a);
     if (cmd == "rmat") return cmd_rmat(a);
     if (cmd == "protein") return cmd_protein(a);
     if (cmd == "paper") return cmd_paper(a);
     if (cmd == "list") return cmd_list();
     if (cmd == "stats") return cmd_stats(a);
-    if (cmd == "measure") return cmd_measure(a);
-    throw usage_error("unknown command '" + cmd + "'");
+    return cmd_measure(a);
   } catch (const usage_error& e) {
+    std::cerr << "opsparse-gen: " << e.what() << "\n(run 'opsparse-gen --help' for usage)\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    // The generators' own checks (an unknown paper matrix, say): a bad argument all the same.
     std::cerr << "opsparse-gen: " << e.what() << "\n(run 'opsparse-gen --help' for usage)\n";
     return 2;
   } catch (const std::exception& e) {

@@ -19,6 +19,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "opsparse/io.hpp"
@@ -630,6 +631,94 @@ TEST(datasets_cli, ListStatsPaperRmatProtein) {
     EXPECT_NE(r.status, 0) << bad;
     EXPECT_NE(r.out.find("opsparse-gen:"), std::string::npos) << bad << ": " << r.out;
   }
+}
+
+// Boost.Program_options front end: every mistake exits 2 with a message that names the option,
+// --help exits 0 and lists every option with its default, and --key=value still works.
+TEST(datasets_cli, UsageErrorsExitTwoAndNameTheOption) {
+  const std::string gen = quote(opsparse::test::program_path("opsparse-gen", OPSPARSE_GEN_EXE));
+  scratch_dir dir;
+  const std::string out_mtx = " -o " + quote(dir / "x.mtx");
+  const std::string out_abc = " -o " + quote(dir / "x.abc");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      // unknown options, including one that belongs to another command and an abbreviation
+      {" rmat --scale 8 --edge-factor 2 --bogus 1" + out_mtx, "'--bogus'"},
+      {" list --seed 3", "'--seed'"},
+      {" rmat --scale 8 --edge-fac 2" + out_mtx, "'--edge-fac'"},
+      // a missing value
+      {" rmat --edge-factor 2" + out_mtx + " --scale", "'--scale'"},
+      {" protein --nodes 600 --edges 3000" + out_abc + " --truth", "'--truth'"},
+      {" rmat --scale 8 --edge-factor 2", "-o"},
+      // numbers that are not numbers, or not integers
+      {" rmat --scale eight --edge-factor 2" + out_mtx, "'--scale'"},
+      {" rmat --scale 8 --edge-factor 2x" + out_mtx, "'--edge-factor'"},
+      {" protein --nodes 6e2 --edges 3000" + out_abc, "'--nodes'"},
+      {" paper cage12 --seed 1.5" + out_mtx, "'--seed'"},
+      // values out of range
+      {" paper cage12 --scale 0" + out_mtx, "--scale"},
+      {" stats mc2depi --scale nan", "--scale"},
+      {" rmat --scale 31 --edge-factor 2" + out_mtx, "--scale"},
+      {" rmat --scale 8 --edge-factor 2 --a 0.9" + out_mtx, "--a"},
+      {" rmat --scale 8 --edge-factor -1" + out_mtx, "--edge-factor"},
+      {" protein --nodes 600 --edges 3000 --mixing 1.5" + out_abc, "--mixing"},
+      {" protein --nodes 600 --edges 3000 --min-cluster 1" + out_abc, "--min-cluster"},
+      {" protein --nodes 600 --edges 3000 --min-cluster 9 --max-cluster 8" + out_abc, "--max-cluster"},
+      {" stats mc2depi --seed -1", "--seed"},
+      // given twice
+      {" rmat --scale 8 --edge-factor 2 --seed 1 --seed 2" + out_mtx, "'--seed'"},
+  };
+  for (const auto& [args, option] : cases) {
+    const run_result r = run(gen + args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.out;
+    EXPECT_NE(r.out.find("opsparse-gen: "), std::string::npos) << args << ": " << r.out;
+    EXPECT_NE(r.out.find(option), std::string::npos) << args << " should name " << option << ": " << r.out;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.path / "x.mtx"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path / "x.abc"));
+
+  // No command at all, and words a command does not take.
+  EXPECT_EQ(run(gen).status, 2);
+  EXPECT_EQ(run(gen + " paper" + out_mtx).status, 2);
+  EXPECT_EQ(run(gen + " paper cage12 cant" + out_mtx).status, 2);
+  EXPECT_EQ(run(gen + " list extra").status, 2);
+}
+
+TEST(datasets_cli, HelpListsEveryOptionWithItsDefault) {
+  const std::string gen = quote(opsparse::test::program_path("opsparse-gen", OPSPARSE_GEN_EXE));
+  const run_result all = run(gen + " --help");
+  ASSERT_EQ(all.status, 0) << all.out;
+  EXPECT_EQ(run(gen + " -h").status, 0);
+  EXPECT_EQ(run(gen + " help").status, 0);
+  const std::map<std::string, std::vector<std::string>> options = {
+      {"rmat", {"--scale", "--edge-factor", "--a A (=0.57)", "--b B (=0.19)", "--c C (=0.19)",
+                "--seed N (=1)", "--symmetric", "--drop-loops", "--no-permute", "--ones",
+                "--output", "--help"}},
+      {"protein", {"--nodes", "--edges", "--seed N (=1)", "--min-cluster n (=5)",
+                   "--max-cluster n (=50)", "--mixing f (=0.15)", "--ones", "--truth",
+                   "--output", "--help"}},
+      {"paper", {"--scale s (=1)", "--seed N (=1)", "--ones", "--output", "--help"}},
+      {"stats", {"--scale s (=1)", "--seed N (=1)", "--help"}},
+      {"list", {"--help"}},
+      {"measure", {"--help"}}};
+  for (const auto& [cmd, opts] : options) {
+    const run_result one = run(gen + " " + cmd + " --help");
+    ASSERT_EQ(one.status, 0) << cmd << ": " << one.out;
+    EXPECT_NE(one.out.find("usage: opsparse-gen " + cmd), std::string::npos) << one.out;
+    for (const auto& o : opts) {
+      EXPECT_NE(one.out.find(o), std::string::npos) << cmd << " --help lacks " << o;
+      EXPECT_NE(all.out.find(o), std::string::npos) << "--help lacks " << o;
+    }
+  }
+}
+
+TEST(datasets_cli, KeyEqualsValueStillWorks) {
+  const std::string gen = quote(opsparse::test::program_path("opsparse-gen", OPSPARSE_GEN_EXE));
+  scratch_dir dir;
+  const run_result r =
+      run(gen + " paper mc2depi --scale=0.01 --seed=4 --output=" + quote(dir / "m.mtx"));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(opsparse::test::csr_near(opsparse::io::read_matrix_market<double>(dir / "m.mtx"),
+                                       ds::paper_standin("mc2depi", 0.01, 4), 1e-15));
 }
 
 // ---------------------------------------------------------------------------------------------

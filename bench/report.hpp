@@ -1,0 +1,49 @@
+// opsparse-bench's result files: one CSV line and one JSON object per matrix and ablation
+// variant. Host code only (g++), so that the quoting can be tested where there is no GPU.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace opsparse::bench {
+
+/// One matrix (or one ablation variant of it); times in milliseconds.
+struct result_row {
+  std::string matrix, variant;
+  long long rows = 0, nnz_a = 0, products = 0, nnz_c = 0;
+  double ms_mean = 0, ms_median = 0, gflops = 0, steady_ms = 0, steady_gflops = 0;
+  double ph_setup = 0, ph_symbin = 0, ph_sym = 0, ph_numbin = 0, ph_num = 0;
+  std::string cus_alg;
+  double cus_ms_median = 0, cus_gflops = 0, speedup = 0;
+  std::string check;
+};
+
+/// What the JSON file says about the run as a whole.
+struct run_info {
+  std::string gpu;
+  std::string compute_capability;  ///< "9.0"
+  int sm_count = 0;
+  std::string cuda_runtime;  ///< "13.0"
+  std::string git_commit;
+  std::string precision;  ///< "double" or "float"
+  int runs = 0;
+};
+
+/// The CSV header line, without its line end.
+extern const char* const csv_header;
+
+/// `s` as one RFC 4180 field: wrapped in quotes, inner quotes doubled, when it holds a comma, a
+/// quote, CR or LF; unchanged otherwise.
+std::string csv_field(const std::string& s);
+
+/// The header and one line per row, each ended by "\n". Numbers are written as iostreams write
+/// them (6 significant digits; nan and inf as "nan" and "inf", which Python's float() reads).
+void write_csv(std::ostream& os, const std::vector<result_row>& rows);
+
+/// One JSON document: the run_info fields and "results", an array with one object per row.
+/// NaN and infinities become null (JSON has no such numbers); bytes that are not UTF-8 in the
+/// strings become U+FFFD.
+void write_json(std::ostream& os, const run_info& info, const std::vector<result_row>& rows);
+
+}  // namespace opsparse::bench
