@@ -29,6 +29,7 @@
 #endif
 #include "opsparse/cpu/spgemm.hpp"
 #include "opsparse/io.hpp"
+#include "opsparse/output_file.hpp"
 #include "opsparse/spgemm.hpp"
 
 using namespace opsparse;
@@ -440,11 +441,9 @@ int run(const args& ar) {
                 tot > 0 ? 100.0 * (r.ph_symbin + r.ph_numbin) / tot : 0.0);
   }
   if (!ar.csv.empty()) {
-    std::ofstream o(ar.csv, std::ios::binary | std::ios::trunc);
-    if (!o) throw std::runtime_error("cannot open --csv file '" + ar.csv + "' for writing");
-    bench::write_csv(o, rows);
-    o.close();
-    if (!o) throw std::runtime_error("error writing --csv file '" + ar.csv + "'");
+    opsparse::io::output_file o(ar.csv);
+    bench::write_csv(o.stream(), rows);
+    o.commit();
   }
   if (!ar.json.empty()) {
     bench::run_info info;
@@ -455,11 +454,9 @@ int run(const args& ar) {
     info.git_commit = OPSPARSE_GIT_COMMIT;
     info.precision = std::is_same_v<T, double> ? "double" : "float";
     info.runs = ar.runs;
-    std::ofstream o(ar.json, std::ios::binary | std::ios::trunc);
-    if (!o) throw std::runtime_error("cannot open --json file '" + ar.json + "' for writing");
-    bench::write_json(o, info, rows);
-    o.close();
-    if (!o) throw std::runtime_error("error writing --json file '" + ar.json + "'");
+    opsparse::io::output_file o(ar.json);
+    bench::write_json(o.stream(), info, rows);
+    o.commit();
   }
   for (const auto& r : rows)
     if (r.variant == "opsparse" && r.check.rfind("ok", 0) != 0) return 2;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "opsparse/io.hpp"
+#include "opsparse/output_file.hpp"
 #include "opsparse_datasets/generators.hpp"
 
 namespace ds = opsparse::datasets;
@@ -263,8 +264,9 @@ std::string protein_label(index_t i) {
 
 // ABC as mcl --abc reads it: every undirected edge once (mcl mirrors arrows itself).
 void write_abc(const std::string& path, const host_csr<double>& m) {
-  std::ofstream os(path, std::ios::binary | std::ios::trunc);
-  if (!os) throw std::runtime_error("cannot open '" + path + "' for writing");
+  // Through a temporary file: a failed or interrupted run leaves an existing file as it was.
+  opsparse::io::output_file out(path);
+  std::ostream& os = out.stream();
   std::string line;
   char w[40];
   for (index_t i = 0; i < m.rows; ++i)
@@ -281,7 +283,7 @@ void write_abc(const std::string& path, const host_csr<double>& m) {
       line += '\n';
       os << line;
     }
-  if (!os) throw std::runtime_error("error writing '" + path + "'");
+  out.commit();
 }
 
 int cmd_rmat(const args& a) {
@@ -350,9 +352,9 @@ int cmd_protein(const args& a) {
                      [](const auto& x, const auto& y) { return x.size() > y.size(); });
     std::vector<std::string> labels(static_cast<std::size_t>(m.rows));
     for (index_t i = 0; i < m.rows; ++i) labels[i] = abc ? protein_label(i) : std::to_string(i + 1);
-    std::ofstream os(truth, std::ios::binary | std::ios::trunc);
-    if (!os) throw std::runtime_error("cannot open '" + truth + "' for writing");
-    opsparse::io::write_labelled_groups(os, groups, labels);
+    opsparse::io::output_file os(truth);
+    opsparse::io::write_labelled_groups(os.stream(), groups, labels);
+    os.commit();
   }
   std::cerr << "protein: " << m.rows << " proteins, " << m.nnz() / 2 << " undirected edges ("
             << info.internal_edges << " inside " << info.clusters << " complexes, "
