@@ -1,10 +1,12 @@
 // opsparse-msbfs on small graphs against a plain queue BFS: directed and undirected, disconnected
-// graphs, sources without edges, duplicate sources, depth limits, every batch size; the source
-// parsing and the command line (outputs, exit codes and messages).
+// graphs, sources without edges, duplicate sources, depth limits, every batch size and direction;
+// a 100k-vertex path and a road-like grid (high diameter) with the CPU backend's work bounded
+// by its frontiers; the source parsing and the command line (outputs, exit codes and messages).
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -17,20 +19,52 @@ namespace {
 namespace bfs = opsparse::msbfs;
 using namespace msbfs_test;
 
-/// Runs every source through the CPU backend with batch `batch` and checks each row.
+constexpr bfs::direction all_directions[] = {bfs::direction::automatic, bfs::direction::push,
+                                             bfs::direction::pull};
+
+/// What a push-only search multiplies: over the sources, the out-degrees of the vertices each
+/// one expands (those it reaches above max_depth), from queue BFS.
+offset_t push_products(const host_csr<pattern>& a, const std::vector<index_t>& sources,
+                       level_t max_depth) {
+  offset_t total = 0;
+  for (index_t s : sources) {
+    const auto level = queue_bfs(a, s, max_depth);
+    for (index_t v = 0; v < a.rows; ++v)
+      if (level[v] >= 0 && (max_depth < 0 || level[v] < max_depth))
+        total += a.rpt[v + 1] - a.rpt[v];
+  }
+  return total;
+}
+
+/// Runs every source through the CPU backend with batch `batch`, in every direction, and checks
+/// each row, the products (those of the push, whichever way the levels went) and, where the
+/// backend chooses or pushes, that its work is bounded by what the frontiers hold: per word of
+/// the batch's bitmaps, 4 steps per product and per vertex reached (msbfs_cpu.cpp's work()).
 void check_sources(const host_csr<pattern>& a, const std::vector<index_t>& sources,
-                   index_t batch = 0, level_t max_depth = -1) {
-  auto be = bfs::make_cpu_backend();
-  bfs::options opt;
-  opt.batch = batch;
-  opt.max_depth = max_depth;
-  opt.keep_levels = true;
-  const auto r = bfs::search(*be, a, sources, opt);
-  ASSERT_EQ(r.summary.size(), sources.size());
-  ASSERT_EQ(r.levels.rows, static_cast<index_t>(sources.size()));
-  EXPECT_EQ(opsparse::check(r.levels), "");
-  for (std::size_t k = 0; k < sources.size(); ++k)
-    EXPECT_TRUE(same_as_queue_bfs(a, r, k, sources[k], max_depth)) << "batch " << batch;
+                   index_t batch = 0, level_t max_depth = -1, int threads = 0) {
+  for (bfs::direction dir : all_directions) {
+    SCOPED_TRACE(std::string("direction ") + bfs::to_string(dir) + ", batch " +
+                 std::to_string(batch) + ", max depth " + std::to_string(max_depth));
+    auto be = bfs::make_cpu_backend(threads);
+    bfs::options opt;
+    opt.batch = batch;
+    opt.max_depth = max_depth;
+    opt.keep_levels = true;
+    opt.dir = dir;
+    const auto r = bfs::search(*be, a, sources, opt);
+    ASSERT_EQ(r.summary.size(), sources.size());
+    ASSERT_EQ(r.levels.rows, static_cast<index_t>(sources.size()));
+    EXPECT_EQ(opsparse::check(r.levels), "");
+    for (std::size_t k = 0; k < sources.size(); ++k)
+      EXPECT_TRUE(same_as_queue_bfs(a, r, k, sources[k], max_depth));
+    const offset_t products = push_products(a, sources, max_depth);
+    EXPECT_EQ(be->products(), products);
+    EXPECT_EQ(be->edges_traversed(), products);
+    if (dir == bfs::direction::pull) continue;  // a forced pull reads every vertex every level
+    const index_t b = batch > 0 ? batch : bfs::default_batch(a.rows, sources.size(), be->batch_budget());
+    const offset_t words = (std::min<offset_t>(b, static_cast<offset_t>(sources.size())) + 63) / 64;
+    EXPECT_LE(be->work(), words * 4 * (products + r.levels.nnz()));
+  }
 }
 
 std::vector<index_t> all_vertices(index_t n) {
@@ -97,7 +131,8 @@ TEST(Msbfs, DuplicateSourcesGetTheirOwnRows) {
 
 TEST(Msbfs, MaxDepthStopsTheSearch) {
   const auto a = bfs::graph_pattern(adjacency(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}}), false);
-  for (level_t d : {0, 1, 2, 5, 9}) check_sources(a, all_vertices(6), 0, d);
+  for (level_t d : {0, 1, 2, 5, 9})
+    for (index_t b : {0, 1}) check_sources(a, all_vertices(6), b, d);  // 1: frontiers left over
   auto be = bfs::make_cpu_backend();
   bfs::options opt;
   opt.max_depth = 2;
@@ -116,6 +151,103 @@ TEST(Msbfs, RandomGraphsEveryBatchSize) {
       for (index_t b : {0, 1, 7, 64}) check_sources(a, all_vertices(n), b);
     }
   }
+}
+
+TEST(Msbfs, RandomGraphsOnSeveralThreads) {
+  // Three words of sources and levels of 10^5 edge-words and more: pushes and pulls split
+  // among the threads (msbfs_cpu.cpp's parallel_work).
+  const index_t n = 20000;
+  const auto adj = opsparse::test::random_csr<double>(n, n, 4, 9);
+  for (bool undirected : {false, true}) {
+    SCOPED_TRACE(undirected ? "undirected" : "directed");
+    const auto a = bfs::graph_pattern(adj, undirected);
+    check_sources(a, bfs::random_sources(n, 150, 4), 0, -1, 3);
+  }
+}
+
+/// A path 0 -> 1 -> ... -> n-1.
+host_csr<double> path_graph(index_t n) {
+  std::vector<std::pair<index_t, index_t>> e;
+  for (index_t i = 0; i + 1 < n; ++i) e.emplace_back(i, i + 1);
+  return adjacency(n, std::move(e));
+}
+
+TEST(Msbfs, LongPathCostsLinearWork) {
+  // Issue #21: 100k levels of one vertex each, which cost a product over n columns and a copy
+  // of V per level (46 s); the work is now a few steps per vertex and edge.
+  const index_t n = 100000;
+  const auto adj = path_graph(n);
+  for (bool undirected : {false, true}) {
+    SCOPED_TRACE(undirected ? "undirected" : "directed");
+    const auto a = bfs::graph_pattern(adj, undirected);
+    const std::vector<index_t> sources{0, n / 2, n - 1, 0};
+    auto be = bfs::make_cpu_backend();
+    bfs::options opt;
+    opt.keep_levels = true;
+    const auto r = bfs::search(*be, a, sources, opt);
+    for (std::size_t k = 0; k < sources.size(); ++k)
+      EXPECT_TRUE(same_as_queue_bfs(a, r, k, sources[k]));
+    EXPECT_EQ(r.summary[0].reached, n);
+    EXPECT_EQ(r.summary[0].level_sum, static_cast<std::int64_t>(n) * (n - 1) / 2);
+    EXPECT_EQ(r.summary[0].eccentricity, n - 1);
+    EXPECT_EQ(r.summary[2].reached, undirected ? n : 1);
+    EXPECT_EQ(be->products(), push_products(a, sources, -1));
+    // One 64-source word: every vertex is listed, expanded, found and cleared a few times.
+    EXPECT_LE(be->work(), 4 * (be->products() + r.levels.nnz()));
+    EXPECT_LE(be->work(), 40 * static_cast<offset_t>(n));
+  }
+  // Stopped at depth 300, then a search from elsewhere: nothing left over from the last one.
+  const auto a = bfs::graph_pattern(adj, false);
+  check_sources(a, {0, n - 301, n / 3}, 1, 300);
+}
+
+/// A rows x cols street grid, road-network shaped (high diameter, degree at most 4): a tenth of
+/// the streets missing and a fifth one-way, the rest both ways.
+host_csr<double> road_grid(index_t rows, index_t cols, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<std::pair<index_t, index_t>> e;
+  auto street = [&](index_t x, index_t y) {
+    const double p = u(rng);
+    if (p < 0.1) return;
+    if (p < 0.2) e.emplace_back(x, y);
+    else if (p < 0.3) e.emplace_back(y, x);
+    else {
+      e.emplace_back(x, y);
+      e.emplace_back(y, x);
+    }
+  };
+  for (index_t r = 0; r < rows; ++r)
+    for (index_t c = 0; c < cols; ++c) {
+      const index_t v = r * cols + c;
+      if (c + 1 < cols) street(v, v + 1);
+      if (r + 1 < rows) street(v, v + cols);
+    }
+  return adjacency(rows * cols, std::move(e));
+}
+
+TEST(Msbfs, RoadLikeGridEqualsQueueBfs) {
+  const auto adj = road_grid(90, 110, 7);  // 9,900 crossings
+  for (bool undirected : {false, true}) {
+    SCOPED_TRACE(undirected ? "undirected" : "directed");
+    const auto a = bfs::graph_pattern(adj, undirected);
+    auto sources = bfs::random_sources(a.rows, 100, 3);  // two words of bitmap
+    sources.push_back(sources[5]);
+    check_sources(a, sources);
+    check_sources(a, sources, 64, -1, 2);
+    check_sources(a, sources, 0, 40);
+  }
+}
+
+TEST(Msbfs, LevelsNeedKeepLevels) {
+  const auto a = bfs::graph_pattern(path_graph(4), false);
+  auto be = bfs::make_cpu_backend();
+  be->load(a);
+  be->configure(bfs::direction::automatic, false);
+  be->start({0});
+  EXPECT_EQ(be->advance(1), 1);
+  EXPECT_THROW(be->levels(), std::invalid_argument);
+  EXPECT_THROW(be->start({4}), std::invalid_argument);
 }
 
 TEST(Msbfs, GraphPatternDropsLoopsAndSymmetrises) {
