@@ -155,7 +155,9 @@ std::vector<index_t> resolve_sources(const std::vector<std::string>& ids,
                                      const std::string& graph_name);
 
 /// Ids from a --sources value: the lines of the file it names (blank and '#' lines skipped), or,
-/// when no such file exists, a comma-separated list.
+/// when no such file exists, a comma-separated list. An empty list or id throws
+/// std::invalid_argument naming --sources; an unreadable file or one without ids,
+/// std::runtime_error.
 std::vector<std::string> parse_sources_argument(const std::string& value);
 
 /// k distinct random vertices of n (std::mt19937_64 seeded with `seed`); k > n throws.

@@ -281,8 +281,8 @@ TEST(Msbfs, SourcesArgument) {
   EXPECT_EQ(bfs::parse_sources_argument("1,5,9"), (std::vector<std::string>{"1", "5", "9"}));
   EXPECT_EQ(bfs::parse_sources_argument(" 1 , 5,5"), (std::vector<std::string>{"1", "5", "5"}));
   EXPECT_EQ(bfs::parse_sources_argument("YAL001C"), (std::vector<std::string>{"YAL001C"}));
-  EXPECT_THROW(bfs::parse_sources_argument("1,,2"), std::runtime_error);
-  EXPECT_THROW(bfs::parse_sources_argument(""), std::runtime_error);
+  for (const char* bad : {"", " ", ",", "1,,2", "1,"})
+    EXPECT_THROW(bfs::parse_sources_argument(bad), std::invalid_argument) << "'" << bad << "'";
   const auto dir = std::filesystem::temp_directory_path() /
                    ("opsparse_msbfs_src_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -424,6 +424,86 @@ TEST_F(MsbfsCli, ClearErrors) {
   const auto unwritable = run({graph_, "--sources", "10", "--levels", path("no/such/file")});
   EXPECT_EQ(unwritable.status, 1);
   EXPECT_NE(unwritable.err.find("cannot write"), std::string::npos) << unwritable.err;
+  const auto no_ids = run({graph_, "--sources", write("none.txt", "# nothing\n\n")});
+  EXPECT_EQ(no_ids.status, 1);
+  EXPECT_NE(no_ids.err.find("lists no ids"), std::string::npos) << no_ids.err;
+}
+
+TEST_F(MsbfsCli, EmptyAndGarbageValuesNameTheirOption) {
+  // {arguments after GRAPH, the option the message must name}. `--sources ''` used to fall
+  // through to --random and report "--random 18446744073709551615".
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--sources", ""}, "--sources"},
+      {{"--sources", " "}, "--sources"},
+      {{"--sources", ","}, "--sources"},
+      {{"--sources", "10,,20"}, "--sources"},
+      {{"--sources", "10,"}, "--sources"},
+      {{"--random", ""}, "--random"},
+      {{"--random", "x"}, "--random"},
+      {{"--random", "2x"}, "--random"},
+      {{"--random", "-3"}, "--random"},
+      {{"--random", "99999999999999999999"}, "--random"},
+      {{"--random", "2", "--seed", ""}, "--seed"},
+      {{"--random", "2", "--seed", "-1"}, "--seed"},
+      {{"--random", "2", "--seed", "x"}, "--seed"},
+      {{"--random", "2", "--seed", "18446744073709551616"}, "--seed"},
+      {{"--sources", "10", "--batch", ""}, "--batch"},
+      {{"--sources", "10", "--batch", "-1"}, "--batch"},
+      {{"--sources", "10", "--batch", "1.5"}, "--batch"},
+      {{"--sources", "10", "--batch", "2000000000"}, "--batch"},
+      {{"--sources", "10", "--max-depth", ""}, "--max-depth"},
+      {{"--sources", "10", "--max-depth", "-2"}, "--max-depth"},
+      {{"--sources", "10", "--max-depth", "x"}, "--max-depth"},
+      {{"--sources", "10", "--direction", ""}, "--direction"},
+      {{"--sources", "10", "--direction", "sideways"}, "--direction"},
+      {{"--sources", "10", "--levels", ""}, "--levels"},
+      {{"--sources", "10", "--summary", ""}, "--summary"},
+      {{"--sources", "10", "--format", ""}, "--format"},
+      {{"--sources", "10", "--format", "csv"}, "--format"},
+      {{"--sources", "10", "--backend", ""}, "--backend"},
+      {{"--sources", "10", "--threads", ""}, "--threads"},
+      {{"--sources", "10", "--threads", "-1"}, "--threads"},
+      {{"--sources", "10", "--threads", "two"}, "--threads"},
+  };
+  for (const auto& [args, option] : cases) {
+    std::vector<std::string> argv{graph_};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const auto r = run(argv);
+    std::string shown;
+    for (const auto& a : args) shown += " '" + a + "'";
+    EXPECT_EQ(r.status, 2) << shown << ": " << r.err;
+    EXPECT_NE(r.err.find(option), std::string::npos) << shown << ": " << r.err;
+    EXPECT_EQ(r.err.find("18446744073709551615"), std::string::npos) << shown << ": " << r.err;
+    EXPECT_NE(r.err.find("--help"), std::string::npos) << shown << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << shown;
+  }
+  // Values at the edges of their ranges are accepted.
+  for (const std::vector<std::string>& ok :
+       {std::vector<std::string>{"--random", "1", "--seed", "18446744073709551615"},
+        {"--random", "1", "--seed", "0"},
+        {"--sources", "10", "--max-depth", "-1", "--batch", "0", "--threads", "0"}}) {
+    std::vector<std::string> argv{graph_, "-q"};
+    argv.insert(argv.end(), ok.begin(), ok.end());
+    const auto r = run(argv);
+    EXPECT_EQ(r.status, 0) << ok[0] << " " << ok[1] << ": " << r.err;
+  }
+}
+
+TEST_F(MsbfsCli, HelpStatesGraphSemanticsAndCloseness) {
+  const auto help = run({"--help"});
+  ASSERT_EQ(help.status, 0);
+  for (const char* want : {"DIRECTED by default", "-u/--undirected follows every edge both ways",
+                           "opsparse-triangle", "closeness = (reached - 1) / sum of levels",
+                           "mean_closeness"})
+    EXPECT_NE(help.out.find(want), std::string::npos) << want << "\n" << help.out;
+  // What the help says: directed by default, 30 (a sink) reaches nothing: closeness 0; with -u
+  // it reaches 20, 10 and 40 at levels 1, 2, 3: closeness 3 / 6.
+  const auto d = run({graph_, "-q", "--sources", "30", "--summary", path("d")});
+  const auto u = run({graph_, "-q", "-u", "--sources", "30", "--summary", path("u")});
+  ASSERT_EQ(d.status, 0) << d.err;
+  ASSERT_EQ(u.status, 0) << u.err;
+  EXPECT_NE(read("d").find("30\t1\t0\t0\t0\n"), std::string::npos) << read("d");
+  EXPECT_NE(read("u").find("30\t4\t6\t3\t0.5\n"), std::string::npos) << read("u");
 }
 
 }  // namespace
