@@ -1,7 +1,10 @@
 // opsparse-msbfs's command line: reading, sources, backend choice, output files, progress.
 #include <boost/program_options.hpp>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <iomanip>
@@ -42,6 +45,17 @@ struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// --seed's value: boost reads "-1" into an unsigned as 2^64 - 1, so the digits are checked here.
+std::uint64_t parse_seed(const std::string& s) {
+  const bool digits = !s.empty() && s.size() <= 20 &&
+                      s.find_first_not_of("0123456789") == std::string::npos;
+  errno = 0;
+  const unsigned long long v = digits ? std::strtoull(s.c_str(), nullptr, 10) : 0;
+  if (!digits || errno == ERANGE)
+    throw usage_error("--seed must be an integer from 0 to 2^64 - 1, not '" + s + "'");
+  return v;
+}
+
 double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
@@ -50,9 +64,8 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   std::string graph_path, sources_arg, format_s, backend_s, levels_path, summary_path;
-  std::string direction_s = "auto";
+  std::string direction_s = "auto", seed_s = "1";
   long long random_k = -1, batch = 0, max_depth = -1;
-  unsigned long long seed = 1;
   int threads = 0;
   bool undirected = false, quiet = false, verbose = false;
 
@@ -62,25 +75,39 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       "F <- (F*A)<!V> over (any, pair), V <- V + F, a row of F and V per source.\n"
       "GRAPH: Matrix Market (.mtx, ids are 1-based row numbers), ABC (.abc) or a SNAP edge\n"
       "list (anything else); ids are the vertex names as written in the file.\n"
-      "Prints totals on stdout, progress per batch on stderr.\n\nOptions");
+      "The graph is DIRECTED by default: a line 'u v' (an entry A(u,v)) is followed from u to v\n"
+      "only. -u/--undirected follows every edge both ways (A + A'), as opsparse-triangle and\n"
+      "opsparse-mcl always do. Self-loops are dropped and repeated edges count once; weights\n"
+      "are ignored.\n"
+      "Per source: reached = vertices reached, the source included; sum of levels (a vertex's\n"
+      "level is its distance in edges from the source); eccentricity = the largest level;\n"
+      "closeness = (reached - 1) / sum of levels, the inverse of the mean distance to the\n"
+      "vertices it reaches (not scaled by the graph's n - 1; 0 when it reaches nothing else).\n"
+      "Prints totals on stdout (sources, reached and sum_of_levels summed over the sources,\n"
+      "max_eccentricity, mean_closeness = the mean of the closeness of the sources), progress\n"
+      "per batch on stderr.\n\nOptions");
   visible.add_options()
       ("help,h", "show this help and exit")
       ("sources,s", po::value(&sources_arg)->value_name("FILE|IDS"),
        "a file with one id per line, or a comma-separated list of ids (duplicates allowed)")
       ("random", po::value(&random_k)->value_name("K"), "K distinct random sources")
-      ("seed", po::value(&seed)->default_value(1), "seed of --random")
-      ("undirected,u", po::bool_switch(&undirected), "symmetrise the graph (default: directed)")
+      ("seed", po::value(&seed_s)->default_value("1"), "seed of --random")
+      ("undirected,u", po::bool_switch(&undirected),
+       "follow edges both ways (symmetrise A); default: directed, u -> v only")
       ("batch,b", po::value(&batch)->default_value(0),
        "sources per batch (0: from the graph size: about 2^24 visited entries per batch on the "
        "CPU, 2^32 bits of bitmap on the GPU; at most 1024)")
       ("direction", po::value(&direction_s)->default_value("auto"),
-       "auto (push while the frontier is small, then pull through the transpose with bitmaps "
-       "of 64 sources per word), push or pull (GPU; the CPU always pushes)")
-      ("max-depth", po::value(&max_depth)->default_value(-1), "stop after this level (-1: none)")
+       "auto (push while the frontier is small, pull through the transpose with bitmaps of 64 "
+       "sources per word when it is large: the GPU once for the rest of a batch, the CPU level "
+       "by level), push or pull; the results are the same")
+      ("max-depth", po::value(&max_depth)->default_value(-1),
+       "stop after this level (-1: none); the summaries count only the levels searched")
       ("levels", po::value(&levels_path)->value_name("FILE"),
        "write 'source<TAB>vertex<TAB>level' for every vertex reached")
       ("summary", po::value(&summary_path)->value_name("FILE"),
-       "write 'source<TAB>reached<TAB>sum_of_levels<TAB>eccentricity<TAB>closeness' per source")
+       "write 'source<TAB>reached<TAB>sum_of_levels<TAB>eccentricity<TAB>closeness' per source "
+       "(as defined above)")
       ("format", po::value(&format_s)->default_value("auto"), "auto, mtx, edges or abc")
       ("backend", po::value(&backend_s)->default_value("auto"), "gpu, cpu or auto")
       ("threads", po::value(&threads)->default_value(0), "CPU engine threads (0: OpenMP default)")
@@ -98,6 +125,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     io::file_format format = io::file_format::automatic;
     std::string why_cpu;
     apps::backend which = apps::backend::cpu;
+    bool have_sources = false;
+    std::vector<std::string> source_ids;
+    std::uint64_t seed = 1;
     try {
       po::variables_map vm;
       po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
@@ -107,15 +137,27 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       }
       po::notify(vm);
       if (graph_path.empty()) throw usage_error("no GRAPH file given");
-      if (vm.count("sources") == vm.count("random"))
+      have_sources = vm.count("sources") != 0;
+      if (have_sources == (vm.count("random") != 0))
         throw usage_error("give exactly one of --sources and --random");
-      if (vm.count("random") && random_k < 1) throw usage_error("--random needs K >= 1");
-      if (batch < 0 || batch > 1 << 30) throw usage_error("--batch must be between 0 and 2^30");
-      if (max_depth < -1 || max_depth > 1 << 30) throw usage_error("--max-depth must be >= -1");
-      if (threads < 0) throw usage_error("--threads must be >= 0");
+      if (vm.count("random") && random_k < 1)
+        throw usage_error("--random needs K >= 1, not " + std::to_string(random_k));
+      seed = parse_seed(seed_s);
+      if (batch < 0 || batch > 1 << 30)
+        throw usage_error("--batch must be between 0 and 2^30, not " + std::to_string(batch));
+      if (max_depth < -1 || max_depth > 1 << 30)
+        throw usage_error("--max-depth must be between -1 and 2^30, not " +
+                          std::to_string(max_depth));
+      if (threads < 0) throw usage_error("--threads must be >= 0, not " + std::to_string(threads));
+      // An empty file name would silently write nothing.
+      if (vm.count("levels") && levels_path.empty()) throw usage_error("--levels needs a FILE");
+      if (vm.count("summary") && summary_path.empty()) throw usage_error("--summary needs a FILE");
       format = parse_format(format_s);
       opt.dir = parse_direction(direction_s);
       which = apps::resolve_backend(backend_s, &why_cpu);
+      // Before the graph is read: a malformed list is a usage error (an unreadable or empty
+      // sources file is an input error, exit 1).
+      if (have_sources) source_ids = parse_sources_argument(sources_arg);
     } catch (const po::error& e) {
       throw usage_error(e.what());
     } catch (const std::invalid_argument& e) {
@@ -136,9 +178,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     clock = std::chrono::steady_clock::now();
     const host_csr<pattern> a = graph_pattern(g.adj, undirected);
     const std::vector<index_t> sources =
-        sources_arg.empty()
-            ? random_sources(a.rows, static_cast<std::size_t>(random_k), seed)
-            : resolve_sources(parse_sources_argument(sources_arg), g.labels, graph_path);
+        have_sources ? resolve_sources(source_ids, g.labels, graph_path)
+                     : random_sources(a.rows, static_cast<std::size_t>(random_k), seed);
     const double ms_prepare = ms_since(clock);
 
     std::unique_ptr<backend> be;

@@ -176,8 +176,8 @@ std::vector<std::string> parse_sources_argument(const std::string& value) {
     const std::string id = trim(value.substr(start, comma == std::string::npos ? std::string::npos
                                                                                 : comma - start));
     if (id.empty())
-      throw std::runtime_error("--sources '" + value +
-                               "' is neither a file nor a comma-separated list of ids");
+      throw std::invalid_argument("--sources '" + value +
+                                  "' is neither a file nor a comma-separated list of ids");
     ids.push_back(id);
     if (comma == std::string::npos) break;
     start = comma + 1;

@@ -15,7 +15,10 @@
 // included), the sum of levels, the eccentricity (largest level) and the closeness centrality
 // (reached - 1) / sum of levels (0 when nothing else is reached).
 // Work per level is the products of F·A (each vertex's edges are expanded once per source that
-// reaches it) plus the merge, which copies V.
+// reaches it): on the GPU plus the merge, which copies V; the CPU backend keeps F and V as
+// bitmaps beside a list of F's vertices, so that a push level costs the frontier and its edges,
+// not n or nnz(V), and pulls (n + nnz(A)) only when the push would cost a quarter of that
+// (msbfs_cpu.cpp).
 //
 // Direction optimisation (GPU backend, as LAGraph's BFS switches from push to pull): once the
 // next push would cost more than a pull, F and V change representation, for the rest of the
@@ -53,7 +56,9 @@ struct source_summary {
   }
 };
 
-/// Which way the levels go (GPU backend; the CPU backend always pushes).
+/// Which way the levels go. automatic: the GPU switches to pull once (see above); the CPU
+/// chooses again at every level (pull when the push would expand more than (n + nnz(A)) / 4
+/// edges).
 enum class direction { automatic, push, pull };
 
 /// "auto" / "push" / "pull"; throws std::invalid_argument naming the choices.
@@ -79,11 +84,15 @@ class backend {
   virtual std::vector<source_summary> summarise() = 0;
   /// V: rows = the batch's sources, values = levels.
   virtual host_csr<level_t> levels() = 0;
-  /// Multiplications of the products so far (0 where the backend does not count them).
+  /// Multiplications of the products so far (0 where the backend does not count them). The CPU,
+  /// whose levels push or pull on bitmaps, counts those of F·A as written above for every level.
   virtual offset_t products() const = 0;
   /// Edges traversed so far: over every source, the out-degrees of the vertices it expanded
   /// (what a push-only search multiplies, whichever direction the levels actually went).
   virtual offset_t edges_traversed() const { return products(); }
+  /// Steps taken so far, in the backend's own unit (the CPU: bitmap words and edges read), so
+  /// that tests can bound what a search costs without timing it; 0 where not counted.
+  virtual offset_t work() const { return 0; }
   /// How the last batch ran (for progress lines), e.g. "push 2, pull 5"; empty if nothing to say.
   virtual std::string last_batch_note() const { return {}; }
   /// About how many entries of V a batch may hold (sizes the default batch).
@@ -146,7 +155,9 @@ std::vector<index_t> resolve_sources(const std::vector<std::string>& ids,
                                      const std::string& graph_name);
 
 /// Ids from a --sources value: the lines of the file it names (blank and '#' lines skipped), or,
-/// when no such file exists, a comma-separated list.
+/// when no such file exists, a comma-separated list. An empty list or id throws
+/// std::invalid_argument naming --sources; an unreadable file or one without ids,
+/// std::runtime_error.
 std::vector<std::string> parse_sources_argument(const std::string& value);
 
 /// k distinct random vertices of n (std::mt19937_64 seeded with `seed`); k > n throws.

@@ -58,9 +58,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   po::options_description visible(
       std::string("Usage: ") + program + " [options] GRAPH\n"
-      "Counts the triangles of the undirected simple graph on GRAPH's structure (edges\n"
-      "symmetrised, self-loops and repeated edges dropped) as a masked sparse product over the\n"
-      "plus_pair semiring, the LAGraph way. Prints the count on stdout.\n"
+      "Counts the triangles of the undirected simple graph on GRAPH's structure as a masked\n"
+      "sparse product over the plus_pair semiring, the LAGraph way. Prints the count on stdout.\n"
+      "The graph is ALWAYS made undirected (there is no --directed): a line 'u v' (an entry\n"
+      "A(u,v)) is the edge {u,v} whichever way it is written, 'u v' and 'v u' are one edge,\n"
+      "self-loops and repeated edges are dropped and weights ignored; a triangle is three\n"
+      "vertices joined pairwise, counted once. (opsparse-mcl symmetrises too; opsparse-msbfs is\n"
+      "directed unless given -u.)\n"
       "GRAPH: Matrix Market (.mtx), ABC (.abc) or a SNAP edge list (anything else).\n\nOptions");
   visible.add_options()
       ("help,h", "show this help and exit")
@@ -105,7 +109,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       opt.how = parse_method(method_s);
       opt.sort = parse_presort(presort_s);
       format = parse_format(format_s);
-      if (threads < 0) throw usage_error("--threads must be >= 0");
+      if (threads < 0) throw usage_error("--threads must be >= 0, not " + std::to_string(threads));
+      // An empty file name would silently write nothing.
+      if (vm.count("per-vertex") && per_vertex_path.empty())
+        throw usage_error("--per-vertex needs a FILE");
+      if (vm.count("clustering") && lcc_path.empty()) throw usage_error("--clustering needs a FILE");
       which = apps::resolve_backend(backend_s, &why_cpu);
     } catch (const po::error& e) {
       throw usage_error(e.what());

@@ -1,10 +1,12 @@
 // opsparse-msbfs on small graphs against a plain queue BFS: directed and undirected, disconnected
-// graphs, sources without edges, duplicate sources, depth limits, every batch size; the source
-// parsing and the command line (outputs, exit codes and messages).
+// graphs, sources without edges, duplicate sources, depth limits, every batch size and direction;
+// a 100k-vertex path and a road-like grid (high diameter) with the CPU backend's work bounded
+// by its frontiers; the source parsing and the command line (outputs, exit codes and messages).
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -17,20 +19,52 @@ namespace {
 namespace bfs = opsparse::msbfs;
 using namespace msbfs_test;
 
-/// Runs every source through the CPU backend with batch `batch` and checks each row.
+constexpr bfs::direction all_directions[] = {bfs::direction::automatic, bfs::direction::push,
+                                             bfs::direction::pull};
+
+/// What a push-only search multiplies: over the sources, the out-degrees of the vertices each
+/// one expands (those it reaches above max_depth), from queue BFS.
+offset_t push_products(const host_csr<pattern>& a, const std::vector<index_t>& sources,
+                       level_t max_depth) {
+  offset_t total = 0;
+  for (index_t s : sources) {
+    const auto level = queue_bfs(a, s, max_depth);
+    for (index_t v = 0; v < a.rows; ++v)
+      if (level[v] >= 0 && (max_depth < 0 || level[v] < max_depth))
+        total += a.rpt[v + 1] - a.rpt[v];
+  }
+  return total;
+}
+
+/// Runs every source through the CPU backend with batch `batch`, in every direction, and checks
+/// each row, the products (those of the push, whichever way the levels went) and, where the
+/// backend chooses or pushes, that its work is bounded by what the frontiers hold: per word of
+/// the batch's bitmaps, 4 steps per product and per vertex reached (msbfs_cpu.cpp's work()).
 void check_sources(const host_csr<pattern>& a, const std::vector<index_t>& sources,
-                   index_t batch = 0, level_t max_depth = -1) {
-  auto be = bfs::make_cpu_backend();
-  bfs::options opt;
-  opt.batch = batch;
-  opt.max_depth = max_depth;
-  opt.keep_levels = true;
-  const auto r = bfs::search(*be, a, sources, opt);
-  ASSERT_EQ(r.summary.size(), sources.size());
-  ASSERT_EQ(r.levels.rows, static_cast<index_t>(sources.size()));
-  EXPECT_EQ(opsparse::check(r.levels), "");
-  for (std::size_t k = 0; k < sources.size(); ++k)
-    EXPECT_TRUE(same_as_queue_bfs(a, r, k, sources[k], max_depth)) << "batch " << batch;
+                   index_t batch = 0, level_t max_depth = -1, int threads = 0) {
+  for (bfs::direction dir : all_directions) {
+    SCOPED_TRACE(std::string("direction ") + bfs::to_string(dir) + ", batch " +
+                 std::to_string(batch) + ", max depth " + std::to_string(max_depth));
+    auto be = bfs::make_cpu_backend(threads);
+    bfs::options opt;
+    opt.batch = batch;
+    opt.max_depth = max_depth;
+    opt.keep_levels = true;
+    opt.dir = dir;
+    const auto r = bfs::search(*be, a, sources, opt);
+    ASSERT_EQ(r.summary.size(), sources.size());
+    ASSERT_EQ(r.levels.rows, static_cast<index_t>(sources.size()));
+    EXPECT_EQ(opsparse::check(r.levels), "");
+    for (std::size_t k = 0; k < sources.size(); ++k)
+      EXPECT_TRUE(same_as_queue_bfs(a, r, k, sources[k], max_depth));
+    const offset_t products = push_products(a, sources, max_depth);
+    EXPECT_EQ(be->products(), products);
+    EXPECT_EQ(be->edges_traversed(), products);
+    if (dir == bfs::direction::pull) continue;  // a forced pull reads every vertex every level
+    const index_t b = batch > 0 ? batch : bfs::default_batch(a.rows, sources.size(), be->batch_budget());
+    const offset_t words = (std::min<offset_t>(b, static_cast<offset_t>(sources.size())) + 63) / 64;
+    EXPECT_LE(be->work(), words * 4 * (products + r.levels.nnz()));
+  }
 }
 
 std::vector<index_t> all_vertices(index_t n) {
@@ -97,7 +131,8 @@ TEST(Msbfs, DuplicateSourcesGetTheirOwnRows) {
 
 TEST(Msbfs, MaxDepthStopsTheSearch) {
   const auto a = bfs::graph_pattern(adjacency(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}}), false);
-  for (level_t d : {0, 1, 2, 5, 9}) check_sources(a, all_vertices(6), 0, d);
+  for (level_t d : {0, 1, 2, 5, 9})
+    for (index_t b : {0, 1}) check_sources(a, all_vertices(6), b, d);  // 1: frontiers left over
   auto be = bfs::make_cpu_backend();
   bfs::options opt;
   opt.max_depth = 2;
@@ -116,6 +151,103 @@ TEST(Msbfs, RandomGraphsEveryBatchSize) {
       for (index_t b : {0, 1, 7, 64}) check_sources(a, all_vertices(n), b);
     }
   }
+}
+
+TEST(Msbfs, RandomGraphsOnSeveralThreads) {
+  // Three words of sources and levels of 10^5 edge-words and more: pushes and pulls split
+  // among the threads (msbfs_cpu.cpp's parallel_work).
+  const index_t n = 20000;
+  const auto adj = opsparse::test::random_csr<double>(n, n, 4, 9);
+  for (bool undirected : {false, true}) {
+    SCOPED_TRACE(undirected ? "undirected" : "directed");
+    const auto a = bfs::graph_pattern(adj, undirected);
+    check_sources(a, bfs::random_sources(n, 150, 4), 0, -1, 3);
+  }
+}
+
+/// A path 0 -> 1 -> ... -> n-1.
+host_csr<double> path_graph(index_t n) {
+  std::vector<std::pair<index_t, index_t>> e;
+  for (index_t i = 0; i + 1 < n; ++i) e.emplace_back(i, i + 1);
+  return adjacency(n, std::move(e));
+}
+
+TEST(Msbfs, LongPathCostsLinearWork) {
+  // Issue #21: 100k levels of one vertex each, which cost a product over n columns and a copy
+  // of V per level (46 s); the work is now a few steps per vertex and edge.
+  const index_t n = 100000;
+  const auto adj = path_graph(n);
+  for (bool undirected : {false, true}) {
+    SCOPED_TRACE(undirected ? "undirected" : "directed");
+    const auto a = bfs::graph_pattern(adj, undirected);
+    const std::vector<index_t> sources{0, n / 2, n - 1, 0};
+    auto be = bfs::make_cpu_backend();
+    bfs::options opt;
+    opt.keep_levels = true;
+    const auto r = bfs::search(*be, a, sources, opt);
+    for (std::size_t k = 0; k < sources.size(); ++k)
+      EXPECT_TRUE(same_as_queue_bfs(a, r, k, sources[k]));
+    EXPECT_EQ(r.summary[0].reached, n);
+    EXPECT_EQ(r.summary[0].level_sum, static_cast<std::int64_t>(n) * (n - 1) / 2);
+    EXPECT_EQ(r.summary[0].eccentricity, n - 1);
+    EXPECT_EQ(r.summary[2].reached, undirected ? n : 1);
+    EXPECT_EQ(be->products(), push_products(a, sources, -1));
+    // One 64-source word: every vertex is listed, expanded, found and cleared a few times.
+    EXPECT_LE(be->work(), 4 * (be->products() + r.levels.nnz()));
+    EXPECT_LE(be->work(), 40 * static_cast<offset_t>(n));
+  }
+  // Stopped at depth 300, then a search from elsewhere: nothing left over from the last one.
+  const auto a = bfs::graph_pattern(adj, false);
+  check_sources(a, {0, n - 301, n / 3}, 1, 300);
+}
+
+/// A rows x cols street grid, road-network shaped (high diameter, degree at most 4): a tenth of
+/// the streets missing and a fifth one-way, the rest both ways.
+host_csr<double> road_grid(index_t rows, index_t cols, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<std::pair<index_t, index_t>> e;
+  auto street = [&](index_t x, index_t y) {
+    const double p = u(rng);
+    if (p < 0.1) return;
+    if (p < 0.2) e.emplace_back(x, y);
+    else if (p < 0.3) e.emplace_back(y, x);
+    else {
+      e.emplace_back(x, y);
+      e.emplace_back(y, x);
+    }
+  };
+  for (index_t r = 0; r < rows; ++r)
+    for (index_t c = 0; c < cols; ++c) {
+      const index_t v = r * cols + c;
+      if (c + 1 < cols) street(v, v + 1);
+      if (r + 1 < rows) street(v, v + cols);
+    }
+  return adjacency(rows * cols, std::move(e));
+}
+
+TEST(Msbfs, RoadLikeGridEqualsQueueBfs) {
+  const auto adj = road_grid(90, 110, 7);  // 9,900 crossings
+  for (bool undirected : {false, true}) {
+    SCOPED_TRACE(undirected ? "undirected" : "directed");
+    const auto a = bfs::graph_pattern(adj, undirected);
+    auto sources = bfs::random_sources(a.rows, 100, 3);  // two words of bitmap
+    sources.push_back(sources[5]);
+    check_sources(a, sources);
+    check_sources(a, sources, 64, -1, 2);
+    check_sources(a, sources, 0, 40);
+  }
+}
+
+TEST(Msbfs, LevelsNeedKeepLevels) {
+  const auto a = bfs::graph_pattern(path_graph(4), false);
+  auto be = bfs::make_cpu_backend();
+  be->load(a);
+  be->configure(bfs::direction::automatic, false);
+  be->start({0});
+  EXPECT_EQ(be->advance(1), 1);
+  EXPECT_THROW(be->levels(), std::invalid_argument);
+  EXPECT_THROW(be->start({4}), std::invalid_argument);
 }
 
 TEST(Msbfs, GraphPatternDropsLoopsAndSymmetrises) {
@@ -149,8 +281,8 @@ TEST(Msbfs, SourcesArgument) {
   EXPECT_EQ(bfs::parse_sources_argument("1,5,9"), (std::vector<std::string>{"1", "5", "9"}));
   EXPECT_EQ(bfs::parse_sources_argument(" 1 , 5,5"), (std::vector<std::string>{"1", "5", "5"}));
   EXPECT_EQ(bfs::parse_sources_argument("YAL001C"), (std::vector<std::string>{"YAL001C"}));
-  EXPECT_THROW(bfs::parse_sources_argument("1,,2"), std::runtime_error);
-  EXPECT_THROW(bfs::parse_sources_argument(""), std::runtime_error);
+  for (const char* bad : {"", " ", ",", "1,,2", "1,"})
+    EXPECT_THROW(bfs::parse_sources_argument(bad), std::invalid_argument) << "'" << bad << "'";
   const auto dir = std::filesystem::temp_directory_path() /
                    ("opsparse_msbfs_src_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -292,6 +424,86 @@ TEST_F(MsbfsCli, ClearErrors) {
   const auto unwritable = run({graph_, "--sources", "10", "--levels", path("no/such/file")});
   EXPECT_EQ(unwritable.status, 1);
   EXPECT_NE(unwritable.err.find("cannot write"), std::string::npos) << unwritable.err;
+  const auto no_ids = run({graph_, "--sources", write("none.txt", "# nothing\n\n")});
+  EXPECT_EQ(no_ids.status, 1);
+  EXPECT_NE(no_ids.err.find("lists no ids"), std::string::npos) << no_ids.err;
+}
+
+TEST_F(MsbfsCli, EmptyAndGarbageValuesNameTheirOption) {
+  // {arguments after GRAPH, the option the message must name}. `--sources ''` used to fall
+  // through to --random and report "--random 18446744073709551615".
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--sources", ""}, "--sources"},
+      {{"--sources", " "}, "--sources"},
+      {{"--sources", ","}, "--sources"},
+      {{"--sources", "10,,20"}, "--sources"},
+      {{"--sources", "10,"}, "--sources"},
+      {{"--random", ""}, "--random"},
+      {{"--random", "x"}, "--random"},
+      {{"--random", "2x"}, "--random"},
+      {{"--random", "-3"}, "--random"},
+      {{"--random", "99999999999999999999"}, "--random"},
+      {{"--random", "2", "--seed", ""}, "--seed"},
+      {{"--random", "2", "--seed", "-1"}, "--seed"},
+      {{"--random", "2", "--seed", "x"}, "--seed"},
+      {{"--random", "2", "--seed", "18446744073709551616"}, "--seed"},
+      {{"--sources", "10", "--batch", ""}, "--batch"},
+      {{"--sources", "10", "--batch", "-1"}, "--batch"},
+      {{"--sources", "10", "--batch", "1.5"}, "--batch"},
+      {{"--sources", "10", "--batch", "2000000000"}, "--batch"},
+      {{"--sources", "10", "--max-depth", ""}, "--max-depth"},
+      {{"--sources", "10", "--max-depth", "-2"}, "--max-depth"},
+      {{"--sources", "10", "--max-depth", "x"}, "--max-depth"},
+      {{"--sources", "10", "--direction", ""}, "--direction"},
+      {{"--sources", "10", "--direction", "sideways"}, "--direction"},
+      {{"--sources", "10", "--levels", ""}, "--levels"},
+      {{"--sources", "10", "--summary", ""}, "--summary"},
+      {{"--sources", "10", "--format", ""}, "--format"},
+      {{"--sources", "10", "--format", "csv"}, "--format"},
+      {{"--sources", "10", "--backend", ""}, "--backend"},
+      {{"--sources", "10", "--threads", ""}, "--threads"},
+      {{"--sources", "10", "--threads", "-1"}, "--threads"},
+      {{"--sources", "10", "--threads", "two"}, "--threads"},
+  };
+  for (const auto& [args, option] : cases) {
+    std::vector<std::string> argv{graph_};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const auto r = run(argv);
+    std::string shown;
+    for (const auto& a : args) shown += " '" + a + "'";
+    EXPECT_EQ(r.status, 2) << shown << ": " << r.err;
+    EXPECT_NE(r.err.find(option), std::string::npos) << shown << ": " << r.err;
+    EXPECT_EQ(r.err.find("18446744073709551615"), std::string::npos) << shown << ": " << r.err;
+    EXPECT_NE(r.err.find("--help"), std::string::npos) << shown << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << shown;
+  }
+  // Values at the edges of their ranges are accepted.
+  for (const std::vector<std::string>& ok :
+       {std::vector<std::string>{"--random", "1", "--seed", "18446744073709551615"},
+        {"--random", "1", "--seed", "0"},
+        {"--sources", "10", "--max-depth", "-1", "--batch", "0", "--threads", "0"}}) {
+    std::vector<std::string> argv{graph_, "-q"};
+    argv.insert(argv.end(), ok.begin(), ok.end());
+    const auto r = run(argv);
+    EXPECT_EQ(r.status, 0) << ok[0] << " " << ok[1] << ": " << r.err;
+  }
+}
+
+TEST_F(MsbfsCli, HelpStatesGraphSemanticsAndCloseness) {
+  const auto help = run({"--help"});
+  ASSERT_EQ(help.status, 0);
+  for (const char* want : {"DIRECTED by default", "-u/--undirected follows every edge both ways",
+                           "opsparse-triangle", "closeness = (reached - 1) / sum of levels",
+                           "mean_closeness"})
+    EXPECT_NE(help.out.find(want), std::string::npos) << want << "\n" << help.out;
+  // What the help says: directed by default, 30 (a sink) reaches nothing: closeness 0; with -u
+  // it reaches 20, 10 and 40 at levels 1, 2, 3: closeness 3 / 6.
+  const auto d = run({graph_, "-q", "--sources", "30", "--summary", path("d")});
+  const auto u = run({graph_, "-q", "-u", "--sources", "30", "--summary", path("u")});
+  ASSERT_EQ(d.status, 0) << d.err;
+  ASSERT_EQ(u.status, 0) << u.err;
+  EXPECT_NE(read("d").find("30\t1\t0\t0\t0\n"), std::string::npos) << read("d");
+  EXPECT_NE(read("u").find("30\t4\t6\t3\t0.5\n"), std::string::npos) << read("u");
 }
 
 }  // namespace

@@ -255,6 +255,52 @@ TEST_F(TriangleCli, HelpAndUsageErrors) {
   EXPECT_EQ(run({g, g}).status, 2);
 }
 
+TEST_F(TriangleCli, EmptyAndGarbageValuesNameTheirOption) {
+  const std::string g = write("g.txt", "1 2\n2 3\n3 1\n");
+  // {arguments before GRAPH, the option the message must name}
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--method", ""}, "--method"},
+      {{"--method", "sandia"}, "--method"},
+      {{"--presort", ""}, "--presort"},
+      {{"--presort", "sideways"}, "--presort"},
+      {{"--per-vertex", ""}, "--per-vertex"},
+      {{"--clustering", ""}, "--clustering"},
+      {{"--format", ""}, "--format"},
+      {{"--backend", ""}, "--backend"},
+      {{"--threads", ""}, "--threads"},
+      {{"--threads", "-1"}, "--threads"},
+      {{"--threads", "1.5"}, "--threads"},
+      {{"--threads", "99999999999"}, "--threads"},
+  };
+  for (const auto& [args, option] : cases) {
+    std::vector<std::string> argv = args;
+    argv.push_back(g);
+    const auto r = run(argv);
+    std::string shown;
+    for (const auto& a : args) shown += " '" + a + "'";
+    EXPECT_EQ(r.status, 2) << shown << ": " << r.err;
+    EXPECT_NE(r.err.find(option), std::string::npos) << shown << ": " << r.err;
+    EXPECT_NE(r.err.find("--help"), std::string::npos) << shown << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << shown << ": " << r.out;
+  }
+  const auto missing = run({g, "--method"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("--method"), std::string::npos) << missing.err;
+}
+
+TEST_F(TriangleCli, HelpStatesTheGraphIsMadeUndirected) {
+  const auto help = run({"--help"});
+  ASSERT_EQ(help.status, 0);
+  for (const char* want : {"ALWAYS made undirected", "no --directed", "opsparse-msbfs"})
+    EXPECT_NE(help.out.find(want), std::string::npos) << want << "\n" << help.out;
+  // As it says: one directed cycle, the same edges reversed and both at once are one triangle.
+  for (const char* edges : {"1 2\n2 3\n3 1\n", "2 1\n3 2\n1 3\n", "1 2\n2 1\n2 3\n3 2\n1 3\n3 1\n"}) {
+    const auto r = run({"--backend", "cpu", write("t.txt", edges)});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "1\n") << edges;
+  }
+}
+
 TEST_F(TriangleCli, InputErrorsNameTheFileAndLine) {
   const std::string bad = write("bad.txt", "1 2\n2 3\n3 x\n");
   const auto r = run({bad});
