@@ -31,6 +31,17 @@ backend resolve_backend(const std::string& choice, std::string* why_cpu) {
 
 const char* to_string(backend b) { return b == backend::gpu ? "gpu" : "cpu"; }
 
+std::string gpu_device_name() {
+#if OPSPARSE_HAS_GPU_ENGINE
+  int device = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&prop, device) == cudaSuccess)
+    return prop.name;
+  (void)cudaGetLastError();
+#endif
+  return {};
+}
+
 backend_probe::backend_probe(const std::string& choice) {
   if (choice == "cpu") {
     why_ = "--backend cpu";
@@ -44,11 +55,7 @@ backend_probe::backend_probe(const std::string& choice) {
 #if OPSPARSE_HAS_GPU_ENGINE
       if (result_ == backend::gpu) {
         (void)cudaFree(nullptr);  // the context, made now
-        int device = 0;
-        cudaDeviceProp prop{};
-        if (cudaGetDevice(&device) == cudaSuccess &&
-            cudaGetDeviceProperties(&prop, device) == cudaSuccess)
-          device_ = prop.name;
+        device_ = gpu_device_name();
       }
 #endif
     } catch (...) {

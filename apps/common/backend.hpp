@@ -16,6 +16,9 @@ backend resolve_backend(const std::string& choice, std::string* why_cpu = nullpt
 
 const char* to_string(backend b);
 
+/// The current CUDA device's name ("" without the GPU engine or when it cannot be asked).
+std::string gpu_device_name();
+
 /// Decides the backend (resolve_backend: asking the driver for a device costs a cold process a
 /// few hundred milliseconds) and creates the GPU's context, both on a background thread while
 /// the caller reads its input. A choice other than gpu, cpu or auto throws at once.

@@ -10,13 +10,16 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/backend.hpp"
+#include "common/cli.hpp"
 #include "msbfs/msbfs.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/io.hpp"
+#include "opsparse/output_file.hpp"
 
 namespace po = boost::program_options;
 
@@ -34,12 +37,6 @@ io::file_format parse_format(const std::string& s) {
   throw std::invalid_argument("--format must be auto, mtx, edges or abc; not '" + s + "'");
 }
 
-std::ofstream open_output(const std::string& path) {
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error("cannot write " + path);
-  f << std::setprecision(12);
-  return f;
-}
 
 struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -88,6 +85,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       "per batch on stderr.\n\nOptions");
   visible.add_options()
       ("help,h", "show this help and exit")
+      ("version", "show the version and exit")
       ("sources,s", po::value(&sources_arg)->value_name("FILE|IDS"),
        "a file with one id per line, or a comma-separated list of ids (duplicates allowed)")
       ("random", po::value(&random_k)->value_name("K"), "K distinct random sources")
@@ -104,14 +102,16 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ("max-depth", po::value(&max_depth)->default_value(-1),
        "stop after this level (-1: none); the summaries count only the levels searched")
       ("levels", po::value(&levels_path)->value_name("FILE"),
-       "write 'source<TAB>vertex<TAB>level' for every vertex reached")
+       "write 'source<TAB>vertex<TAB>level' for every vertex reached (FILE is written under a "
+       "temporary name and renamed at the end: a failed run leaves an existing FILE as it was)")
       ("summary", po::value(&summary_path)->value_name("FILE"),
        "write 'source<TAB>reached<TAB>sum_of_levels<TAB>eccentricity<TAB>closeness' per source "
        "(as defined above)")
       ("format", po::value(&format_s)->default_value("auto"), "auto, mtx, edges or abc")
       ("backend", po::value(&backend_s)->default_value("auto"), "gpu, cpu or auto")
-      ("threads", po::value(&threads)->default_value(0), "CPU engine threads (0: OpenMP default)")
-      ("quiet,q", po::bool_switch(&quiet), "no progress on stderr")
+      ("threads", po::value(&threads)->default_value(0),
+       "CPU engine threads (0: OpenMP default; at most the processors available)")
+      ("quiet,q", po::bool_switch(&quiet), "no progress and no backend line on stderr")
       ("verbose,V", po::bool_switch(&verbose), "stage timings and sizes on stderr");
   po::options_description hidden;
   hidden.add_options()("graph", po::value(&graph_path));
@@ -135,6 +135,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         out << visible << "\n";
         return 0;
       }
+      if (vm.count("version")) {
+        out << apps::version_line(program) << "\n";
+        return 0;
+      }
       po::notify(vm);
       if (graph_path.empty()) throw usage_error("no GRAPH file given");
       have_sources = vm.count("sources") != 0;
@@ -152,6 +156,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       // An empty file name would silently write nothing.
       if (vm.count("levels") && levels_path.empty()) throw usage_error("--levels needs a FILE");
       if (vm.count("summary") && summary_path.empty()) throw usage_error("--summary needs a FILE");
+      for (const std::string* o : {&levels_path, &summary_path})
+        if (!o->empty() && (*o == graph_path || io::same_file(*o, graph_path)))
+          throw usage_error("the output file '" + *o + "' is the input file");
+      if (!levels_path.empty() && levels_path == summary_path)
+        throw usage_error("--levels and --summary name the same file");
+      threads = apps::cap_threads(program, "--threads", threads, err);
       format = parse_format(format_s);
       opt.dir = parse_direction(direction_s);
       which = apps::resolve_backend(backend_s, &why_cpu);
@@ -163,6 +173,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     } catch (const std::invalid_argument& e) {
       throw usage_error(e.what());
     }
+    // The outputs' temporary files first: a long search must not end on an unwritable folder.
+    std::optional<io::output_file> levels_file, summary_file;
+    if (!levels_path.empty()) levels_file.emplace(levels_path);
+    if (!summary_path.empty()) summary_file.emplace(summary_path);
     opt.batch = static_cast<index_t>(batch);
     opt.max_depth = static_cast<level_t>(max_depth);
     opt.keep_levels = !levels_path.empty();
@@ -187,6 +201,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (which == apps::backend::gpu) be = make_gpu_backend();
 #endif
     if (!be) be = make_cpu_backend(threads);
+    if (!quiet)
+      apps::report_backend(program, which,
+                           which == apps::backend::gpu ? apps::gpu_device_name() : why_cpu, err);
     const index_t batch_size = opt.batch > 0 ? opt.batch
                                              : default_batch(a.rows, sources.size(),
                                                              be->batch_budget());
@@ -195,22 +212,18 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (verbose) {
       err << program << ": " << graph_path << ": " << a.rows << " vertices, " << a.nnz() << " "
           << (undirected ? "directed entries (symmetrised)" : "directed edges") << "\n"
-          << program << ": backend " << apps::to_string(which);
-      if (which == apps::backend::cpu) err << " (" << why_cpu << ")";
-      err << ", " << sources.size() << " sources in " << batches << " batches of " << batch_size
-          << "\n"
+          << program << ": " << sources.size() << " sources in " << batches << " batches of "
+          << batch_size << "\n"
           << std::fixed << std::setprecision(3) << program << ": read     " << std::setw(10)
           << ms_read << " ms\n"
           << program << ": prepare  " << std::setw(10) << ms_prepare << " ms\n";
       err.unsetf(std::ios::floatfield);
     }
 
-    std::ofstream levels_file, summary_file;
-    if (!levels_path.empty()) levels_file = open_output(levels_path);
-    if (!summary_path.empty()) {
-      summary_file = open_output(summary_path);
-      summary_file << "# source\treached\tsum_of_levels\teccentricity\tcloseness\n";
-    }
+    if (levels_file) levels_file->stream() << std::setprecision(12);
+    if (summary_file)
+      summary_file->stream() << std::setprecision(12)
+                             << "# source\treached\tsum_of_levels\teccentricity\tcloseness\n";
 
     offset_t total_reached = 0;
     std::int64_t total_levels = 0;
@@ -226,19 +239,19 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         total_levels += s.level_sum;
         deepest = std::max(deepest, s.eccentricity);
         closeness_sum += s.closeness();
-        if (summary_file.is_open())
-          summary_file << g.labels[s.source] << '\t' << s.reached << '\t' << s.level_sum << '\t'
+        if (summary_file)
+          summary_file->stream() << g.labels[s.source] << '\t' << s.reached << '\t' << s.level_sum << '\t'
                        << s.eccentricity << '\t' << s.closeness() << '\n';
       }
       total_reached += reached;
-      if (levels_file.is_open()) {
+      if (levels_file) {
+        std::ostream& lf = levels_file->stream();
         for (index_t row = 0; row < r.levels.rows; ++row) {
           const std::string& src = g.labels[r.summary[row].source];
           for (offset_t p = r.levels.rpt[row]; p < r.levels.rpt[row + 1]; ++p)
-            levels_file << src << '\t' << g.labels[r.levels.col[p]] << '\t' << r.levels.val[p]
-                        << '\n';
+            lf << src << '\t' << g.labels[r.levels.col[p]] << '\t' << r.levels.val[p] << '\n';
         }
-        if (!levels_file) throw std::runtime_error("error while writing " + levels_path);
+        if (!lf) throw std::runtime_error("error while writing " + levels_path);
       }
       if (!quiet)
         err << program << ": batch " << batch_no << "/" << batches << ": sources "
@@ -248,14 +261,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
             << std::defaultfloat << "\n";
     });
     const double ms_search = ms_since(clock);
-    if (levels_file.is_open()) {
-      levels_file.close();
-      if (!levels_file) throw std::runtime_error("error while writing " + levels_path);
-    }
-    if (summary_file.is_open()) {
-      summary_file.close();
-      if (!summary_file) throw std::runtime_error("error while writing " + summary_path);
-    }
+    if (levels_file) levels_file->commit();
+    if (summary_file) summary_file->commit();
 
     out << "sources\t" << sources.size() << "\n"
         << "reached\t" << total_reached << "\n"

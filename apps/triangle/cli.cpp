@@ -7,12 +7,15 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/backend.hpp"
+#include "common/cli.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/io.hpp"
+#include "opsparse/output_file.hpp"
 #include "triangle/triangle.hpp"
 
 namespace po = boost::program_options;
@@ -31,18 +34,6 @@ io::file_format parse_format(const std::string& s) {
   throw std::invalid_argument("--format must be auto, mtx, edges or abc; not '" + s + "'");
 }
 
-/// Opens an output file or says which one could not be written.
-std::ofstream open_output(const std::string& path) {
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error("cannot write " + path);
-  f << std::setprecision(12);
-  return f;
-}
-
-void close_output(std::ofstream& f, const std::string& path) {
-  f.close();
-  if (!f) throw std::runtime_error("error while writing " + path);
-}
 
 /// A usage error: exit status 2 with a pointer to --help.
 struct usage_error : std::runtime_error {
@@ -54,7 +45,7 @@ struct usage_error : std::runtime_error {
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   std::string graph_path, method_s, presort_s, format_s, backend_s, per_vertex_path, lcc_path;
   int threads = 0;
-  bool verbose = false, materialize = false;
+  bool verbose = false, materialize = false, quiet = false;
 
   po::options_description visible(
       std::string("Usage: ") + program + " [options] GRAPH\n"
@@ -68,6 +59,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       "GRAPH: Matrix Market (.mtx), ABC (.abc) or a SNAP edge list (anything else).\n\nOptions");
   visible.add_options()
       ("help,h", "show this help and exit")
+      ("version", "show the version and exit")
       ("method,m", po::value(&method_s)->default_value("sandia-ll"),
        "sandia-ll (C<L>=L·L), sandia-uu (C<U>=U·U), sandia-lut (C<L>=L·U'), sandia-ult "
        "(C<U>=U·L'), cohen (C<A>=L·U, sum/2), burkhardt (C<A>=A·A, sum/6)")
@@ -75,15 +67,18 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
        "degree ordering: auto (LAGraph's rule: Sandia methods, n > 1000, mean degree >= 10 and "
        "> 4 x median), none, ascending, descending")
       ("per-vertex", po::value(&per_vertex_path)->value_name("FILE"),
-       "write 'vertex<TAB>triangles through it' per vertex")
+       "write 'vertex<TAB>triangles through it' per vertex (written under a temporary name "
+       "and renamed at the end: a failed run leaves an existing FILE as it was)")
       ("clustering", po::value(&lcc_path)->value_name("FILE"),
        "write 'vertex<TAB>local clustering coefficient' per vertex")
       ("format", po::value(&format_s)->default_value("auto"), "auto, mtx, edges or abc")
       ("backend", po::value(&backend_s)->default_value("auto"), "gpu, cpu or auto")
-      ("threads", po::value(&threads)->default_value(0), "CPU engine threads (0: OpenMP default)")
+      ("threads", po::value(&threads)->default_value(0),
+       "CPU engine threads (0: OpenMP default; at most the processors available)")
       ("materialize", po::bool_switch(&materialize),
        "form C and then sum it, even when only the count is asked (by default the GPU fuses "
        "the sum into the product and never stores C)")
+      ("quiet,q", po::bool_switch(&quiet), "no backend line on stderr")
       ("verbose,V", po::bool_switch(&verbose), "stage timings and sizes on stderr");
   po::options_description hidden;
   hidden.add_options()("graph", po::value(&graph_path));
@@ -104,6 +99,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         out << visible << "\n";
         return 0;
       }
+      if (vm.count("version")) {
+        out << apps::version_line(program) << "\n";
+        return 0;
+      }
       po::notify(vm);
       if (graph_path.empty()) throw usage_error("no GRAPH file given");
       opt.how = parse_method(method_s);
@@ -114,6 +113,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       if (vm.count("per-vertex") && per_vertex_path.empty())
         throw usage_error("--per-vertex needs a FILE");
       if (vm.count("clustering") && lcc_path.empty()) throw usage_error("--clustering needs a FILE");
+      for (const std::string* o : {&per_vertex_path, &lcc_path})
+        if (!o->empty() && (*o == graph_path || io::same_file(*o, graph_path)))
+          throw usage_error("the output file '" + *o + "' is the input file");
+      if (!per_vertex_path.empty() && per_vertex_path == lcc_path)
+        throw usage_error("--per-vertex and --clustering name the same file");
+      if (verbose && quiet) throw usage_error("-V and -q contradict each other");
+      threads = apps::cap_threads(program, "--threads", threads, err);
       which = apps::resolve_backend(backend_s, &why_cpu);
     } catch (const po::error& e) {
       throw usage_error(e.what());
@@ -121,6 +127,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       throw usage_error(e.what());
     }
     opt.per_vertex = !per_vertex_path.empty() || !lcc_path.empty();
+    // The outputs' temporary files first: the count must not end on an unwritable folder.
+    std::optional<io::output_file> per_vertex_file, lcc_file;
+    if (!per_vertex_path.empty()) per_vertex_file.emplace(per_vertex_path);
+    if (!lcc_path.empty()) lcc_file.emplace(lcc_path);
     opt.materialize = materialize;
 
     const auto t0 = std::chrono::steady_clock::now();
@@ -139,28 +149,28 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (which == apps::backend::gpu) be = make_gpu_backend();
 #endif
     if (!be) be = make_cpu_backend(threads);
-    if (verbose) {
+    if (!quiet)
+      apps::report_backend(program, which,
+                           which == apps::backend::gpu ? apps::gpu_device_name() : why_cpu, err);
+    if (verbose)
       err << program << ": " << graph_path << ": " << a.rows << " vertices, " << a.nnz() / 2
-          << " undirected edges\n";
-      err << program << ": backend " << apps::to_string(which);
-      if (which == apps::backend::cpu) err << " (" << why_cpu << ")";
-      err << ", method " << to_string(opt.how) << "\n";
-    }
+          << " undirected edges, method " << to_string(opt.how) << "\n";
 
     const result r = count_triangles(*be, a, opt);
 
     const auto t3 = std::chrono::steady_clock::now();
-    if (!per_vertex_path.empty()) {
-      std::ofstream f = open_output(per_vertex_path);
+    if (per_vertex_file) {
+      std::ostream& f = per_vertex_file->stream();
       for (std::size_t v = 0; v < r.per_vertex.size(); ++v)
         f << g.labels[v] << '\t' << r.per_vertex[v] << '\n';
-      close_output(f, per_vertex_path);
+      per_vertex_file->commit();
     }
-    if (!lcc_path.empty()) {
+    if (lcc_file) {
       const std::vector<double> c = clustering_coefficients(a, r.per_vertex);
-      std::ofstream f = open_output(lcc_path);
+      std::ostream& f = lcc_file->stream();
+      f << std::setprecision(12);
       for (std::size_t v = 0; v < c.size(); ++v) f << g.labels[v] << '\t' << c[v] << '\n';
-      close_output(f, lcc_path);
+      lcc_file->commit();
     }
     const auto t4 = std::chrono::steady_clock::now();
 

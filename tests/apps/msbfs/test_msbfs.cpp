@@ -507,3 +507,32 @@ TEST_F(MsbfsCli, HelpStatesGraphSemanticsAndCloseness) {
 }
 
 }  // namespace
+
+// ---- issue #21: outputs survive failures, the backend is named, threads are capped ----------
+
+TEST_F(MsbfsCli, AFailedRunLeavesExistingOutputsAsTheyWere) {
+  const std::string levels = write("levels.txt", "precious levels\n");
+  const std::string summary = write("summary.txt", "precious summary\n");
+  // Source 99 is not in the graph: an input error after the outputs were opened.
+  const auto r = run({graph_, "--sources", "99", "--levels", levels, "--summary", summary});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(read("levels.txt"), "precious levels\n");
+  EXPECT_EQ(read("summary.txt"), "precious summary\n");
+  for (const auto& e : std::filesystem::directory_iterator(dir_))
+    EXPECT_NE(e.path().filename().string().front(), '.') << "left behind: " << e.path();
+  const auto same = run({graph_, "--sources", "10", "--levels", graph_});
+  EXPECT_EQ(same.status, 2);
+  EXPECT_NE(same.err.find("is the input file"), std::string::npos) << same.err;
+  EXPECT_EQ(read("g.txt"), "# test graph\n10 20\n20 30\n40 10\n50 50\n");
+}
+
+TEST_F(MsbfsCli, NamesTheBackendCapsThreadsAndHasAVersion) {
+  const auto r = run({graph_, "--sources", "10", "--backend", "cpu", "--threads", "100000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("[opsparse-msbfs] backend: cpu (--backend cpu)\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warning: --threads 100000 is more than the"), std::string::npos) << r.err;
+  EXPECT_EQ(run({graph_, "-q", "--sources", "10", "--backend", "cpu"}).err, "");
+  const auto v = run({"--version"});
+  EXPECT_EQ(v.status, 0);
+  EXPECT_EQ(v.out.rfind("opsparse-msbfs (OpSparse) ", 0), 0u) << v.out;
+}

@@ -334,4 +334,34 @@ TEST_F(TriangleCli, InputErrorsNameTheFileAndLine) {
 #endif
 }
 
+TEST_F(TriangleCli, AFailedRunLeavesExistingOutputsAsTheyWere) {
+  const std::string pv = write("pv.txt", "precious\n");
+  const std::string bad = write("bad.txt", "1 2\n2 3\nthree 1\n");
+  const auto r = run({bad, "--per-vertex", pv});
+  EXPECT_EQ(r.status, 1);
+  std::ifstream f(pv);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  EXPECT_EQ(ss.str(), "precious\n");
+  for (const auto& e : std::filesystem::directory_iterator(dir_))
+    EXPECT_NE(e.path().filename().string().front(), '.') << "left behind: " << e.path();
+  const std::string g = write("g.txt", "1 2\n2 3\n3 1\n");
+  const auto same = run({g, "--clustering", g});
+  EXPECT_EQ(same.status, 2);
+  EXPECT_NE(same.err.find("is the input file"), std::string::npos) << same.err;
+}
+
+TEST_F(TriangleCli, NamesTheBackendCapsThreadsAndHasAVersion) {
+  const std::string g = write("g.txt", "1 2\n2 3\n3 1\n");
+  const auto r = run({g, "--backend", "cpu", "--threads", "100000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "1\n");
+  EXPECT_NE(r.err.find("[opsparse-triangle] backend: cpu (--backend cpu)\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warning: --threads 100000 is more than the"), std::string::npos) << r.err;
+  EXPECT_EQ(run({g, "-q", "--backend", "cpu"}).err, "");
+  const auto v = run({"--version"});
+  EXPECT_EQ(v.status, 0);
+  EXPECT_EQ(v.out.rfind("opsparse-triangle (OpSparse) ", 0), 0u) << v.out;
+}
+
 }  // namespace
