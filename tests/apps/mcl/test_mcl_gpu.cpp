@@ -38,6 +38,21 @@ struct gpu_files {
 };
 class MclGpu : public files_suite<gpu_files> {};
 
+// Small enough for compute-sanitizer racecheck (scripts/gpu-check): one hand-written graph,
+// every GPU stage (expansion, pruning with selection, inflation) in float cells.
+TEST_F(MclGpu, SanitizerSmoke) {
+  REQUIRE_GPU();
+  const hand_case& h = hand_cases().back();
+  const fs::path p = file("smoke_" + h.name + ".abc", h.abc);
+  params prm;
+  prm.select = 3;  // selection and recovery on a small graph
+  prm.recover = 4;
+  const labelled_result g = cluster_file(p.string(), prm, true, precision::float32);
+  const labelled_result c = cluster_file(p.string(), prm, false, precision::float32);
+  EXPECT_EQ(g.text, c.text);
+  EXPECT_EQ(g.run.iterations, c.run.iterations);
+}
+
 TEST_F(MclGpu, HandWrittenGraphsMatchMclAndTheCpu) {
   REQUIRE_GPU();
   for (const hand_case& h : hand_cases()) {

@@ -75,6 +75,20 @@ class MsbfsGpu : public ::testing::Test {
   return ::testing::AssertionSuccess();
 }
 
+// Small enough for compute-sanitizer racecheck (scripts/gpu-check): push, pull and the
+// transpose built on the device, directed and undirected, on one random graph.
+TEST_F(MsbfsGpu, SanitizerSmoke) {
+  auto gpu = bfs::make_gpu_backend();
+  const auto adj = opsparse::test::random_csr<double>(300, 300, 3.0, 5);
+  for (bool undirected : {false, true}) {
+    bfs::options opt;
+    opt.keep_levels = true;
+    opt.symmetric = undirected;
+    EXPECT_TRUE(same_on_both(*gpu, bfs::graph_pattern(adj, undirected),
+                             bfs::random_sources(300, 20, 5), opt));
+  }
+}
+
 TEST_F(MsbfsGpu, SmallAndRandomGraphs) {
   auto gpu = bfs::make_gpu_backend();  // one context and plan throughout
   bfs::options opt;
