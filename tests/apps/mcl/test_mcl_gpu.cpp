@@ -42,7 +42,7 @@ class MclGpu : public files_suite<gpu_files> {};
 // every GPU stage (expansion, pruning with selection, inflation) in float cells.
 TEST_F(MclGpu, SanitizerSmoke) {
   REQUIRE_GPU();
-  const hand_case& h = hand_cases().back();
+  const hand_case h = hand_cases().back();  // a copy: hand_cases() returns a temporary
   const fs::path p = file("smoke_" + h.name + ".abc", h.abc);
   params prm;
   prm.select = 3;  // selection and recovery on a small graph
