@@ -6,8 +6,9 @@
 //
 // Arithmetic as mcl's: an iterate's cells hold T, expanded columns are summed in double and each
 // sum is rounded to T once before pruning (cell() below). For T = float that is exactly mcl's
-// float cells with double sums; the float iterate is mirrored to double for the product (the
-// engine's (+, ×) over double), since float sums would break ties that mcl keeps.
+// float cells with double sums: the engine multiplies the float cells in double (exactly: a
+// product of two floats fits a double) and sums in double, since float sums would break ties
+// that mcl keeps.
 //
 // Every device array is grow-only and reused, so that once the iterates stop growing an
 // iteration allocates nothing (opsparse::device_allocation_count() shows it with -V).
@@ -70,10 +71,6 @@ __device__ __forceinline__ double cell(double x) {
   return static_cast<double>(static_cast<T>(x));
 }
 
-__global__ void widen_kernel(offset_t n, const float* __restrict__ in, double* __restrict__ out) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = static_cast<double>(in[i]);
-}
 
 /// Per expanded row, from the cutoff pass.
 struct row_stat {
@@ -363,15 +360,6 @@ class gpu_backend final : public backend<T> {
     compact_pending_ = false;
     if (n_ == 0) return {0};
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(next_.rpt.data(), 0, sizeof(offset_t), s));
-    if constexpr (std::is_same_v<T, float>) {
-      // The product sums in double: a double mirror of the float cells (exact).
-      wide_.reserve(std::max<std::size_t>(1, static_cast<std::size_t>(m_.nnz)));
-      if (m_.nnz > 0) {
-        widen_kernel<<<static_cast<unsigned>((m_.nnz + 255) / 256), 256, 0, s>>>(
-            m_.nnz, m_.val.data(), wide_.data());
-        check_launch("widen_kernel");
-      }
-    }
     // Products per row (an upper bound of the expanded nnz), scanned in place.
     row_products_kernel<<<static_cast<unsigned>((static_cast<long long>(n_) + 1 + 255) / 256), 256,
                           0, s>>>(n_, m_.rpt.data(), m_.col.data(), products_.data());
@@ -380,6 +368,11 @@ class gpu_backend final : public backend<T> {
     OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(cub_.data(), cub_bytes_, products_.data(),
                                                     static_cast<long long>(n_) + 1, s));
     const offset_t total = read_scalar(products_.data() + n_);
+    // Sorted output rows when the expansion is dense enough to reach the engine's shared-memory
+    // windows: the next iterate is then the B of windows that find their part of each row by a
+    // search instead of walking it whole (spgemm_options::dense_windows). Sparse networks keep
+    // unsorted rows (pruning, inflation and the interpretation read rows as sets).
+    opt_.sorted = total / std::max<offset_t>(1, n_) * 64 >= n_;
 
     // What an expanded entry costs: its column and (double) sum, the sorted copy of sums, CUB's
     // sort buffers (about two more) and, at worst, a kept copy in the next iterate.
@@ -406,12 +399,12 @@ class gpu_backend final : public backend<T> {
     r0_ = r0;
     // Rows [r0, r1) of X as a view: the engine indexes col/val by absolute row pointers, so the
     // block is X's row pointers from r0 on, with X's column and value arrays.
-    const csr_view<double> b{n_, n_, m_.nnz, m_.rpt.data(), m_.col.data(), wide_values()};
-    csr_view<double> a = b;
+    const csr_view<T> b{n_, n_, m_.nnz, m_.rpt.data(), m_.col.data(), m_.val.data()};
+    csr_view<T> a = b;
     a.rows = r1 - r0;
     a.rpt = m_.rpt.data() + r0;
     try {
-      spgemm<plus_times<double>>(ctx_, plan_, a, b, e_, no_mask{}, opt_);
+      spgemm<plus_times<double>, T, T>(ctx_, plan_, a, b, e_, no_mask{}, opt_);
       // The engine's phase events (opt_.time_phases) time the expansion.
       const spgemm_stats& ps = plan_.stats();
       times_.products += ps.products;
@@ -576,10 +569,6 @@ class gpu_backend final : public backend<T> {
   }
 
  private:
-  const double* wide_values() const {
-    if constexpr (std::is_same_v<T, float>) return wide_.data();
-    else return m_.val.data();
-  }
   std::size_t scan_bytes(long long items) {
     std::size_t bytes = 0;
     OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, keep_.data(), items,
@@ -619,7 +608,6 @@ class gpu_backend final : public backend<T> {
   index_t r0_ = 0;
   iterate<T> m_;     // current iterate X (rows are mcl columns)
   iterate<T> next_;  // the next iterate, assembled block by block
-  device_buffer<double> wide_;  // the iterate's values in double (T = float only)
   device_csr<double> e_;        // the expanded block (double sums), reused by every product
   device_buffer<double> sorted_;
   device_buffer<row_stat> stat_;

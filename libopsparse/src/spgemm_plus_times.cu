@@ -3,6 +3,8 @@
 
 namespace opsparse {
 OPSPARSE_INSTANTIATE_SPGEMM(plus_times<double>, double, double, no_mask)
+// MCL's float cells multiplied and summed in double (a product of two floats is exact in double)
+OPSPARSE_INSTANTIATE_SPGEMM(plus_times<double>, float, float, no_mask)
 OPSPARSE_INSTANTIATE_SPGEMM(plus_times<float>, float, float, no_mask)
 OPSPARSE_INSTANTIATE_SPGEMM(min_plus<double>, double, double, no_mask)
 }  // namespace opsparse

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
@@ -17,7 +18,6 @@
 #include "opsparse/policy.hpp"
 #include "opsparse/spgemm.hpp"
 #include "opsparse/spgemm_reduce.hpp"
-#include <limits>
 
 #include "test_support.hpp"
 #include "user_semiring.hpp"
@@ -517,6 +517,106 @@ TEST_F(Gpu, IntegerSemiringsSaturateAsOnTheCpu) {
   host_csr<long long> neg = gl;
   for (auto& v : neg.val) v = -v;
   EXPECT_TRUE((same<plus_times<long long>, long long, long long>(ctx(), neg, gl, nullptr, 0.0)));
+}
+
+/// A product with `cols` columns whose row i covers about density[i] of them: row i of A picks
+/// its own 8 rows of B, each about cols * density * 1.2 / 8 long (random columns, sorted);
+/// a 100% row's first B row holds every column.
+struct dense_case {
+  host_csr<double> a, b;
+};
+dense_case dense_rows_case(const std::vector<double>& density, index_t cols, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const int per_row = 8;
+  const index_t brows = static_cast<index_t>(density.size()) * per_row;
+  std::vector<int> sizes;
+  for (double d : density)
+    for (int k = 0; k < per_row; ++k)  // a 100% row has one B row with every column
+      sizes.push_back(d >= 1.0 && k == 0
+                          ? static_cast<int>(cols)
+                          : static_cast<int>(std::min<double>(cols, std::max(1.0, cols * d * 1.2 / per_row))));
+  dense_case dc{host_csr<double>(static_cast<index_t>(density.size()), brows),
+                rows_of_sizes(sizes, cols, seed)};
+  for (std::size_t i = 0; i < density.size(); ++i) {
+    for (int k = 0; k < per_row; ++k) {
+      dc.a.col.push_back(static_cast<index_t>(i * per_row + k));
+      dc.a.val.push_back(0.25 + (rng() % 100) / 100.0);
+    }
+    dc.a.rpt[i + 1] = static_cast<offset_t>(dc.a.col.size());
+  }
+  return dc;
+}
+
+/// B's rows in a shuffled order: numeric_window_kernel then walks every B row in each window.
+template <class V>
+host_csr<V> shuffled_rows(host_csr<V> b, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (index_t i = 0; i < b.rows; ++i) {
+    std::vector<std::size_t> perm(static_cast<std::size_t>(b.rpt[i + 1] - b.rpt[i]));
+    for (std::size_t k = 0; k < perm.size(); ++k) perm[k] = static_cast<std::size_t>(b.rpt[i]) + k;
+    std::shuffle(perm.begin(), perm.end(), rng);
+    std::vector<index_t> c;
+    std::vector<V> v;
+    for (std::size_t k : perm) {
+      c.push_back(b.col[k]);
+      if constexpr (has_values_v<V>) v.push_back(b.val[k]);
+    }
+    std::copy(c.begin(), c.end(), b.col.begin() + b.rpt[i]);
+    if constexpr (has_values_v<V>) std::copy(v.begin(), v.end(), b.val.begin() + b.rpt[i]);
+  }
+  return b;
+}
+
+TEST_F(Gpu, DenseRowsInSharedMemoryWindows) {
+  // Rows 5%, 50% and 100% dense (and sparse ones beside them), forced into the dense path;
+  // 3,000 columns fit one window, 70,000 doubles need three (about 28,000 a window on an H100).
+  spgemm_options every_row_dense;
+  every_row_dense.dense_row_fraction = 0.01;
+  every_row_dense.dense_row_min_entries = 1;
+  const std::vector<double> density = {0.05, 0.5, 1.0, 0.001, 1.0, 0.5, 0.05, 0.2};
+  for (const index_t cols : {3000, 70000}) {
+    SCOPED_TRACE("columns " + std::to_string(cols));
+    const dense_case dc = dense_rows_case(density, cols, 11 + static_cast<std::uint64_t>(cols));
+    for (const spgemm_options& opt : {spgemm_options{}, every_row_dense}) {
+      EXPECT_TRUE((same<plus_times<double>, double, double>(ctx(), dc.a, dc.b, nullptr, 1e-12, opt)));
+      const auto af = convert<float>(dc.a), bf = convert<float>(dc.b);
+      EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), af, bf, nullptr, 1e-5, opt)));
+      // MCL's product: float cells, double sums.
+      EXPECT_TRUE((same<plus_times<double>, float, float>(ctx(), af, bf, nullptr, 1e-12, opt)));
+      EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), dc.a, dc.b, nullptr, 0.0, opt)));
+      // Unsorted rows of B: the same result, every window walking the whole rows.
+      EXPECT_TRUE((same<plus_times<double>, double, double>(ctx(), dc.a, shuffled_rows(dc.b, 3),
+                                                             nullptr, 1e-12, opt)));
+      // Masks, integer values and patterns.
+      const host_csr<pattern> m = convert<pattern>(rows_of_sizes(
+          std::vector<int>(density.size(), static_cast<int>(cols / 3)), cols, 5));
+      EXPECT_TRUE((same<plus_times<double>, double, double, structural_mask>(ctx(), dc.a, dc.b, &m,
+                                                                             1e-12, opt)));
+      const auto ai = convert<int>(dc.a), bi = convert<int>(dc.b);
+      EXPECT_TRUE((same<or_and<int>, int, int, complement_mask>(ctx(), ai, bi, &m, 0.0, opt)));
+      const auto ap = convert<pattern>(dc.a), bp = convert<pattern>(dc.b);
+      EXPECT_TRUE((same<any_pair, pattern, pattern>(ctx(), ap, bp, nullptr, 0.0, opt)));
+      EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern, structural_mask>(ctx(), ap, bp, &m,
+                                                                                 0.0, opt)));
+    }
+  }
+}
+
+TEST_F(Gpu, DenseRowsRectangularAndUnsortedOutputRequest) {
+  // Wide C (A 5 x 40, B 40 x 45,000) whose rows come out sorted even when the caller does
+  // not ask for sorting; the global-array path (dense_windows off) gives the same.
+  const dense_case dc = dense_rows_case({1.0, 0.7, 0.3, 0.9, 1.0}, 45000, 21);
+  spgemm_options unsorted;
+  unsorted.sorted = false;
+  EXPECT_TRUE((same<plus_times<double>, double, double>(ctx(), dc.a, dc.b, nullptr, 1e-12, unsorted)));
+  spgemm_options global;
+  global.dense_windows = false;
+  EXPECT_TRUE((same<plus_times<double>, double, double>(ctx(), dc.a, dc.b, nullptr, 1e-12, global)));
+  plan p;
+  const auto c = on_gpu<plus_times<double>, double, double>(ctx(), p, dc.a, dc.b, nullptr, unsorted);
+  ASSERT_EQ(c.rows, 5);
+  EXPECT_EQ(c.rpt[1] - c.rpt[0], 45000);  // the 100% row: every column
+  EXPECT_EQ(check(c), "");
 }
 
 TEST_F(Gpu, UserDefinedSemiring) {

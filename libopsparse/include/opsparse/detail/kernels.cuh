@@ -830,4 +830,146 @@ __global__ void __launch_bounds__(dense_block, 1)
   }
 }
 
+// ---- dense output rows in shared-memory windows ------------------------------------------------
+// A row whose output covers a large part of B's columns (MCL's expansion of a dense protein
+// network: 99,000 of 100,000 columns) accumulates its values in shared memory, one window of
+// columns after another, instead of in a global dense array: the global accumulator made every
+// product an L2 atomic on an array larger than the L2 (132 rows of 800 KB on the H100: 23 G
+// products/s, measured). A window holds `window` columns' values and presence bits; each warp
+// takes nonzeros of A and walks the part of their B rows that falls in the window. With B's
+// rows sorted (checked on the device, b_unsorted == 0) that part is found by a 32-ary search
+// and read once in all; otherwise every window walks the whole B rows and skips what lies
+// outside. The row is written window by window in column order: sorted by construction.
+
+/// Sets *unsorted to 1 when a row of `rows` (CSR rpt/col) is not strictly increasing. A warp per
+/// row, grid-stride. (A template only so that the header can define it in every file.)
+template <class Index = index_t>
+__global__ void __launch_bounds__(256) rows_unsorted_kernel(Index rows, const offset_t* rpt,
+                                                            const Index* col, unsigned* unsorted) {
+  const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x / 32);
+  const int lane = threadIdx.x & 31;
+  bool bad = false;
+  for (long long r = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; r < rows;
+       r += warps) {
+    const offset_t lo = rpt[r], hi = rpt[r + 1];
+    for (offset_t q = lo + lane; q + 1 < hi; q += 32) bad |= __ldg(col + q) >= __ldg(col + q + 1);
+  }
+  if (__any_sync(0xffffffffu, bad) && lane == 0) atomicOr(unsorted, 1u);
+}
+
+/// The first position in [lo, hi) of a sorted B row whose column is >= key (hi when none), found
+/// by the whole warp: 32 samples a round, so a row of 1,000 entries takes two rounds.
+__device__ __forceinline__ offset_t warp_lower_bound(const index_t* col, offset_t lo, offset_t hi,
+                                                     index_t key, int lane) {
+  constexpr unsigned full = 0xffffffffu;
+  while (hi - lo > 32) {
+    const offset_t step = (hi - lo + 31) / 32;
+    offset_t at = lo + static_cast<offset_t>(lane) * step;
+    if (at > hi - 1) at = hi - 1;
+    const unsigned ge = __ballot_sync(full, __ldg(col + at) >= key);
+    if (ge & 1u) return lo;  // the first sample already reaches key
+    const int first = ge ? __ffs(ge) - 1 : 32;  // samples are monotone: a suffix is set
+    const offset_t nlo = lo + static_cast<offset_t>(first - 1) * step + 1;
+    offset_t nhi = hi;
+    if (first < 32) {
+      nhi = lo + static_cast<offset_t>(first) * step;
+      if (nhi > hi - 1) nhi = hi - 1;
+      ++nhi;  // the sample itself may be the answer: keep it inside [nlo, nhi)
+      if (nhi > hi) nhi = hi;
+    }
+    lo = nlo;
+    hi = nhi;
+  }
+  const offset_t at = lo + lane;
+  const unsigned ge = __ballot_sync(full, at < hi && __ldg(col + at) >= key);
+  return ge ? lo + __ffs(ge) - 1 : hi;
+}
+
+/// Shared bytes of a window kernel with `window` columns of values of `value_bytes` each.
+inline std::size_t window_smem_bytes(int window, std::size_t value_bytes) {
+  return static_cast<std::size_t>(window) * value_bytes + static_cast<std::size_t>(window / 32) * 4 +
+         sizeof(typename dense_scan::TempStorage) + 64;
+}
+
+template <class S, class VA, class VB, class Mask>
+__global__ void __launch_bounds__(dense_block, 1)
+    numeric_window_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
+                          dev_out<typename S::value_type> c, index_t cols, int window,
+                          const unsigned* b_unsorted, Mask mask) {
+  using T = typename S::value_type;
+  constexpr unsigned full = 0xffffffffu;
+  extern __shared__ __align__(16) unsigned char smem_w[];
+  T* vals = reinterpret_cast<T*>(smem_w);  // window * sizeof(T) bytes (none for pattern)
+  unsigned* bits = reinterpret_cast<unsigned*>(smem_w + (has_values_v<T> ? window * sizeof(T) : 0));
+  __shared__ typename dense_scan::TempStorage scan_tmp;
+  __shared__ offset_t s_out;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nwarps = dense_block / 32;
+  const int words = window / 32;
+  const int chunk = (words + dense_block - 1) / dense_block;
+  const int cw0 = tid * chunk, cw1 = min(words, cw0 + chunk);
+  // Read once: the flag was set by rows_unsorted_kernel earlier on the stream.
+  const bool sorted_b = *b_unsorted == 0u;
+  for (int r = blockIdx.x; r < n_rows; r += gridDim.x) {
+    const index_t row = bins[r];
+    const offset_t alo = a.rpt[row], ahi = a.rpt[row + 1];
+    const mask_row mr = load_mask_row(mask, row);
+    if (tid == 0) s_out = c.rpt[row];
+    for (index_t w0 = 0; w0 < cols; w0 += window) {
+      const index_t w1 = cols - w0 > window ? w0 + window : cols;
+      const bool whole = w0 == 0 && w1 == cols;  // one window: no search, no bound
+      for (int w = tid; w < words; w += dense_block) bits[w] = 0u;
+      if constexpr (has_values_v<T> && S::kind != add_kind::any)
+        for (int k = tid; k < window; k += dense_block) vals[k] = S::identity();
+      __syncthreads();
+      for (offset_t j = alo + warp; j < ahi; j += nwarps) {
+        const index_t k = __ldg(a.col + j);
+        const VA av = load_value(a.val, j);
+        offset_t p = __ldg(b.rpt + k);
+        const offset_t pe = __ldg(b.rpt + k + 1);
+        if (sorted_b && !whole && w0 > 0) p = warp_lower_bound(b.col, p, pe, w0, lane);
+        for (p += lane;; p += 32) {
+          index_t key = 0;
+          bool in = p < pe;
+          if (in) {
+            key = __ldg(b.col + p);
+            in = key >= w0 && key < w1;
+          }
+          // In a sorted row the part in the window ends at the first key >= w1.
+          if (sorted_b && !__any_sync(full, in)) break;
+          if (!sorted_b && !__any_sync(full, p < pe)) break;
+          if (in && mask_keeps<Mask>(mr, key)) {
+            const int x = key - w0;
+            atomicOr(bits + (x >> 5), 1u << (x & 31));
+            if constexpr (has_values_v<T>) {
+              const T v = S::multiply(av, load_value(b.val, p));
+              if constexpr (S::kind == add_kind::any)
+                vals[x] = v;  // any product's value will do
+              else
+                accumulate<S>(vals + x, v);
+            }
+          }
+        }
+      }
+      __syncthreads();
+      // The window's entries in column order: each thread owns a run of words.
+      int count = 0;
+      for (int w = cw0; w < cw1; ++w) count += __popc(bits[w]);
+      int pos, total;
+      dense_scan(scan_tmp).ExclusiveSum(count, pos, total);
+      const offset_t base = s_out + pos;
+      int e = 0;
+      for (int w = cw0; w < cw1; ++w)
+        for (unsigned m = bits[w]; m; m &= m - 1) {
+          const int x = w * 32 + __ffs(m) - 1;
+          c.col[base + e] = w0 + x;
+          if constexpr (has_values_v<T>) c.val[base + e] = vals[x];
+          ++e;
+        }
+      __syncthreads();  // every thread has read s_out and the window
+      if (tid == 0) s_out += total;
+    }
+    __syncthreads();
+  }
+}
+
 }  // namespace opsparse::detail

@@ -43,6 +43,8 @@ struct plan_state {
   index_t* d_bins = nullptr;
   void* d_scan_tmp = nullptr;
   std::size_t scan_bytes = 0;
+  /// 1 when a row of B is not strictly increasing (numeric_window_kernel reads it on the device).
+  unsigned* d_b_unsorted = nullptr;
 
   // The numeric plan left by the last symbolic phase (for spgemm_numeric).
   bool numeric_ready = false;
@@ -53,6 +55,7 @@ struct plan_state {
   offset_t a_nnz = 0, b_nnz = 0, c_nnz = 0;
   int glog = 5;            ///< log2 of the threads sharing one nonzero of A (group_log2)
   bool num_dense = false;  ///< the numeric global bin uses the bitmap + dense accumulator
+  bool num_windows = false;  ///< ... in shared-memory windows (num_pool_table: columns a window)
   int num_pool_blocks = 0;
   long long num_pool_table = 0;
 

@@ -116,6 +116,17 @@ inline hash_policy for_bin(hash_policy hp, unsigned long long lo, unsigned long 
   return hp;
 }
 
+/// Columns per window of numeric_window_kernel: as many as the block's shared memory holds
+/// (values and presence bits), a multiple of 32; all of B's columns when they fit.
+inline int window_columns(const device_info& dev, std::size_t value_bytes, index_t cols) {
+  const std::size_t fixed = window_smem_bytes(0, value_bytes);
+  const std::size_t per32 = 32 * value_bytes + 4;  // 32 columns: their values and one bit word
+  const std::size_t room = dev.smem_per_block_optin > fixed ? dev.smem_per_block_optin - fixed : 0;
+  const long long most = static_cast<long long>(room / per32) * 32;
+  const long long need = (static_cast<long long>(cols) + 31) / 32 * 32;
+  return static_cast<int>(std::max<long long>(32, std::min(most, need)));
+}
+
 inline std::array<int, 8> launch_order(bool large_first) {
   std::array<int, 8> o{};
   for (int i = 0; i < 8; ++i) o[i] = large_first ? 7 - i : i;
@@ -181,10 +192,12 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   const std::size_t off_bins = align_up(sizeof(bin_counters));
   const std::size_t off_scan = off_bins + align_up(static_cast<std::size_t>(m) * sizeof(index_t));
   if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
-  if (st.meta.reserve(off_scan + align_up(scan_bytes), mem)) ++st.allocations;
+  const std::size_t off_flags = off_scan + align_up(scan_bytes);
+  if (st.meta.reserve(off_flags + align_up(sizeof(unsigned)), mem)) ++st.allocations;
   st.d_counters = reinterpret_cast<bin_counters*>(st.meta.data());
   st.d_bins = reinterpret_cast<index_t*>(st.meta.data() + off_bins);
   st.d_scan_tmp = st.meta.data() + off_scan;
+  st.d_b_unsorted = reinterpret_cast<unsigned*>(st.meta.data() + off_flags);
   st.scan_bytes = scan_bytes;
   if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[1], s));
 
@@ -289,8 +302,17 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   const phase_config num = numeric_config(dev, has_values_v<T> ? sizeof(T) : 0, opt.numeric_range);
   const int num_shared = static_cast<int>(num.bins.size()) - 1;  // bins 0-6 shared, 7 global
   unsigned long long max_nnz = 0, total_nnz = 0;
-  run_binning(ctx, st, c.rpt(), m, ranges_of(num, num_shared), opt.shared_binning, rows, max_nnz,
-              total_nnz);
+  bin_ranges num_ranges = ranges_of(num, num_shared);
+  // Rows whose output covers at least opt.dense_row_fraction of C's columns go to the last bin
+  // and its dense accumulator: a hash table would hold nearly every column anyway.
+  const bool windows = dense && opt.dense_windows;
+  if (windows && opt.dense_row_fraction > 0) {
+    const offset_t at_least = std::max<offset_t>(
+        opt.dense_row_min_entries,
+        static_cast<offset_t>(opt.dense_row_fraction * static_cast<double>(b.cols)));
+    for (int i = 0; i < num_shared; ++i) num_ranges.r[i] = std::min(num_ranges.r[i], at_least);
+  }
+  run_binning(ctx, st, c.rpt(), m, num_ranges, opt.shared_binning, rows, max_nnz, total_nnz);
   OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(st.d_scan_tmp, scan_bytes, c.rpt(), c.rpt(),
                                                   static_cast<long long>(m) + 1, s));
   if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
@@ -299,7 +321,23 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   for (int i = 0; i < max_bins; ++i) st.num_rows[i] = i <= num_shared ? rows[i] : 0;
   st.num_max_row = max_nnz;
   st.num_dense = dense;
-  if (rows[num_shared] && dense) {
+  st.num_windows = windows;
+  if (rows[num_shared] && windows) {
+    // Shared-memory windows (numeric_window_kernel): one block per SM, no global accumulator.
+    // Whether B's rows are sorted decides how a window finds its part of them; the flag is
+    // read on the device, after this kernel, so nobody waits for it.
+    // In the plan, not the context: another plan's product may run before this one's numeric.
+    unsigned* flag = st.d_b_unsorted;
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(flag, 0, sizeof(unsigned), s));
+    if (b.rows > 0) {
+      const long long want = (static_cast<long long>(b.rows) * 32 + 255) / 256;
+      const unsigned grid = static_cast<unsigned>(std::min<long long>(want, 4ll * dev.sm_count * 8));
+      rows_unsorted_kernel<<<grid, 256, 0, s>>>(b.rows, b.rpt, b.col, flag);
+      check_launch("rows_unsorted_kernel");
+    }
+    st.num_pool_blocks = static_cast<int>(std::min<unsigned long long>(rows[num_shared], dev.sm_count));
+    st.num_pool_table = window_columns(dev, has_values_v<T> ? sizeof(T) : 0, b.cols);
+  } else if (rows[num_shared] && dense) {
     // one dense accumulator of B.cols values per resident block (one block per SM)
     const std::size_t per_block = static_cast<std::size_t>(b.cols) * (has_values_v<T> ? sizeof(T) : 0);
     int blocks = static_cast<int>(std::min<unsigned long long>(rows[num_shared], dev.sm_count));
@@ -354,7 +392,17 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
     const index_t* bins = st.d_bins + off[bin];
     const int n = static_cast<int>(st.num_rows[bin]);
     const unsigned long long lo = bin == 0 ? 0 : static_cast<unsigned long long>(num.bins[bin - 1].range) + 1;
-    if (bin == num_shared && st.num_dense) {
+    if (bin == num_shared && st.num_windows) {
+      const int window = static_cast<int>(st.num_pool_table);
+      const std::size_t bytes = window_smem_bytes(window, has_values_v<T> ? sizeof(T) : 0);
+      auto k = numeric_window_kernel<Semiring, VA, VB, Mask>;
+      allow_smem(reinterpret_cast<const void*>(k), bytes);
+      const unsigned* flag = st.d_b_unsorted;
+      k<<<st.num_pool_blocks, dense_block, bytes, bs>>>(bins, n, to_dev(a), to_dev(b), out,
+                                                        static_cast<index_t>(st.cols), window,
+                                                        flag, mask);
+      check_launch("numeric_window_kernel");
+    } else if (bin == num_shared && st.num_dense) {
       const long long words = (static_cast<long long>(st.cols) + 31) / 32;
       const std::size_t bytes = dense_smem_bytes(words);
       auto k = numeric_dense_kernel<Semiring, VA, VB, Mask>;
