@@ -885,10 +885,14 @@ __device__ __forceinline__ offset_t warp_lower_bound(const index_t* col, offset_
   return ge ? lo + __ffs(ge) - 1 : hi;
 }
 
-/// Shared bytes of a window kernel with `window` columns of values of `value_bytes` each.
+/// Dynamic shared bytes of a window kernel with `window` columns of values of `value_bytes`
+/// each: the values and a presence bit per column.
 inline std::size_t window_smem_bytes(int window, std::size_t value_bytes) {
-  return static_cast<std::size_t>(window) * value_bytes + static_cast<std::size_t>(window / 32) * 4 +
-         sizeof(typename dense_scan::TempStorage) + 64;
+  return static_cast<std::size_t>(window) * value_bytes + static_cast<std::size_t>(window / 32) * 4;
+}
+/// Its static shared memory (CUB's scan storage and the output cursor), with room to spare.
+inline std::size_t window_static_smem_bytes() {
+  return sizeof(typename dense_scan::TempStorage) + 64;
 }
 
 template <class S, class VA, class VB, class Mask>

@@ -119,7 +119,8 @@ inline hash_policy for_bin(hash_policy hp, unsigned long long lo, unsigned long 
 /// Columns per window of numeric_window_kernel: as many as the block's shared memory holds
 /// (values and presence bits), a multiple of 32; all of B's columns when they fit.
 inline int window_columns(const device_info& dev, std::size_t value_bytes, index_t cols) {
-  const std::size_t fixed = window_smem_bytes(0, value_bytes);
+  // The opt-in limit counts static and dynamic shared memory together.
+  const std::size_t fixed = window_static_smem_bytes();
   const std::size_t per32 = 32 * value_bytes + 4;  // 32 columns: their values and one bit word
   const std::size_t room = dev.smem_per_block_optin > fixed ? dev.smem_per_block_optin - fixed : 0;
   const long long most = static_cast<long long>(room / per32) * 32;
