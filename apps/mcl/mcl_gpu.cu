@@ -348,6 +348,7 @@ class gpu_backend final : public backend<T> {
     chaos_.reserve(std::max<std::size_t>(1, static_cast<std::size_t>(n_)));
     products_.reserve(static_cast<std::size_t>(n_) + 1);
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(chaos_.data(), 0, std::max<std::size_t>(1, n_) * sizeof(double), s));
+    m_sorted_ = true;  // start_matrix builds sorted rows
     OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));  // the host arrays may go away
     ctx_.note_memory();
   }
@@ -368,11 +369,15 @@ class gpu_backend final : public backend<T> {
     OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(cub_.data(), cub_bytes_, products_.data(),
                                                     static_cast<long long>(n_) + 1, s));
     const offset_t total = read_scalar(products_.data() + n_);
-    // Sorted output rows when the expansion is dense enough to reach the engine's shared-memory
-    // windows: the next iterate is then the B of windows that find their part of each row by a
-    // search instead of walking it whole (spgemm_options::dense_windows). Sparse networks keep
-    // unsorted rows (pruning, inflation and the interpretation read rows as sets).
-    opt_.sorted = total / std::max<offset_t>(1, n_) * 64 >= n_;
+    // A dense expansion (a quarter of the columns in products per row, on average) goes to
+    // the engine's shared-memory windows, which find their part of each row of X by a search
+    // when X's rows are sorted and walk them whole once per window otherwise
+    // (spgemm_options::dense_windows): X's rows are sorted then, and so are the expanded rows,
+    // which the next iterate keeps. Sparse networks keep unsorted rows (pruning, inflation and
+    // the interpretation read rows as sets; sorting cost the 200k-node benchmark 60 ms).
+    const bool dense = total / std::max<offset_t>(1, n_) * 4 >= n_;
+    opt_.sorted = dense;
+    if (dense && !m_sorted_) sort_iterate_rows();
 
     // What an expanded entry costs: its column and (double) sum, the sorted copy of sums, CUB's
     // sort buffers (about two more) and, at worst, a kept copy in the next iterate.
@@ -479,6 +484,7 @@ class gpu_backend final : public backend<T> {
   }
 
   void finish_expansion() override {
+    m_sorted_ = opt_.sorted;  // pruning keeps the order of the expanded rows
     std::swap(m_, next_);
     m_.rows = n_;
     next_.rows = n_;
@@ -569,6 +575,28 @@ class gpu_backend final : public backend<T> {
   }
 
  private:
+  /// Sorts every row of the iterate by column (next_'s arrays as the output, then swapped).
+  void sort_iterate_rows() {
+    cudaStream_t s = ctx_.stream();
+    const offset_t nnz = m_.nnz;
+    if (nnz > 0) {
+      next_.col.reserve(static_cast<std::size_t>(nnz));
+      next_.val.reserve(static_cast<std::size_t>(nnz));
+      std::size_t bytes = 0;
+      OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(
+          nullptr, bytes, m_.col.data(), next_.col.data(), m_.val.data(), next_.val.data(),
+          static_cast<std::int64_t>(nnz), static_cast<std::int64_t>(n_), m_.rpt.data(),
+          m_.rpt.data() + 1, s));
+      cub_scratch(bytes);
+      OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(
+          cub_.data(), bytes, m_.col.data(), next_.col.data(), m_.val.data(), next_.val.data(),
+          static_cast<std::int64_t>(nnz), static_cast<std::int64_t>(n_), m_.rpt.data(),
+          m_.rpt.data() + 1, s));
+      std::swap(m_.col, next_.col);
+      std::swap(m_.val, next_.val);
+    }
+    m_sorted_ = true;
+  }
   std::size_t scan_bytes(long long items) {
     std::size_t bytes = 0;
     OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, keep_.data(), items,
@@ -603,6 +631,7 @@ class gpu_backend final : public backend<T> {
   std::array<cudaEvent_t, 6> ev_{};  // around the pruning's stages
   stage_times times_;
   bool compact_pending_ = false;
+  bool m_sorted_ = true;  ///< rows of m_ sorted by column (the start matrix is)
   void* pinned_ = nullptr;
   index_t n_ = 0;
   index_t r0_ = 0;

@@ -370,19 +370,27 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
 
 /// One row per block (for_each_product: groups per nonzero of A, or flattened).
 /// overflow > 0 (largest shared bin): a row passing `overflow` entries is abandoned and marked
-/// with C.rpt[row] = -1 for the global-memory kernel (paper: threshold 0.8 of the table).
+/// with C.rpt[row] = -1 for the global-memory kernel (paper: threshold 0.8 of the table); so is,
+/// at once, a row of at least `dense_products` products (> 0 when the dense kernels take them:
+/// twice C's columns make a row nearly dense, too long for any table).
 template <int BS, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
     symbolic_block_kernel(const index_t* bins, dev_csr<VA> a, dev_csr<VB> b, offset_t* crpt,
-                          int tsize, bool pow2, hash_policy hp, int glog, int overflow, Mask mask) {
+                          int tsize, bool pow2, hash_policy hp, int glog, int overflow,
+                          offset_t dense_products, Mask mask) {
   extern __shared__ int smem_i[];
   int* table = smem_i;
   int* s_nnz = smem_i + tsize;
   const int tid = threadIdx.x;
+  const index_t row = bins[blockIdx.x];
+  if (overflow && dense_products > 0 && crpt[row] >= dense_products) {  // uniform in the block
+    __syncthreads();  // every thread has read crpt[row] (the row's products) before it changes
+    if (tid == 0) crpt[row] = offset_t(-1);
+    return;
+  }
   for (int s = tid; s < tsize; s += BS) table[s] = -1;
   if (tid == 0) *s_nnz = 0;
   __syncthreads();
-  const index_t row = bins[blockIdx.x];
   const table_shape t{static_cast<unsigned>(tsize), pow2, hp.paper};
   const mask_row mr = load_mask_row(mask, row);
   int local = 0;

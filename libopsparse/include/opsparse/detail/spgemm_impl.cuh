@@ -264,12 +264,15 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
       check_launch("symbolic_multi_kernel");
     } else {
       const int overflow = bin == sym_shared - 1 ? sym.overflow_threshold : 0;
+      // rows of at least twice B's columns in products go straight to the dense kernel
+      const offset_t dense_products =
+          overflow && dense && opt.dense_windows ? 2 * static_cast<offset_t>(b.cols) : 0;
       auto launch = [&](auto kernel) {
         allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
         kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), c.rpt(),
                                                              cfg.table_size, cfg.pow2,
                                                              bhp, glog,
-                                                             overflow, mask);
+                                                             overflow, dense_products, mask);
         check_launch("symbolic_block_kernel");
       };
       switch (cfg.block_threads) {
