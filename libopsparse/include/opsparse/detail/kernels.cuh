@@ -903,6 +903,51 @@ inline std::size_t window_static_smem_bytes() {
   return sizeof(typename dense_scan::TempStorage) + 64;
 }
 
+/// Cursors a lane keeps for the nonzeros of A its warp walks (numeric_window_kernel): 2 a lane,
+/// 64 a warp, 2,048 a block. A row of A with more nonzeros finds its later B rows' parts by
+/// search (MCL's selection keeps rows of 1,100 to 1,400).
+constexpr int window_cursor_slots = 2;
+
+/// One window's part of B row entries [q, pe) for a sorted row: accumulates every entry below
+/// w1 (all are >= w0) and returns where the part ends. The whole warp calls it.
+template <class S, class VA, class VB, class Mask, class T>
+__device__ __forceinline__ offset_t window_part(const dev_csr<VB>& b, offset_t q, offset_t pe,
+                                                index_t w0, index_t w1, VA av, const mask_row& mr,
+                                                unsigned* bits, T* vals, int lane) {
+  for (;;) {
+    const offset_t pos = q + lane;
+    index_t key = 0;
+    bool in = pos < pe;
+    if (in) {
+      key = __ldg(b.col + pos);
+      in = key < w1;
+    }
+    // sorted: the lanes inside the window are a prefix of the warp
+    const int n = __popc(__ballot_sync(0xffffffffu, in));
+    if (in && mask_keeps<Mask>(mr, key)) {
+      const int x = key - w0;
+      if constexpr (has_values_v<T>) {
+        const T v = S::multiply(av, load_value(b.val, pos));
+        if constexpr (S::kind == add_kind::plus && std::is_floating_point_v<T>) {
+          // The first addition to a column finds the identity (0) there: only it sets the
+          // presence bit, one shared atomic per product instead of two.
+          if (atomicAdd(vals + x, v) == S::identity()) atomicOr(bits + (x >> 5), 1u << (x & 31));
+        } else {
+          atomicOr(bits + (x >> 5), 1u << (x & 31));
+          if constexpr (S::kind == add_kind::any)
+            vals[x] = v;  // any product's value will do
+          else
+            accumulate<S>(vals + x, v);
+        }
+      } else {
+        atomicOr(bits + (x >> 5), 1u << (x & 31));
+      }
+    }
+    q += n;
+    if (n < 32) return q;
+  }
+}
+
 template <class S, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(dense_block, 1)
     numeric_window_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
@@ -926,39 +971,56 @@ __global__ void __launch_bounds__(dense_block, 1)
     const offset_t alo = a.rpt[row], ahi = a.rpt[row + 1];
     const mask_row mr = load_mask_row(mask, row);
     if (tid == 0) s_out = c.rpt[row];
+    // The warp's t-th nonzero of A is alo + warp + nwarps * t; lane t % 32 keeps its cursor in
+    // slot t / 32: where the next window's part of its B row starts.
+    offset_t cur[window_cursor_slots];
+#pragma unroll
+    for (int slot = 0; slot < window_cursor_slots; ++slot) {
+      const offset_t j = alo + warp + static_cast<offset_t>(nwarps) * (slot * 32 + lane);
+      cur[slot] = j < ahi ? __ldg(b.rpt + __ldg(a.col + j)) : 0;
+    }
     for (index_t w0 = 0; w0 < cols; w0 += window) {
       const index_t w1 = cols - w0 > window ? w0 + window : cols;
-      const bool whole = w0 == 0 && w1 == cols;  // one window: no search, no bound
       for (int w = tid; w < words; w += dense_block) bits[w] = 0u;
       if constexpr (has_values_v<T> && S::kind != add_kind::any)
         for (int k = tid; k < window; k += dense_block) vals[k] = S::identity();
       __syncthreads();
-      for (offset_t j = alo + warp; j < ahi; j += nwarps) {
+      int t = 0;
+      for (offset_t j = alo + warp; j < ahi; j += nwarps, ++t) {
         const index_t k = __ldg(a.col + j);
         const VA av = load_value(a.val, j);
-        offset_t p = __ldg(b.rpt + k);
         const offset_t pe = __ldg(b.rpt + k + 1);
-        if (sorted_b && !whole && w0 > 0) p = warp_lower_bound(b.col, p, pe, w0, lane);
-        for (p += lane;; p += 32) {
-          index_t key = 0;
-          bool in = p < pe;
-          if (in) {
-            key = __ldg(b.col + p);
-            in = key >= w0 && key < w1;
+        if (sorted_b) {
+          const int slot = t >> 5;  // uniform in the warp
+          offset_t q;
+          if (slot < window_cursor_slots) {
+            offset_t mine = cur[0];
+#pragma unroll
+            for (int u = 1; u < window_cursor_slots; ++u)
+              if (slot == u) mine = cur[u];
+            q = __shfl_sync(full, mine, t & 31);
+          } else {
+            q = w0 == 0 ? __ldg(b.rpt + k) : warp_lower_bound(b.col, __ldg(b.rpt + k), pe, w0, lane);
           }
-          // In a sorted row the part in the window ends at the first key >= w1.
-          if (sorted_b && !__any_sync(full, in)) break;
-          if (!sorted_b && !__any_sync(full, p < pe)) break;
-          if (in && mask_keeps<Mask>(mr, key)) {
-            const int x = key - w0;
-            atomicOr(bits + (x >> 5), 1u << (x & 31));
-            if constexpr (has_values_v<T>) {
-              const T v = S::multiply(av, load_value(b.val, p));
-              if constexpr (S::kind == add_kind::any)
-                vals[x] = v;  // any product's value will do
-              else
-                accumulate<S>(vals + x, v);
-            }
+          q = window_part<S, VA, VB, Mask>(b, q, pe, w0, w1, av, mr, bits, vals, lane);
+#pragma unroll
+          for (int u = 0; u < window_cursor_slots; ++u)
+            if (slot == u && lane == (t & 31)) cur[u] = q;
+          continue;
+        }
+        // Unsorted rows: every window walks the whole B row and keeps what falls inside.
+        for (offset_t p = __ldg(b.rpt + k) + lane; __any_sync(full, p < pe); p += 32) {
+          if (p >= pe) continue;
+          const index_t key = __ldg(b.col + p);
+          if (key < w0 || key >= w1 || !mask_keeps<Mask>(mr, key)) continue;
+          const int x = key - w0;
+          atomicOr(bits + (x >> 5), 1u << (x & 31));
+          if constexpr (has_values_v<T>) {
+            const T v = S::multiply(av, load_value(b.val, p));
+            if constexpr (S::kind == add_kind::any)
+              vals[x] = v;
+            else
+              accumulate<S>(vals + x, v);
           }
         }
       }
