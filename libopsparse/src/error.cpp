@@ -1,8 +1,5 @@
 #include "opsparse/error.hpp"
 
-#include <cuda_runtime_api.h>
-
-#include <cstdio>
 #include <sstream>
 
 namespace opsparse {
@@ -23,22 +20,6 @@ void throw_invalid_argument(const char* cond, const std::string& msg, const char
   std::ostringstream os;
   os << msg << " (expected " << cond << ", " << file << ":" << line << ")";
   throw std::invalid_argument(os.str());
-}
-
-static std::string error_name(int code) {
-  const auto err = static_cast<cudaError_t>(code);
-  return std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")";
-}
-
-void throw_cuda_error(const char* call, int code, const char* file, int line) {
-  // Clear a sticky-free error so that the context stays usable for the caller's next call.
-  (void)cudaGetLastError();
-  throw cuda_error(call, error_name(code), file, line);
-}
-
-void log_cuda_error_no_throw(const char* call, int code, const char* file, int line) noexcept {
-  std::fprintf(stderr, "opsparse: %s failed: %s at %s:%d\n", call, error_name(code).c_str(), file,
-               line);
 }
 }  // namespace detail
 }  // namespace opsparse

@@ -2,6 +2,8 @@
 // Error handling, RAFT style: OPSPARSE_EXPECTS for argument checks (std::invalid_argument),
 // OPSPARSE_CUDA_TRY for runtime calls (opsparse::cuda_error with call, error name, file, line),
 // OPSPARSE_CUDA_TRY_NO_THROW for destructors. Kernels never throw.
+// The header needs no CUDA; the functions behind the two CUDA macros (throw_cuda_error,
+// log_cuda_error_no_throw) are defined in the GPU library, opsparse::gpu.
 #include <stdexcept>
 #include <string>
 

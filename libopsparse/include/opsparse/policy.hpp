@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "opsparse/context.hpp"
+#include "opsparse/device_info.hpp"
 #include "opsparse/types.hpp"
 
 namespace opsparse {
