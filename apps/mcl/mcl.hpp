@@ -125,9 +125,16 @@ template <class T>
 std::unique_ptr<backend<T>> make_cpu_backend(int threads);
 
 #if OPSPARSE_HAS_GPU_ENGINE
+/// Expanded rows at least this long on average are pruned by a thread block each on the GPU
+/// (shorter ones by a warp each).
+inline constexpr offset_t gpu_block_pruned_row_entries = 4096;
+
 /// The GPU backend on `device` (negative: the current one). Throws cuda_error without a device.
+/// `block_pruned_rows`: the row length from which pruning takes a block a row (tests lower it
+/// to reach that path on small graphs).
 template <class T>
-std::unique_ptr<backend<T>> make_gpu_backend(int device = -1);
+std::unique_ptr<backend<T>> make_gpu_backend(
+    int device = -1, offset_t block_pruned_rows = gpu_block_pruned_row_entries);
 #endif
 
 /// Splits rows into consecutive blocks of at most `max_products` multiplications each (a single

@@ -56,14 +56,6 @@ __device__ __forceinline__ double warp_sum(double x) {
   for (int o = warp_size / 2; o > 0; o >>= 1) x += __shfl_xor_sync(full_mask, x, o);
   return x;
 }
-__device__ __forceinline__ long long warp_sum(long long x) {
-  for (int o = warp_size / 2; o > 0; o >>= 1) x += __shfl_xor_sync(full_mask, x, o);
-  return x;
-}
-__device__ __forceinline__ double warp_max(double x) {
-  for (int o = warp_size / 2; o > 0; o >>= 1) x = fmax(x, __shfl_xor_sync(full_mask, x, o));
-  return x;
-}
 
 /// An expanded value as the iterate's cell type stores it (mcl rounds each double sum to float).
 template <class T>
@@ -79,6 +71,7 @@ struct row_stat {
   double mass_prune;  ///< mass at or above the cutoff
   long long n_prune;  ///< entries at or above the cutoff
   int pcase;          ///< prune_case
+  double rank_bar;    ///< case recover: every entry at or above it is ranked (at least R of them)
 };
 
 /// Per expanded row, the final decision.
@@ -103,72 +96,190 @@ __global__ void row_products_kernel(index_t n, const offset_t* __restrict__ rpt,
   }
 }
 
-// ---- pruning, step 1: measures and the cutoff pass (one warp per row) ------------------------
-template <class T>
+// ---- pruning: a team of threads per expanded row -------------------------------------------
+// A team is a warp (TEAM = 32, eight rows per block) for ordinary rows, or a whole block
+// (TEAM = block_threads, one row per block) when the expanded rows are long: dense expansions
+// have rows of 10^5-10^6 entries, and a warp per row left most of the device idle (1,000-row
+// blocks are 1,000 warps: 12% occupancy, a third of the memory bandwidth).
+constexpr int long_team = block_threads;
+
+template <int TEAM>
+__device__ __forceinline__ long long team_row() {
+  return (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / TEAM;
+}
+template <int TEAM>
+__device__ __forceinline__ int team_lane() {
+  return static_cast<int>(threadIdx.x % TEAM);
+}
+
+/// Reduces x over the team (every thread gets the result); a block team syncs.
+template <int TEAM, class V, class Op>
+__device__ V team_reduce(V x, Op op) {
+  for (int o = warp_size / 2; o > 0; o >>= 1) x = op(x, __shfl_xor_sync(full_mask, x, o));
+  if constexpr (TEAM == warp_size) {
+    return x;
+  } else {
+    constexpr int warps = TEAM / warp_size;
+    __shared__ V part[warps];
+    __syncthreads();  // an earlier call's readers are done with part
+    if (threadIdx.x % warp_size == 0) part[threadIdx.x / warp_size] = x;
+    __syncthreads();
+    V r = part[0];
+    for (int w = 1; w < warps; ++w) r = op(r, part[w]);
+    return r;
+  }
+}
+struct plus_op {
+  template <class V>
+  __device__ V operator()(V a, V b) const { return a + b; }
+};
+struct max_op {
+  __device__ double operator()(double a, double b) const { return fmax(a, b); }
+};
+
+/// Calls emit(k, position) for the entries k of [b, e) that keep(k) accepts, positions counted
+/// from `out` in the row's order (one ballot per warp and, for a block team, a prefix over warps
+/// per tile of TEAM entries). Returns the number emitted (every thread of the team).
+template <int TEAM, class Keep, class Emit>
+__device__ offset_t team_compact(offset_t b, offset_t e, offset_t out, Keep keep, Emit emit) {
+  const int lane = threadIdx.x % warp_size;
+  const offset_t first = out;
+  for (offset_t k0 = b; k0 < e; k0 += TEAM) {
+    const offset_t k = k0 + team_lane<TEAM>();
+    const bool kept = k < e && keep(k);
+    const unsigned ballot = __ballot_sync(full_mask, kept);
+    offset_t before = 0, tile = __popc(ballot);
+    if constexpr (TEAM > warp_size) {
+      constexpr int warps = TEAM / warp_size;
+      __shared__ int counts[warps];
+      const int w = threadIdx.x / warp_size;
+      if (lane == 0) counts[w] = __popc(ballot);
+      __syncthreads();
+      tile = 0;
+      for (int i = 0; i < warps; ++i) {
+        if (i == w) before = tile;
+        tile += counts[i];
+      }
+      __syncthreads();  // counts is rewritten by the next tile
+    }
+    if (kept) emit(k, out + before + __popc(ballot & ((1u << lane) - 1u)));
+    out += tile;
+  }
+  return out - first;
+}
+
+// ---- pruning, step 1: measures and the cutoff pass -------------------------------------------
+// Order statistics are needed only in the cases recover (rank R of the whole row) and select
+// (ranks S and R, both at or above the cutoff: selection happens when more than S entries
+// pass the cutoff, and its recovery reads rank R only when more than R pass it). So a
+// selected row sorts only its entries at or above the cutoff: at most 1/cutoff of them in a
+// stochastic row (10^4 for -P 10000) where dense rows have 10^5-10^6. A recovered row sorts
+// the entries at or above the highest of a few bars below the cutoff that at least R entries
+// reach (rank R is among them), the whole row when none does.
+constexpr int rank_levels = 4;
+__device__ __forceinline__ double rank_level(double cutoff, int l) {
+  return cutoff / static_cast<double>(4 << (2 * l));  // cutoff / 4, / 16, / 64, / 256
+}
+
+template <class T, int TEAM>
 __global__ void prune_stats_kernel(index_t m, const offset_t* __restrict__ rpt,
                                    const double* __restrict__ val, prune_rule rule,
-                                   row_stat* __restrict__ st, offset_t* __restrict__ seg_end) {
-  const long long row = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
-  const int lane = threadIdx.x % warp_size;
-  if (row >= m) return;  // uniform per warp
+                                   row_stat* __restrict__ st, offset_t* __restrict__ seg_len) {
+  const long long row = team_row<TEAM>();
+  if (row >= m) return;  // uniform per team
   const offset_t b = rpt[row], e = rpt[row + 1];
   double mx = 0, ctr = 0, mass = 0;
   long long np = 0;
-  for (offset_t k = b + lane; k < e; k += warp_size) {
+  long long below[rank_levels] = {};  // entries below the cutoff, at or above each level
+  for (offset_t k = b + team_lane<TEAM>(); k < e; k += TEAM) {
     const double v = cell<T>(val[k]);
     ctr += v * v;
     mx = fmax(mx, v);
     if (v >= rule.cutoff) {
       ++np;
       mass += v;
+    } else {
+#pragma unroll
+      for (int l = 0; l < rank_levels; ++l) below[l] += v >= rank_level(rule.cutoff, l);
     }
   }
-  mx = warp_max(mx);
-  ctr = warp_sum(ctr);
-  mass = warp_sum(mass);
-  np = warp_sum(np);
-  if (lane == 0) {
-    const int c = prune_case_of(rule, e - b, np, mass);
-    st[row] = row_stat{mx, ctr, mass, np, c};
-    // Only rows that need an order statistic are sorted: the others get empty segments.
-    seg_end[row] = case_needs_ranks(c) ? e : b;
+  mx = team_reduce<TEAM>(mx, max_op{});
+  ctr = team_reduce<TEAM>(ctr, plus_op{});
+  mass = team_reduce<TEAM>(mass, plus_op{});
+  np = team_reduce<TEAM>(np, plus_op{});
+  const int c = prune_case_of(rule, e - b, np, mass);
+  double rank_bar = keep_all_bar;
+  offset_t ranked = e - b;
+  if (c == case_recover) {  // uniform per team
+#pragma unroll
+    for (int l = 0; l < rank_levels; ++l) {
+      const long long reach = np + team_reduce<TEAM>(below[l], plus_op{});
+      if (rank_bar == keep_all_bar && reach >= rule.recover) {
+        rank_bar = rank_level(rule.cutoff, l);
+        ranked = reach;
+      }
+    }
+  }
+  if (team_lane<TEAM>() == 0) {
+    st[row] = row_stat{mx, ctr, mass, np, c, rank_bar};
+    seg_len[row] = c == case_recover ? ranked : c == case_select ? np : 0;
   }
 }
 
-/// Entries at or above `bar` in the row and their mass (all lanes get the result).
-template <class T>
+/// The values a row's order statistics come from (see above), unsorted, at seg_off[row].
+template <class T, int TEAM>
+__global__ void prune_gather_kernel(index_t m, const offset_t* __restrict__ rpt,
+                                    const double* __restrict__ val, prune_rule rule,
+                                    const row_stat* __restrict__ st,
+                                    const offset_t* __restrict__ seg_off,
+                                    double* __restrict__ out) {
+  const long long row = team_row<TEAM>();
+  if (row >= m) return;
+  const row_stat& rs = st[row];
+  const int c = rs.pcase;
+  if (!case_needs_ranks(c)) return;  // uniform per team
+  const double bar = c == case_recover ? rs.rank_bar : rule.cutoff;
+  team_compact<TEAM>(
+      rpt[row], rpt[row + 1], seg_off[row], [&](offset_t k) { return cell<T>(val[k]) >= bar; },
+      [&](offset_t k, offset_t at) { out[at] = val[k]; });
+}
+
+/// Entries at or above `bar` in the row and their mass (every thread of the team gets them).
+template <class T, int TEAM>
 __device__ void measure_row(const double* __restrict__ val, offset_t b, offset_t e, double bar,
                             long long& count, double& mass) {
   long long c = 0;
   double s = 0;
-  for (offset_t k = b + threadIdx.x % warp_size; k < e; k += warp_size) {
+  for (offset_t k = b + team_lane<TEAM>(); k < e; k += TEAM) {
     const double v = cell<T>(val[k]);
     if (v >= bar) {
       ++c;
       s += v;
     }
   }
-  count = warp_sum(c);
-  mass = warp_sum(s);
+  count = team_reduce<TEAM>(c, plus_op{});
+  mass = team_reduce<TEAM>(s, plus_op{});
 }
 
 // ---- pruning, step 2 (after the segmented sort): bars, kept counts, chaos --------------------
-template <class T>
+template <class T, int TEAM>
 __global__ void prune_decide_kernel(index_t m, index_t r0, const offset_t* __restrict__ rpt,
                                     const double* __restrict__ val,
                                     const double* __restrict__ sorted,
-                                    prune_rule rule, const row_stat* __restrict__ st,
+                                    const offset_t* __restrict__ seg_off, prune_rule rule,
+                                    const row_stat* __restrict__ st,
                                     row_decision* __restrict__ dec, offset_t* __restrict__ keep,
                                     double* __restrict__ chaos) {
-  const long long row = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
-  const int lane = threadIdx.x % warp_size;
+  const long long row = team_row<TEAM>();
   if (row >= m) return;
   const offset_t b = rpt[row], e = rpt[row + 1];
   const row_stat s = st[row];
   double bar = rule.cutoff, mass = s.mass_prune;
   long long count = s.n_prune;
-  // sorted[b + k - 1] is the value of rank k (descending) for rows that needed ranks. Rounding
-  // to T is monotone, so the rank-k cell is the rounded rank-k sum.
+  // ranked[k - 1] is the value of rank k (descending) for rows that needed ranks: their top
+  // entries, all those at or above a bar (see prune_stats_kernel). Rounding to T is monotone,
+  // so the rank-k cell is the rounded rank-k sum.
+  const double* ranked = sorted + seg_off[row];
   switch (s.pcase) {
     case case_emergency:
       bar = 0;
@@ -177,22 +288,21 @@ __global__ void prune_decide_kernel(index_t m, index_t r0, const offset_t* __res
       break;
     case case_keep_all:
       bar = keep_all_bar;
-      measure_row<T>(val, b, e, bar, count, mass);
+      measure_row<T, TEAM>(val, b, e, bar, count, mass);
       break;
     case case_recover:
-      bar = cell<T>(sorted[b + rule.recover - 1]);
-      measure_row<T>(val, b, e, bar, count, mass);
+      bar = cell<T>(ranked[rule.recover - 1]);
+      measure_row<T, TEAM>(val, b, e, bar, count, mass);
       break;
     case case_select: {
-      const double sbar = cell<T>(sorted[b + rule.select - 1]);
+      const double sbar = cell<T>(ranked[rule.select - 1]);
       long long n_sel = 0;
       double mass_sel = 0;
-      measure_row<T>(val, b, e, sbar, n_sel, mass_sel);
+      measure_row<T, TEAM>(val, b, e, sbar, n_sel, mass_sel);
       if (select_recovers(rule, n_sel, mass_sel)) {
-        bar = select_recovery_needs_rank_r(rule, s.n_prune)
-                  ? cell<T>(sorted[b + rule.recover - 1])
-                  : rule.cutoff;
-        measure_row<T>(val, b, e, bar, count, mass);
+        bar = select_recovery_needs_rank_r(rule, s.n_prune) ? cell<T>(ranked[rule.recover - 1])
+                                                            : rule.cutoff;
+        measure_row<T, TEAM>(val, b, e, bar, count, mass);
       } else {
         bar = sbar;
         count = n_sel;
@@ -203,7 +313,7 @@ __global__ void prune_decide_kernel(index_t m, index_t r0, const offset_t* __res
     default:
       break;  // the cutoff result stands
   }
-  if (lane == 0) {
+  if (team_lane<TEAM>() == 0) {
     dec[row] = row_decision{bar, mass};
     keep[row] = count;
     chaos[r0 + row] = (s.maxval - s.center) * static_cast<double>(count);
@@ -211,7 +321,7 @@ __global__ void prune_decide_kernel(index_t m, index_t r0, const offset_t* __res
 }
 
 // ---- pruning, step 3: the kept entries, renormalised, appended to the next iterate -----------
-template <class T>
+template <class T, int TEAM>
 __global__ void prune_compact_kernel(index_t m, index_t r0, offset_t base,
                                      const offset_t* __restrict__ rpt,
                                      const index_t* __restrict__ col,
@@ -221,38 +331,28 @@ __global__ void prune_compact_kernel(index_t m, index_t r0, offset_t base,
                                      const offset_t* __restrict__ offs,
                                      offset_t* __restrict__ out_rpt, index_t* __restrict__ out_col,
                                      T* __restrict__ out_val) {
-  const long long row = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
-  const int lane = threadIdx.x % warp_size;
+  const long long row = team_row<TEAM>();
   if (row >= m) return;
-  offset_t out = base + offs[row];
-  if (lane == 0) out_rpt[r0 + row + 1] = base + offs[row + 1];
+  const offset_t out = base + offs[row];
+  const bool leader = team_lane<TEAM>() == 0;
+  if (leader) out_rpt[r0 + row + 1] = base + offs[row + 1];
   if (st[row].pcase == case_emergency) {
     // mcl's emergency measure (only with -R 0): nothing survived, the column gets a loop.
-    if (lane == 0) {
+    if (leader) {
       out_col[out] = static_cast<index_t>(r0 + row);
       out_val[out] = T(1);
     }
     return;
   }
   const row_decision d = dec[row];
-  const offset_t b = rpt[row], e = rpt[row + 1];
-  // Ballot compaction keeps the row's order (unsorted: the expansion leaves rows unsorted).
-  for (offset_t k0 = b; k0 < e; k0 += warp_size) {
-    const offset_t k = k0 + lane;
-    bool keep = false;
-    double v = 0;
-    if (k < e) {
-      v = cell<T>(val[k]);
-      keep = v >= d.bar;
-    }
-    const unsigned ballot = __ballot_sync(full_mask, keep);
-    if (keep) {
-      const offset_t at = out + __popc(ballot & ((1u << lane) - 1u));
-      out_col[at] = col[k];
-      out_val[at] = static_cast<T>(d.mass != 0 ? v / d.mass : v);
-    }
-    out += __popc(ballot);
-  }
+  // The row's order is kept (dense expansions are sorted, and the next iterate stays so).
+  team_compact<TEAM>(
+      rpt[row], rpt[row + 1], out, [&](offset_t k) { return cell<T>(val[k]) >= d.bar; },
+      [&](offset_t k, offset_t at) {
+        const double v = cell<T>(val[k]);
+        out_col[at] = col[k];
+        out_val[at] = static_cast<T>(d.mass != 0 ? v / d.mass : v);
+      });
 }
 
 // ---- inflation: powers (stored in T, as mcl stores them) then renormalisation ----------------
@@ -303,7 +403,8 @@ struct iterate {
 template <class T>
 class gpu_backend final : public backend<T> {
  public:
-  explicit gpu_backend(int device) : ctx_(device) {
+  gpu_backend(int device, offset_t block_pruned_rows)
+      : ctx_(device), block_pruned_rows_(std::max<offset_t>(1, block_pruned_rows)) {
     OPSPARSE_CUDA_TRY(cudaMallocHost(&pinned_, 64));
     for (auto& e : ev_) OPSPARSE_CUDA_TRY(cudaEventCreate(&e));
     // Rows of the expansion need not be sorted: pruning, inflation and the interpretation read
@@ -386,7 +487,8 @@ class gpu_backend final : public backend<T> {
     std::size_t free_bytes = 0, total_bytes = 0;
     OPSPARSE_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
     const std::size_t reusable = e_.nnz_capacity() * (sizeof(index_t) + sizeof(double)) +
-                                 sorted_.capacity() * sizeof(double) + cub_.capacity();
+                                 (sorted_.capacity() + gathered_.capacity()) * sizeof(double) +
+                                 cub_.capacity();
     // Room for the plan's hash pools (at most 1 GiB each) and the runtime.
     const std::size_t reserve = std::max<std::size_t>(std::size_t(1) << 30, total_bytes / 16);
     const std::size_t avail = free_bytes + reusable > reserve ? free_bytes + reusable - reserve : 0;
@@ -429,36 +531,54 @@ class gpu_backend final : public backend<T> {
   void prune_normalise(const prune_rule& rule) override {
     const index_t m = e_.rows();
     if (m == 0) return;
+    // Long expanded rows (dense expansions) are pruned by a block each, others by a warp.
+    if (e_.nnz() / m >= block_pruned_rows_)
+      prune_rows<long_team>(rule, m, m);
+    else
+      prune_rows<warp_size>(rule, m, warp_grid(m));
+  }
+
+  template <int TEAM>
+  void prune_rows(const prune_rule& rule, index_t m, long long blocks) {
     cudaStream_t s = ctx_.stream();
-    const offset_t enz = e_.nnz();
+    const unsigned grid = static_cast<unsigned>(blocks);
     stat_.reserve(static_cast<std::size_t>(m));
     dec_.reserve(static_cast<std::size_t>(m));
-    seg_end_.reserve(static_cast<std::size_t>(m));
+    seg_off_.reserve(static_cast<std::size_t>(m) + 1);
     keep_.reserve(static_cast<std::size_t>(m) + 1);
-    sorted_.reserve(std::max<std::size_t>(1, static_cast<std::size_t>(enz)));
-    const unsigned grid = warp_grid(m);
+    cub_scratch(scan_bytes(static_cast<long long>(m) + 1));
 
     OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[0], s));
-    prune_stats_kernel<T><<<grid, block_threads, 0, s>>>(m, e_.rpt(), e_.val(), rule,
-                                                         stat_.data(), seg_end_.data());
+    prune_stats_kernel<T, TEAM><<<grid, block_threads, 0, s>>>(m, e_.rpt(), e_.val(), rule,
+                                                               stat_.data(), seg_off_.data());
     check_launch("prune_stats_kernel");
     OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[1], s));
-    // Order statistics: rows needing a rank-S or rank-R value are sorted (descending) into
-    // sorted_; the others are empty segments and cost nothing.
-    std::size_t sort_bytes = 0;
-    OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortKeysDescending(
-        nullptr, sort_bytes, e_.val(), sorted_.data(), static_cast<std::int64_t>(enz),
-        static_cast<std::int64_t>(m), e_.rpt(), seg_end_.data(), s));
-    cub_scratch(std::max(sort_bytes, scan_bytes(static_cast<long long>(m) + 1)));
-    if (enz > 0)
+    // Order statistics: the values that rows needing a rank-S or rank-R value rank among
+    // (prune_stats_kernel) are gathered and sorted (descending) into sorted_, one segment a row.
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(seg_off_.data() + m, 0, sizeof(offset_t), s));
+    OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(cub_.data(), cub_bytes_, seg_off_.data(),
+                                                    static_cast<long long>(m) + 1, s));
+    const offset_t ranked = read_scalar(seg_off_.data() + m);
+    if (ranked > 0) {
+      gathered_.reserve(static_cast<std::size_t>(ranked));
+      sorted_.reserve(static_cast<std::size_t>(ranked));
+      prune_gather_kernel<T, TEAM><<<grid, block_threads, 0, s>>>(
+          m, e_.rpt(), e_.val(), rule, stat_.data(), seg_off_.data(), gathered_.data());
+      check_launch("prune_gather_kernel");
+      std::size_t sort_bytes = 0;
       OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortKeysDescending(
-          cub_.data(), sort_bytes, e_.val(), sorted_.data(), static_cast<std::int64_t>(enz),
-          static_cast<std::int64_t>(m), e_.rpt(), seg_end_.data(), s));
+          nullptr, sort_bytes, gathered_.data(), sorted_.data(), static_cast<std::int64_t>(ranked),
+          static_cast<std::int64_t>(m), seg_off_.data(), seg_off_.data() + 1, s));
+      cub_scratch(std::max(sort_bytes, scan_bytes(static_cast<long long>(m) + 1)));
+      OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortKeysDescending(
+          cub_.data(), sort_bytes, gathered_.data(), sorted_.data(),
+          static_cast<std::int64_t>(ranked), static_cast<std::int64_t>(m), seg_off_.data(),
+          seg_off_.data() + 1, s));
+    }
     OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[2], s));
-    prune_decide_kernel<T><<<grid, block_threads, 0, s>>>(m, r0_, e_.rpt(), e_.val(),
-                                                          sorted_.data(), rule, stat_.data(),
-                                                          dec_.data(), keep_.data(),
-                                                          chaos_.data());
+    prune_decide_kernel<T, TEAM><<<grid, block_threads, 0, s>>>(
+        m, r0_, e_.rpt(), e_.val(), sorted_.data(), seg_off_.data(), rule, stat_.data(),
+        dec_.data(), keep_.data(), chaos_.data());
     check_launch("prune_decide_kernel");
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(keep_.data() + m, 0, sizeof(offset_t), s));
     OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(cub_.data(), cub_bytes_, keep_.data(),
@@ -473,7 +593,7 @@ class gpu_backend final : public backend<T> {
     grow_keep(next_.col, static_cast<std::size_t>(base + kept), static_cast<std::size_t>(base), s);
     grow_keep(next_.val, static_cast<std::size_t>(base + kept), static_cast<std::size_t>(base), s);
     OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[4], s));
-    prune_compact_kernel<T><<<grid, block_threads, 0, s>>>(
+    prune_compact_kernel<T, TEAM><<<grid, block_threads, 0, s>>>(
         m, r0_, base, e_.rpt(), e_.col(), e_.val(), stat_.data(), dec_.data(), keep_.data(),
         next_.rpt.data(), next_.col.data(), next_.val.data());
     check_launch("prune_compact_kernel");
@@ -626,6 +746,7 @@ class gpu_backend final : public backend<T> {
   };
 
   context ctx_;
+  offset_t block_pruned_rows_;  ///< mean expanded row length from which a block prunes a row
   plan plan_;
   spgemm_options opt_;
   std::array<cudaEvent_t, 6> ev_{};  // around the pruning's stages
@@ -641,7 +762,8 @@ class gpu_backend final : public backend<T> {
   device_buffer<double> sorted_;
   device_buffer<row_stat> stat_;
   device_buffer<row_decision> dec_;
-  device_buffer<offset_t> seg_end_;
+  device_buffer<double> gathered_;  ///< values ranked by pruning, by row, before the sort
+  device_buffer<offset_t> seg_off_;  ///< where each row's ranked values start (m + 1)
   device_buffer<offset_t> keep_;
   device_buffer<offset_t> products_;
   device_buffer<double> chaos_;
@@ -654,11 +776,11 @@ class gpu_backend final : public backend<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<backend<T>> make_gpu_backend(int device) {
-  return std::make_unique<gpu_backend<T>>(device);
+std::unique_ptr<backend<T>> make_gpu_backend(int device, offset_t block_pruned_rows) {
+  return std::make_unique<gpu_backend<T>>(device, block_pruned_rows);
 }
 
-template std::unique_ptr<backend<float>> make_gpu_backend<float>(int);
-template std::unique_ptr<backend<double>> make_gpu_backend<double>(int);
+template std::unique_ptr<backend<float>> make_gpu_backend<float>(int, offset_t);
+template std::unique_ptr<backend<double>> make_gpu_backend<double>(int, offset_t);
 
 }  // namespace opsparse::mcl

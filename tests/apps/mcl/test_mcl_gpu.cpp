@@ -51,6 +51,11 @@ TEST_F(MclGpu, SanitizerSmoke) {
   const labelled_result c = cluster_file(p.string(), prm, false, precision::float32);
   EXPECT_EQ(g.text, c.text);
   EXPECT_EQ(g.run.iterations, c.run.iterations);
+  // Pruning with a thread block a row (the path of long expanded rows), on the same small graph.
+  const host_csr<float> start = convert<float>(start_matrix(io::read_graph(p.string()).adj, prm));
+  auto gpu = make_gpu_backend<float>(-1, 1);
+  auto cpu = make_cpu_backend<float>(0);
+  EXPECT_TRUE(opsparse::test::csr_near(run(*gpu, start, prm).limit, run(*cpu, start, prm).limit, 1e-6));
 }
 
 TEST_F(MclGpu, HandWrittenGraphsMatchMclAndTheCpu) {
@@ -101,6 +106,44 @@ TEST_F(MclGpu, PrunedIteratesEqualTheCpus) {
     const run_result<float> rgf = run(*gpu_f, start_f, p);
     EXPECT_TRUE(opsparse::test::csr_near(rgf.limit, rcf.limit, 1e-6))
         << "float -P " << p.prune << " -S " << p.select << " -R " << p.recover;
+  }
+}
+
+TEST_F(MclGpu, LongExpandedRowsPrunedByBlocksEqualTheCpus) {
+  REQUIRE_GPU();
+  // A random graph of mean degree 150 on 5,000 nodes: its first expansion's rows hold about
+  // 4,900 entries, above the 4,096 from which the GPU prunes each row with a whole block and
+  // ranks only the entries at or above the cutoff. Each variant reaches another case of
+  // mcl_prune.hpp on long rows: selection with recovery at rank R (defaults), selection alone,
+  // recovery to rank R of the whole row, and keeping the whole row.
+  const fs::path f = file("long_rows.abc", planted_abc(1, 5000, 0.03, 0.0, true, 51));
+  io::labelled_graph g = io::read_graph(f.string());
+  std::vector<params> variants(4);
+  variants[1].select = 2000;
+  variants[1].recover = 0;
+  variants[2].prune = 1000;
+  variants[3].prune = 1000;
+  variants[3].recover = 10000;
+  for (params& p : variants) {
+    p.max_iter = 1;  // one expansion and its pruning (a second one is 10^10 products on the CPU)
+    const std::string what = "-P " + std::to_string(p.prune) + " -S " + std::to_string(p.select) +
+                             " -R " + std::to_string(p.recover);
+    const host_csr<double> start = start_matrix(g.adj, p);
+    long long first_expansion = 0;
+    auto cpu = make_cpu_backend<double>(0);
+    auto gpu = make_gpu_backend<double>();
+    const run_result<double> rc = run(*cpu, start, p);
+    const run_result<double> rg = run(*gpu, start, p, [&](const iteration_info& it) {
+      if (it.iteration == 1) first_expansion = it.expanded_nnz;
+    });
+    ASSERT_GE(first_expansion / start.rows, 4096) << "the rows are not long enough to test this";
+    EXPECT_TRUE(opsparse::test::csr_near(rg.limit, rc.limit, 1e-9)) << "double " << what;
+    auto cpu_f = make_cpu_backend<float>(0);
+    auto gpu_f = make_gpu_backend<float>();
+    const host_csr<float> start_f = convert<float>(start);
+    EXPECT_TRUE(opsparse::test::csr_near(run(*gpu_f, start_f, p).limit,
+                                         run(*cpu_f, start_f, p).limit, 1e-6))
+        << "float " << what;
   }
 }
 
