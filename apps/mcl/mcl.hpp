@@ -122,7 +122,11 @@ class backend {
 };
 
 template <class T>
-std::unique_ptr<backend<T>> make_cpu_backend(int threads);
+/// The CPU backend with `threads` OpenMP threads (0: all). It expands and prunes each row at
+/// once in a dense accumulator over the columns per thread while those accumulators take at
+/// most `accumulator_bytes` in all, else expands with opsparse::cpu::spgemm and prunes after.
+std::unique_ptr<backend<T>> make_cpu_backend(int threads,
+                                             std::size_t accumulator_bytes = std::size_t(1) << 30);
 
 #if OPSPARSE_HAS_GPU_ENGINE
 /// Expanded rows at least this long on average are pruned by a thread block each on the GPU

@@ -1,5 +1,12 @@
-// The CPU backend: expansion with opsparse::cpu::spgemm over (+, ×), pruning, inflation and chaos
-// with OpenMP over rows (mcl's columns).
+// The CPU backend: expansion and pruning fused row by row (mcl's columns), inflation and chaos,
+// with OpenMP over rows.
+//
+// A thread expands one row into a dense accumulator over the columns (double sums, in the order
+// of opsparse::cpu::spgemm: the row's entries in order, each B row in order, so the sums are
+// the engine's bit for bit), decides its pruning on the spot and keeps only the survivors: the
+// unpruned expansion is never stored, sorted or converted (as mcl's per-column dense vector).
+// Above a memory bound for the per-thread accumulators (very many columns), rows are expanded
+// by opsparse::cpu::spgemm in blocks and pruned afterwards, as before.
 #include <omp.h>
 
 #include <algorithm>
@@ -27,7 +34,8 @@ struct row_decision {
 template <class T>
 class cpu_backend final : public backend<T> {
  public:
-  explicit cpu_backend(int threads) : threads_(threads) {
+  cpu_backend(int threads, std::size_t accumulator_bytes)
+      : threads_(threads), accumulator_bytes_(accumulator_bytes) {
     opt_.threads = threads;
     opt_.sorted = true;
   }
@@ -53,6 +61,8 @@ class cpu_backend final : public backend<T> {
   void expand(index_t r0, index_t r1) override {
     OPSPARSE_EXPECTS(0 <= r0 && r0 <= r1 && r1 <= m_.rows, "expand: bad row block");
     r0_ = r0;
+    r1_ = r1;
+    if (fused()) return;  // prune_normalise expands and prunes each row at once
     if (r0 == 0 && r1 == m_.rows) {
       e_ = multiply(m_, m_);
     } else {
@@ -68,6 +78,10 @@ class cpu_backend final : public backend<T> {
   }
 
   void prune_normalise(const prune_rule& rule) override {
+    if (fused()) {
+      expand_prune(rule);
+      return;
+    }
     const index_t rows = e_.rows;
     decisions_.assign(static_cast<std::size_t>(rows), row_decision{});
     const int nthreads = threads_for(e_.nnz());
@@ -143,6 +157,136 @@ class cpu_backend final : public backend<T> {
   backend_stats stats() override { return {}; }
 
  private:
+  /// Whether rows are expanded and pruned at once: per-thread dense accumulators over the
+  /// columns (a double and a flag each) within accumulator_bytes_ in all.
+  bool fused() const {
+    const std::size_t per_thread = static_cast<std::size_t>(m_.cols) * (sizeof(double) + 1);
+    return per_thread * static_cast<std::size_t>(std::max(1, threads_for(m_.nnz() * 16))) <=
+           accumulator_bytes_;
+  }
+
+  /// One thread's dense accumulator and buffers, kept across rows and iterations.
+  struct row_workspace {
+    std::vector<double> acc;     ///< sums by column
+    std::vector<char> present;   ///< columns the current row touched
+    std::vector<index_t> cols;   ///< those columns, in order of first touch
+    std::vector<T> vals;         ///< the row's values as cells (T)
+    std::vector<T> tmp;          ///< decide()'s rank scratch
+    std::vector<std::pair<index_t, T>> kept;  ///< survivors of the rows done by this thread
+  };
+
+  /// Rows [r0_, r1_) of X·X expanded and pruned one at a time (see the file's comment).
+  void expand_prune(const prune_rule& rule) {
+    const index_t rows = r1_ - r0_;
+    if (rows == 0) return;
+    std::vector<offset_t> products(static_cast<std::size_t>(rows), 0);
+    decisions_.assign(static_cast<std::size_t>(rows), row_decision{});
+    const offset_t work = m_.nnz() * 16;  // a rough size of the expansion, for the thread count
+    const int nthreads = std::max(1, threads_for(work));
+    if (static_cast<int>(ws_.size()) < nthreads) ws_.resize(static_cast<std::size_t>(nthreads));
+    // Where each row's survivors are: (thread, start) in that thread's kept list.
+    std::vector<std::pair<int, offset_t>> where(static_cast<std::size_t>(rows));
+    offset_t expanded = 0;
+#pragma omp parallel num_threads(nthreads) reduction(+ : expanded)
+    {
+      row_workspace& w = ws_[static_cast<std::size_t>(omp_get_thread_num())];
+      if (w.acc.size() != static_cast<std::size_t>(m_.cols)) {
+        w.acc.assign(static_cast<std::size_t>(m_.cols), 0.0);
+        w.present.assign(static_cast<std::size_t>(m_.cols), 0);
+      }
+      w.kept.clear();
+#pragma omp for schedule(dynamic, 16)
+      for (index_t r = 0; r < rows; ++r) {
+        const index_t i = r0_ + r;
+        offset_t products_bound = 0;
+        for (offset_t ka = m_.rpt[i]; ka < m_.rpt[i + 1]; ++ka)
+          products_bound += m_.rpt[m_.col[ka] + 1] - m_.rpt[m_.col[ka]];
+        // A row with products for a good part of the columns flags its columns and finds them
+        // by a scan afterwards (ascending); a sparser one lists them on first touch and sorts.
+        // Either way a sum starts from 0.0 (0.0 + x is x exactly) and the loop has no branch.
+        const bool scan = products_bound * 4 >= static_cast<offset_t>(m_.cols);
+        offset_t n = 0;
+        double* __restrict const acc = w.acc.data();
+        char* __restrict const present = w.present.data();
+        const offset_t* __restrict const rpt = m_.rpt.data();
+        const index_t* __restrict const col = m_.col.data();
+        const T* __restrict const val = m_.val.data();
+        if (scan) {
+          for (offset_t ka = rpt[i]; ka < rpt[i + 1]; ++ka) {
+            const double a = static_cast<double>(val[ka]);
+            const index_t k = col[ka];
+            for (offset_t kb = rpt[k]; kb < rpt[k + 1]; ++kb) {
+              const index_t j = col[kb];
+              present[j] = 1;
+              acc[j] += a * static_cast<double>(val[kb]);
+            }
+          }
+          w.cols.resize(static_cast<std::size_t>(
+              std::min<offset_t>(products_bound, static_cast<offset_t>(m_.cols)) + 1));
+          for (index_t j = 0; j < m_.cols; ++j) {
+            w.cols[static_cast<std::size_t>(n)] = j;
+            n += present[j];
+          }
+        } else {
+          w.cols.resize(static_cast<std::size_t>(products_bound + 1));
+          index_t* __restrict const touched = w.cols.data();
+          for (offset_t ka = rpt[i]; ka < rpt[i + 1]; ++ka) {
+            const double a = static_cast<double>(val[ka]);
+            const index_t k = col[ka];
+            for (offset_t kb = rpt[k]; kb < rpt[k + 1]; ++kb) {
+              const index_t j = col[kb];
+              touched[n] = j;
+              n += present[j] ^ 1;
+              present[j] = 1;
+              acc[j] += a * static_cast<double>(val[kb]);
+            }
+          }
+        }
+        w.cols.resize(static_cast<std::size_t>(n));
+        // In column order, as the engine's sorted rows: the row's masses are then summed in
+        // the same order, and the survivors come out sorted.
+        if (!scan) std::sort(w.cols.begin(), w.cols.end());
+        expanded += n;
+        w.vals.resize(w.cols.size());
+        for (std::size_t t = 0; t < w.cols.size(); ++t) w.vals[t] = static_cast<T>(w.acc[w.cols[t]]);
+        const row_decision d =
+            decide(rule, w.vals.data(), n, w.tmp, chaos_[static_cast<std::size_t>(i)]);
+        decisions_[r] = d;
+        where[r] = {omp_get_thread_num(), static_cast<offset_t>(w.kept.size())};
+        if (d.emergency) {
+          w.kept.emplace_back(i, T(1));
+        } else {
+          for (std::size_t t = 0; t < w.cols.size(); ++t) {
+            const double v = static_cast<double>(w.vals[t]);
+            if (v >= d.bar)
+              w.kept.emplace_back(w.cols[t], d.mass != 0 ? static_cast<T>(v / d.mass) : w.vals[t]);
+          }
+        }
+        for (index_t j : w.cols) {
+          w.present[j] = 0;
+          w.acc[j] = 0.0;
+        }
+      }
+    }
+    expanded_nnz_ += expanded;
+    // Append the block to the next iterate: row sizes -> offsets -> parallel copy.
+    const offset_t base = static_cast<offset_t>(next_col_.size());
+    std::vector<offset_t> offs(static_cast<std::size_t>(rows) + 1, 0);
+    for (index_t r = 0; r < rows; ++r) offs[r + 1] = offs[r] + decisions_[r].keep;
+    next_col_.resize(static_cast<std::size_t>(base + offs[rows]));
+    next_val_.resize(static_cast<std::size_t>(base + offs[rows]));
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nthreads)
+    for (index_t r = 0; r < rows; ++r) {
+      const auto& kept = ws_[static_cast<std::size_t>(where[r].first)].kept;
+      const offset_t from = where[r].second;
+      for (offset_t t = 0; t < offs[r + 1] - offs[r]; ++t) {
+        next_col_[base + offs[r] + t] = kept[from + t].first;
+        next_val_[base + offs[r] + t] = kept[from + t].second;
+      }
+    }
+    for (index_t r = 0; r < rows; ++r) next_rpt_[r0_ + r + 1] = base + offs[r + 1];
+  }
+
   void begin_step() {
     expanded_nnz_ = 0;
     next_rpt_.assign(static_cast<std::size_t>(m_.rows) + 1, 0);
@@ -242,10 +386,12 @@ class cpu_backend final : public backend<T> {
   }
 
   int threads_;
+  std::size_t accumulator_bytes_;
   cpu::options opt_;
   host_csr<T> m_;
   host_csr<T> e_;
-  index_t r0_ = 0;
+  index_t r0_ = 0, r1_ = 0;
+  std::vector<row_workspace> ws_;
   std::vector<offset_t> next_rpt_{0};
   std::vector<index_t> next_col_;
   std::vector<T> next_val_;
@@ -257,11 +403,11 @@ class cpu_backend final : public backend<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<backend<T>> make_cpu_backend(int threads) {
-  return std::make_unique<cpu_backend<T>>(threads);
+std::unique_ptr<backend<T>> make_cpu_backend(int threads, std::size_t accumulator_bytes) {
+  return std::make_unique<cpu_backend<T>>(threads, accumulator_bytes);
 }
 
-template std::unique_ptr<backend<float>> make_cpu_backend<float>(int);
-template std::unique_ptr<backend<double>> make_cpu_backend<double>(int);
+template std::unique_ptr<backend<float>> make_cpu_backend<float>(int, std::size_t);
+template std::unique_ptr<backend<double>> make_cpu_backend<double>(int, std::size_t);
 
 }  // namespace opsparse::mcl
