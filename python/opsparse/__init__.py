@@ -264,13 +264,14 @@ class BFSResult(NamedTuple):
 
 def msbfs(graph, sources, *, undirected: bool = False, max_depth: int | None = None,
           levels: bool = True, batch: int = 0, direction: str = "auto", backend: str = "auto",
-          threads: int = 0) -> BFSResult:
+          threads: int = 0, progress=None) -> BFSResult:
     """Breadth-first search from every source at once, as sparse products (apps/msbfs).
 
     ``sources``: vertices (node names for a NetworkX graph, labels for a file, numbers for a
     matrix). Edges are followed from row to column (``undirected=True``: both ways). Returns a
     BFSResult; ``levels=False`` leaves out the levels matrix (summaries only; a GPU search may
-    then switch to bitmaps). Ctrl-C stops the search between batches of sources.
+    then switch to bitmaps). ``progress(info)`` is called after every batch of sources; Ctrl-C
+    stops the search between batches (KeyboardInterrupt).
     """
     g = as_graph(graph)
     if np.ndim(sources) == 0 and not isinstance(sources, (list, tuple)):
@@ -278,7 +279,7 @@ def msbfs(graph, sources, *, undirected: bool = False, max_depth: int | None = N
     idx = [g.index_of(s) for s in sources]
     reached, level_sum, ecc, lv, _backend = _opsparse.msbfs(
         g.adjacency, idx, bool(undirected), -1 if max_depth is None else int(max_depth),
-        int(batch), direction, bool(levels), backend, int(threads))
+        int(batch), direction, bool(levels), backend, int(threads), progress)
     with np.errstate(divide="ignore", invalid="ignore"):
         closeness = np.where(level_sum > 0, (reached - 1) / np.maximum(level_sum, 1), 0.0)
     level_matrix = None

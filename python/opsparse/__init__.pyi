@@ -69,4 +69,5 @@ class BFSResult(NamedTuple):
 
 def msbfs(graph: GraphLike, sources: Any, *, undirected: bool = ..., max_depth: int | None = ...,
           levels: bool = ..., batch: int = ..., direction: Literal["auto", "push", "pull"] = ...,
-          backend: Literal["auto", "cpu", "gpu"] = ..., threads: int = ...) -> BFSResult: ...
+          backend: Literal["auto", "cpu", "gpu"] = ..., threads: int = ...,
+          progress: Callable[[dict[str, Any]], object] | None = ...) -> BFSResult: ...

@@ -131,7 +131,7 @@ nb::tuple run_triangles(nb::tuple adjacency, bool per_vertex, const std::string&
 
 nb::tuple run_msbfs(nb::tuple adjacency, const std::vector<index_t>& sources, bool undirected,
                     int max_depth, int batch, const std::string& direction, bool keep_levels,
-                    const std::string& backend, int threads) {
+                    const std::string& backend, int threads, nb::object progress) {
   msbfs::options opt;
   opt.batch = batch;
   opt.max_depth = max_depth;
@@ -167,7 +167,21 @@ nb::tuple run_msbfs(nb::tuple adjacency, const std::vector<index_t>& sources, bo
         c.levels.val.insert(c.levels.val.end(), r.levels.val.begin(), r.levels.val.end());
         c.levels.rows += r.levels.rows;
       }
-      check_signals();
+      // After every batch, on this thread: the user's hook, then Python's signals.
+      nb::gil_scoped_acquire gil;
+      if (!progress.is_none()) {
+        nb::dict d;
+        d["first"] = r.first;
+        d["sources"] = r.summary.size();
+        d["depth"] = r.depth;
+        try {
+          progress(d);
+        } catch (nb::python_error& e) {
+          e.restore();
+          throw interrupted{};
+        }
+      }
+      if (PyErr_CheckSignals() != 0) throw interrupted{};
     });
     return c;
   });
@@ -199,7 +213,7 @@ void bind_apps(nb::module_& m) {
         "Triangle counting (apps/triangle): (count, per-vertex counts or None, backend).");
   m.def("msbfs", &run_msbfs, nb::arg("adjacency"), nb::arg("sources"), nb::arg("undirected"),
         nb::arg("max_depth"), nb::arg("batch"), nb::arg("direction"), nb::arg("keep_levels"),
-        nb::arg("backend"), nb::arg("threads"),
+        nb::arg("backend"), nb::arg("threads"), nb::arg("progress").none(),
         "Multi-source BFS (apps/msbfs): (reached, level sums, eccentricities, levels, backend).");
 }
 

@@ -36,13 +36,6 @@ struct host_operand {
 /// back into the pending Python exception once it holds the GIL again.
 struct interrupted {};
 
-/// With the GIL released: takes the GIL, runs Python's signal handlers and throws interrupted
-/// when one raised (KeyboardInterrupt stays set as the thread's Python error).
-inline void check_signals() {
-  nb::gil_scoped_acquire gil;
-  if (PyErr_CheckSignals() != 0) throw interrupted{};
-}
-
 template <class T>
 nb::dlpack::dtype dtype_of() {
   return nb::dtype<T>();
