@@ -16,13 +16,13 @@ except ImportError:
     sys.path.insert(0, str(BUILD / "python"))
     import opsparse  # noqa: F401
 
-DATASETS = pathlib.Path(os.environ.get("OPSPARSE_DATASETS_DIR", ROOT.parent / "shared" / "datasets"))
+DATASETS = pathlib.Path(os.environ.get("OPSPARSE_DATASETS", ROOT.parent / "shared" / "datasets"))
 
 
 @pytest.fixture(scope="session")
 def datasets():
     if not (DATASETS / "reference" / "graph-facts.tsv").is_file():
-        pytest.skip(f"shared data sets not found at {DATASETS} (set OPSPARSE_DATASETS_DIR)")
+        pytest.skip(f"shared data sets not found at {DATASETS} (set OPSPARSE_DATASETS)")
     return DATASETS
 
 
