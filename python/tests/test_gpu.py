@@ -2,6 +2,7 @@
 place, results in device memory), the plan's steady state, and the apps' GPU backends against
 the CPU's. Skipped, with the reason, without CuPy, without the GPU engine or without a device."""
 import gc
+import os
 
 import networkx as nx
 import numpy as np
@@ -11,8 +12,12 @@ import scipy.sparse as sp
 import opsparse
 from opsparse import _convert, _opsparse
 
-cupy = pytest.importorskip("cupy")
-csp = pytest.importorskip("cupyx.scipy.sparse")
+if os.environ.get("OPSPARSE_REQUIRE_GPU") == "1":
+    import cupy  # a missing CuPy fails here, not skips
+    import cupyx.scipy.sparse as csp
+else:
+    cupy = pytest.importorskip("cupy")
+    csp = pytest.importorskip("cupyx.scipy.sparse")
 
 
 def _why_no_gpu():
@@ -29,6 +34,8 @@ def _why_no_gpu():
 
 
 _REASON = _why_no_gpu()
+if _REASON is not None and os.environ.get("OPSPARSE_REQUIRE_GPU") == "1":
+    raise RuntimeError(f"OPSPARSE_REQUIRE_GPU=1 but {_REASON}")
 pytestmark = pytest.mark.skipif(_REASON is not None, reason=_REASON or "")
 
 DEVICE_MEMORY = getattr(cupy.cuda.runtime, "memoryTypeDevice", 2)
