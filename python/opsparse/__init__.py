@@ -170,12 +170,15 @@ def _spgemm_device(A, B, semiring, mask, complement, plan, dtype, out_dtype):
     device = cupy.cuda.runtime.getDevice()
     if plan is None:
         plan = _default_plan(device)
-    if semiring in ("plus_pair", "any_pair"):
-        values, core_dtype = None, "int32"
+    # values read, the core's dtype name, the result's value type in the core
+    if semiring == "plus_pair":
+        values, core_dtype, storage = None, "int32", np.dtype(np.int64)
+    elif semiring == "any_pair":
+        values, core_dtype, storage = None, "int32", None
     elif semiring == "or_and" or dtype == np.bool_:
-        values, core_dtype, semiring = "nonzero", "int32", "or_and"
+        values, core_dtype, storage, semiring = "nonzero", "int32", np.dtype(np.int32), "or_and"
     else:
-        values, core_dtype = dtype, np.dtype(dtype).name
+        values, core_dtype, storage = dtype, np.dtype(dtype).name, np.dtype(dtype)
     a = _convert.device_csr(A, values, "A")
     b = _convert.device_csr(B, values, "B")
     m = _convert.device_csr(mask, None, "mask") if mask is not None else None
@@ -186,7 +189,7 @@ def _spgemm_device(A, B, semiring, mask, complement, plan, dtype, out_dtype):
                                 None if m is None else _convert.device_args(m), bool(complement))
     if out_dtype == np.int64:
         out_dtype = np.dtype(np.float64)  # plus_pair counts: CuPy sparse has no integer values
-    return _convert.device_result(r, out_dtype)
+    return _convert.device_result(r, storage, out_dtype)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -107,8 +107,9 @@ def device_args(d):
     return t
 
 
-def device_result(r, out_dtype):
-    """CuPy arrays over the core's result (no copy; they keep the result alive)."""
+def device_result(r, storage_dtype, out_dtype):
+    """CuPy arrays over the core's result (no copy; they keep the result alive). storage_dtype:
+    the core's value type (None for a pattern); out_dtype: the values' type for the caller."""
     import cupy
     import cupyx.scipy.sparse as csp
 
@@ -121,11 +122,10 @@ def device_result(r, out_dtype):
 
     indptr = wrap(r.indptr, r.rows + 1, np.int64)
     indices = wrap(r.indices, r.nnz, np.int32)
-    if r.values == 0:
+    if r.values == 0 or storage_dtype is None:
         values = cupy.ones(r.nnz, dtype=out_dtype)
     else:
-        storage = np.dtype(out_dtype) if out_dtype != np.bool_ else np.dtype(np.int32)
-        values = wrap(r.values, r.nnz, storage)
+        values = wrap(r.values, r.nnz, storage_dtype)
         if values.dtype != out_dtype:
             values = values.astype(out_dtype)
     return csp.csr_matrix((values, indices, indptr), shape=(r.rows, r.cols), copy=False)
