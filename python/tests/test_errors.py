@@ -1,5 +1,6 @@
 """Errors and interruption: C++ messages as Python exceptions, Ctrl-C between iterations."""
 import _thread
+import signal
 
 import networkx as nx
 import pytest
@@ -36,12 +37,21 @@ def test_negative_weight_rejected_for_mcl(tmp_path):
         opsparse.mcl(abc)
 
 
+@pytest.fixture
+def sigint_raises():
+    """Python's own Ctrl-C handler, even where the test runs with SIGINT ignored (a background
+    job of a non-interactive shell: Python then installs none)."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
 def slow_graph():
     # MCL needs several iterations on it
     return nx.connected_caveman_graph(30, 8)
 
 
-def test_ctrl_c_stops_mcl_between_iterations():
+def test_ctrl_c_stops_mcl_between_iterations(sigint_raises):
     seen = []
 
     def progress(info):
@@ -67,7 +77,7 @@ def test_progress_exception_propagates():
         opsparse.mcl(slow_graph(), progress=progress, backend="cpu")
 
 
-def test_ctrl_c_stops_msbfs_between_batches():
+def test_ctrl_c_stops_msbfs_between_batches(sigint_raises):
     g = nx.gnp_random_graph(200, 0.05, seed=4)
     batches = []
 
