@@ -7,6 +7,7 @@ matrices, the GPU, and the Markov clustering, triangle counting and multi-source
 """
 from __future__ import annotations
 
+import atexit
 import threading
 from typing import NamedTuple
 
@@ -79,6 +80,8 @@ class Plan:
 
 _default_plans: dict = {}
 _default_lock = threading.Lock()
+# The default contexts go before the interpreter's teardown, while the CUDA runtime is alive.
+atexit.register(_default_plans.clear)
 
 
 def _default_plan(device: int) -> Plan:
