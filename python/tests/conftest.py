@@ -28,12 +28,18 @@ def datasets():
 
 @pytest.fixture(scope="session")
 def app():
-    """Path of a C++ program (mcl, triangle, msbfs) of the CMake build, for comparisons."""
+    """Path of a C++ program (mcl, triangle, msbfs), for comparisons: in $OPSPARSE_BIN_DIR (a
+    staged folder of programs) or the CMake build's apps/<name>/."""
     def find(name):
-        p = BUILD / "apps" / name / f"opsparse-{name}"
-        if not os.access(p, os.X_OK):
-            pytest.skip(f"C++ program {p} not built (set OPSPARSE_BUILD_DIR to a build folder)")
-        return p
+        candidates = [BUILD / "apps" / name / f"opsparse-{name}"]
+        if os.environ.get("OPSPARSE_BIN_DIR"):
+            candidates.insert(0, pathlib.Path(os.environ["OPSPARSE_BIN_DIR"]) / f"opsparse-{name}")
+        for p in candidates:
+            if os.access(p, os.X_OK):
+                return p
+        pytest.skip(f"C++ program opsparse-{name} not built (looked for {candidates[-1]}; set "
+                    "OPSPARSE_BUILD_DIR to a build folder or OPSPARSE_BIN_DIR)")
+    return find
     return find
 
 
