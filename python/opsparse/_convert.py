@@ -1,0 +1,131 @@
+"""Conversions between SciPy / CuPy sparse matrices and the canonical CSR arrays of the core."""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+# dtype of the values -> dtype the engines compute in (smaller types are widened losslessly).
+_WIDEN = {
+    np.dtype(np.bool_): np.dtype(np.bool_),
+    np.dtype(np.int8): np.dtype(np.int32),
+    np.dtype(np.uint8): np.dtype(np.int32),
+    np.dtype(np.int16): np.dtype(np.int32),
+    np.dtype(np.uint16): np.dtype(np.int32),
+    np.dtype(np.int32): np.dtype(np.int32),
+    np.dtype(np.uint32): np.dtype(np.int64),
+    np.dtype(np.int64): np.dtype(np.int64),
+    np.dtype(np.float16): np.dtype(np.float32),
+    np.dtype(np.float32): np.dtype(np.float32),
+    np.dtype(np.float64): np.dtype(np.float64),
+}
+
+SEMIRINGS = ("plus_times", "min_plus", "plus_pair", "any_pair", "or_and")
+
+# When set to a list, device calls append the addresses they pass to the core (tests check that
+# CuPy inputs are used in place).
+TRACE: list | None = None
+
+
+def compute_dtype(a_dtype, b_dtype) -> np.dtype:
+    t = np.result_type(a_dtype, b_dtype)
+    if t not in _WIDEN:
+        raise ValueError(f"opsparse.spgemm: values of type {t} are not supported "
+                         "(float32, float64, int32, int64 and bool are)")
+    return _WIDEN[t]
+
+
+def is_cupy_sparse(m) -> bool:
+    return type(m).__module__.startswith("cupyx.scipy.sparse")
+
+
+def scipy_kind(m):
+    """A constructor that turns a CSR result into the kind (format, array or matrix API) of m."""
+    fmt = m.format
+    array_api = isinstance(m, sp.sparray)
+    def make(c):
+        c = c if array_api else sp.csr_matrix(c)
+        if fmt == "csc":
+            return c.tocsc()
+        if fmt == "coo":
+            return c.tocoo()
+        return c
+    return make
+
+
+def host_csr(m, values_dtype, name):
+    """(rows, cols, indptr int64, indices int32, values or None): m as canonical CSR, converted
+    once (a CSR input in canonical form is not copied beyond the index widening)."""
+    if not sp.issparse(m):
+        raise TypeError(f"{name} must be a scipy.sparse matrix or array, or a cupyx.scipy.sparse "
+                        f"matrix, not {type(m).__name__}")
+    c = m.tocsr()
+    if not c.has_canonical_format:
+        c = c.copy() if c is m else c
+        c.sum_duplicates()
+    values = None
+    if isinstance(values_dtype, str) and values_dtype == "nonzero":  # or_and reads 0/1 bytes
+        values = np.ascontiguousarray(c.data != 0).view(np.uint8)
+    elif values_dtype is not None:
+        values = np.ascontiguousarray(c.data, dtype=values_dtype)
+    return (int(c.shape[0]), int(c.shape[1]),
+            np.ascontiguousarray(c.indptr, dtype=np.int64),
+            np.ascontiguousarray(c.indices, dtype=np.int32), values)
+
+
+def host_result(t, out_dtype):
+    rows, cols, indptr, indices, values = t
+    if values is None:
+        values = np.ones(indices.shape[0], dtype=out_dtype)
+    elif values.dtype != out_dtype:
+        values = values.view(out_dtype) if values.itemsize == np.dtype(out_dtype).itemsize \
+            else values.astype(out_dtype)
+    return sp.csr_array((values, indices, indptr), shape=(rows, cols))
+
+
+def device_csr(m, values_dtype, name):
+    """Canonical CSR on the device: (rows, cols, nnz, indptr, indices, values) as CuPy arrays
+    (indptr widened to int64 on the device; nothing goes through the host)."""
+    import cupy
+    c = m.tocsr()
+    if not c.has_canonical_format:
+        c = c.copy() if c is m else c
+        c.sum_duplicates()
+    indptr = cupy.ascontiguousarray(c.indptr, dtype=cupy.int64)
+    indices = cupy.ascontiguousarray(c.indices, dtype=cupy.int32)
+    if isinstance(values_dtype, str) and values_dtype == "nonzero":  # or_and reads 0/1 int32
+        values = (c.data != 0).astype(cupy.int32)
+    else:
+        values = None if values_dtype is None else cupy.ascontiguousarray(c.data, dtype=values_dtype)
+    return (int(c.shape[0]), int(c.shape[1]), int(indices.shape[0]), indptr, indices, values)
+
+
+def device_args(d):
+    rows, cols, nnz, indptr, indices, values = d
+    t = (rows, cols, nnz, indptr.data.ptr, indices.data.ptr, 0 if values is None else values.data.ptr)
+    if TRACE is not None:
+        TRACE.append(t)
+    return t
+
+
+def device_result(r, storage_dtype, out_dtype):
+    """CuPy arrays over the core's result (no copy; they keep the result alive). storage_dtype:
+    the core's value type (None for a pattern); out_dtype: the values' type for the caller."""
+    import cupy
+    import cupyx.scipy.sparse as csp
+
+    def wrap(ptr, n, dtype):
+        dtype = np.dtype(dtype)
+        if n == 0:
+            return cupy.empty(0, dtype=dtype)
+        mem = cupy.cuda.UnownedMemory(ptr, n * dtype.itemsize, r, device_id=r.device)
+        return cupy.ndarray((n,), dtype=dtype, memptr=cupy.cuda.MemoryPointer(mem, 0))
+
+    indptr = wrap(r.indptr, r.rows + 1, np.int64)
+    indices = wrap(r.indices, r.nnz, np.int32)
+    if r.values == 0 or storage_dtype is None:
+        values = cupy.ones(r.nnz, dtype=out_dtype)
+    else:
+        values = wrap(r.values, r.nnz, storage_dtype)
+        if values.dtype != out_dtype:
+            values = values.astype(out_dtype)
+    return csp.csr_matrix((values, indices, indptr), shape=(r.rows, r.cols), copy=False)
