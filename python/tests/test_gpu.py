@@ -138,7 +138,7 @@ def test_result_outlives_plan():
 
 def test_host_and_device_not_mixed():
     a = host_matrix(10, 10, 0.3, np.float64, 10)
-    with pytest.raises(ValueError, match="all SciPy"):
+    with pytest.raises(ValueError, match="must all be SciPy"):
         opsparse.spgemm(on_device(a), a)
     with pytest.raises(ValueError, match="shapes"):
         opsparse.spgemm(on_device(a), on_device(host_matrix(11, 10, 0.3, np.float64, 1)))
