@@ -93,8 +93,8 @@ po::options_description visible_options() {
     ("write-graph", po::value<std::string>()->value_name("FILE"),
      "write the graph as read (undirected, before -tf) as a native matrix (mcl -write-graph)")
     ("sort", po::value<std::string>()->value_name("revsize|size|lex"),
-     "cluster order (mcl -sort): revsize (default) largest first, size smallest first, lex by "
-     "members; equal sizes by their members")
+     "cluster order (mcl -sort): revsize (default) largest first, equal sizes by their "
+     "members; size: the reverse of revsize; lex: by their members")
     ("prune-number,P", po::value<long long>()->value_name("n"),
      "pruning cutoff as an inverse: entries below 1/n of a column are dropped (default 10000; "
      "0: none)")

@@ -154,8 +154,10 @@ void sort_clusters(clustering& c, const std::string& mode) {
       return a.size() != b.size() ? a.size() > b.size() : a < b;
     });
   } else if (mode == "size") {
+    // mcl's size order is revsize reversed: smallest first, equal sizes by their members
+    // from the last.
     std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
-      return a.size() != b.size() ? a.size() < b.size() : a < b;
+      return a.size() != b.size() ? a.size() < b.size() : b < a;
     });
   } else if (mode == "lex") {
     std::stable_sort(v.begin(), v.end());

@@ -54,7 +54,8 @@ void write_native_clusters(std::ostream& os, const clustering& c, index_t nodes,
                            const std::vector<std::int64_t>* node_ids = nullptr);
 
 /// Orders clusters as mcl's -sort: "revsize" (the default: largest first, equal sizes by their
-/// members), "size" (smallest first, equal sizes by their members), "lex" (by their members).
+/// members), "size" (revsize reversed: smallest first, equal sizes by their members from the
+/// last, as mcl), "lex" (by their members).
 /// Throws std::invalid_argument for another mode.
 void sort_clusters(clustering& c, const std::string& mode);
 
