@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -347,12 +348,15 @@ int run_main(int argc, char** argv) {
   }
   // -abc-tf and --abc-neg-log10: applied by the reader to every weight of an ABC file.
   mcl::value_transform stream_tf, matrix_tf;
+  // --abc-neg-log10 takes the logarithm of the weight as read (1e-100 gives 100), -abc-tf
+  // transforms mcl's float value (where 1e-100 is 0): mcl's order and arithmetic.
+  double neg_log_base = 0;
   try {
     if (vm.count("abc-neg-log10") && vm.count("abc-neg-log"))
       throw usage_error("give either --abc-neg-log10 or --abc-neg-log, not both");
-    if (vm.count("abc-neg-log10")) stream_tf = mcl::value_transform::parse("neglog(10)");
-    if (vm.count("abc-neg-log")) stream_tf = mcl::value_transform::parse("neglog()");
-    if (vm.count("abc-tf")) stream_tf.append(mcl::value_transform::parse(vm["abc-tf"].as<std::string>()));
+    if (vm.count("abc-neg-log10")) neg_log_base = 10;
+    if (vm.count("abc-neg-log")) neg_log_base = std::exp(1.0);
+    if (vm.count("abc-tf")) stream_tf = mcl::value_transform::parse(vm["abc-tf"].as<std::string>());
     if (vm.count("tf")) matrix_tf = mcl::value_transform::parse(vm["tf"].as<std::string>());
   } catch (const std::invalid_argument& e) {
     throw usage_error(std::string(vm.count("tf") ? "-tf/-abc-tf: " : "-abc-tf: ") + e.what());
@@ -378,7 +382,8 @@ int run_main(int argc, char** argv) {
     format = io::file_format::mcl_native;
   const bool mtx_by_name = input.size() > 4 && (input.compare(input.size() - 4, 4, ".mtx") == 0 ||
                                                 input.compare(input.size() - 4, 4, ".MTX") == 0);
-  if (!stream_tf.empty() &&
+  const bool stream_transform = !stream_tf.empty() || neg_log_base > 0;
+  if (stream_transform &&
       (format == io::file_format::mcl_native || format == io::file_format::matrix_market ||
        (format == io::file_format::automatic && mtx_by_name)))
     throw usage_error("-abc-tf and --abc-neg-log(10) transform the weights of ABC input; use -tf "
@@ -397,7 +402,7 @@ int run_main(int argc, char** argv) {
     }
   }
   if (vm.count("az")) {
-    std::cout << out_name << "\n";
+    std::cout << out_name;  // without a newline, as mcl
     return 0;
   }
   if (out_name != "-" && (out_name == input || io::same_file(out_name, path)))
@@ -424,7 +429,11 @@ int run_main(int argc, char** argv) {
   // MCL's weights are similarities: a negative one is an error naming its line.
   io::read_options read_opts;
   read_opts.nonnegative = true;
-  if (!stream_tf.empty()) read_opts.weight_transform = [&stream_tf](double w) { return stream_tf(w); };
+  if (stream_transform)
+    read_opts.weight_transform = [&stream_tf, neg_log_base](double w) {
+      if (neg_log_base > 0) w = w > 0 ? -std::log(w) / std::log(neg_log_base) : HUGE_VAL;
+      return stream_tf(w);
+    };
   stage = "reading the input";
   io::labelled_graph g = io::read_graph(path, format, read_opts);
   const bool native = format == io::file_format::mcl_native;

@@ -79,8 +79,9 @@ void value_transform::append(const value_transform& next) {
 }
 
 double value_transform::operator()(double v) const {
-  // In double, stored as a float at the end: mcl reads 1e-100 as a double (-log10 gives 100),
-  // and a logarithm of 0 becomes the largest float.
+  // mcl transforms its float values (1e-100 is 0 there, and -log10 makes it the largest float)
+  // and stores the result as a float.
+  v = as_float(v);
   for (const step& s : steps_) {
     const double f = s.arg;
     switch (s.o) {
@@ -97,8 +98,10 @@ double value_transform::operator()(double v) const {
       case op::neglog: v = f > 0 ? -std::log(v) / std::log(f) : -std::log(v); break;
       case op::exp: v = f > 0 ? std::pow(f, v) : std::exp(v); break;
     }
+    v = as_float(v);  // every step in float, as mcl: -log10 of 0.1f is 1 there, not 0.99999999
+    if (v == 0) return 0;  // a value a step removes is gone: floor(f) after lt(f) does not revive it
   }
-  return steps_.empty() ? v : as_float(v);
+  return as_float(v);
 }
 
 void transform_values(host_csr<double>& a, const value_transform& tf) {

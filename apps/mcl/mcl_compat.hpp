@@ -16,8 +16,9 @@ namespace opsparse::mcl {
 ///   ceil(f) floor(f)          min(v, f), max(v, f)
 ///   mul(f) add(f) pow(f)      v*f, v+f, v^f
 ///   log(b) neglog(b) exp(b)   log_b(v), -log_b(v), b^v; b empty or 0: base e
-/// Computed in double, the result stored as a float as mcl stores it (infinities, e.g. the
-/// logarithm of 0, become -+FLT_MAX).
+/// Applied to the value as a float, every step's result rounded to a float, as mcl does (so
+/// 1e-100 is 0 and neglog(10) makes it FLT_MAX; infinities become -+FLT_MAX). A step that makes
+/// a value 0 removes it: later steps do not see it (floor(f) after lt(f) revives nothing).
 /// Graph transforms ('#knn(k)', ...) and unknown names are refused by parse().
 class value_transform {
  public:
