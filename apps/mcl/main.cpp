@@ -437,6 +437,7 @@ int run_main(int argc, char** argv) {
   stage = "reading the input";
   io::labelled_graph g = io::read_graph(path, format, read_opts);
   const bool native = format == io::file_format::mcl_native;
+  p.mirror = !native;  // mcl clusters a native matrix as it is, directed or not
   // A native matrix's labels are its domain's indices: kept as numbers for the output.
   std::vector<std::int64_t> node_ids;
   bool canonical_ids = true;
@@ -448,8 +449,8 @@ int run_main(int argc, char** argv) {
     }
   }
   if (vm.count("write-graph") || !matrix_tf.empty()) {
-    // mcl's order: the graph as read and made undirected (-write-graph), then -tf.
-    g.adj = io::symmetrize_max(g.adj);
+    // mcl's order: the graph as read (mirrored for ABC and the like) for -write-graph, then -tf.
+    if (p.mirror) g.adj = io::symmetrize_max(g.adj);
     if (vm.count("write-graph")) {
       host_csr<double> nz = g.adj;
       mcl::transform_values(nz, mcl::value_transform::parse("gt(0)"));

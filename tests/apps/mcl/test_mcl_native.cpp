@@ -258,6 +258,11 @@ TEST_F(McxNative, ProgramMatchesMclOnDomainsSortAndWeights) {
                            "w.mci -tf 'lt(1.5),ceil(1.2),floor(0.3)'", "w.mci -tf 'log(2),gt(0)'",
                            "w.mci -L 3", "w.mci -I 4 -P 300 -S 6 -R 9 -pct 95"})
     expect_same_output(dir_, args, "weighted native");
+  // A directed native matrix (mcxload without --stream-mirror) is clustered as it is, as mcl does.
+  ASSERT_EQ(sh("mcxload -abc " + q(abc) + " -o " + q(dir_ / "directed.mci") + " > /dev/null 2>&1"), 0);
+  for (const char* args : {"directed.mci", "directed.mci -I 1.4", "directed.mci -I 4 -P 300 -S 6 -R 9",
+                           "directed.mci --discard-loops=n -I 3 -write-graph directed.out.mci"})
+    expect_same_output(dir_, args, "directed native");
   for (const char* args : {"weighted.abc --abc -sort size", "weighted.abc --abc -sort lex",
                            "weighted.abc --abc -tf 'pow(3)'", "weighted.abc --abc -abc-tf 'mul(2),add(-0.5)' -abc-tf 'gq(0)'"})
     expect_same_output(dir_, args, "weighted abc");
