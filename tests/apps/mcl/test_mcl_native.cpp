@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -337,6 +338,77 @@ TEST_F(McxNative, ProgramReadsOptionsAsMcl) {
     EXPECT_NE(err.find(shown), std::string::npos) << bad << ": " << err;
   }
 }
+
+// ---- opsparse-clm against Debian's clm ----------------------------------------------------------
+
+#ifdef OPSPARSE_CLM_EXE
+/// The key=value fields of a line, in order.
+std::vector<std::pair<std::string, std::string>> fields(const std::string& line) {
+  std::vector<std::pair<std::string, std::string>> f;
+  std::istringstream is(line);
+  std::string tok;
+  while (is >> tok)
+    if (const std::size_t eq = tok.find('='); eq != std::string::npos)
+      f.emplace_back(tok.substr(0, eq), tok.substr(eq + 1));
+  return f;
+}
+
+TEST_F(McxNative, ClmDistAndInfoAsDebiansClm) {
+  REQUIRE_MCL_TOOLS();
+  if (!have("clm")) GTEST_SKIP() << "Debian's clm is not on PATH (apt-get install mcl)";
+  const std::string clm_exe = "'" + opsparse::test::program_path("opsparse-clm", OPSPARSE_CLM_EXE) + "'";
+  std::vector<fs::path> graphs = {file("w1.abc", planted_abc(10, 15, 0.4, 0.06, true, 31)),
+                                  file("w2.abc", planted_abc(6, 30, 0.3, 0.05, false, 32))};
+  const std::vector<fs::path> ppi = ppi_files();
+  if (!ppi.empty()) graphs.push_back(ppi.front());
+  for (const fs::path& abc : graphs) {
+    const std::string b = abc.stem().string();
+    mcxload(abc, dir_ / (b + ".mci"), dir_ / (b + ".tab"));
+    std::string files;
+    for (const char* i : {"1.4", "2", "3", "5"}) {
+      const std::string c = b + ".I" + i;
+      ASSERT_EQ(theirs(dir_, b + ".mci -q x -V all -I " + i + " -o " + c), 0);
+      files += " " + c;
+    }
+    // clm dist: the same lines, byte for byte.
+    for (const char* mode : {"", "-mode sj", "-mode vi", "-mode mk", "--chain", "-mode vi --chain"}) {
+      std::string want, got, err;
+      ASSERT_EQ(run_in(dir_, "clm", std::string("dist ") + mode + files, &want, nullptr), 0);
+      ASSERT_EQ(run_in(dir_, clm_exe, std::string("dist ") + mode + files, &got, &err), 0) << err;
+      EXPECT_FALSE(want.empty());
+      EXPECT_EQ(got, want) << b << " clm dist " << mode;
+    }
+    // clm info: the measures computed here (mf, af, ncl, max, ctr, avg, min) equal clm's, for
+    // the first clustering and the later ones (clm counts loops only for the first).
+    std::string want, got, err;
+    ASSERT_EQ(run_in(dir_, "clm", "info " + b + ".mci" + files, &want, nullptr), 0);
+    ASSERT_EQ(run_in(dir_, clm_exe, "info " + b + ".mci" + files, &got, &err), 0) << err;
+    std::istringstream ws(want), gs(got);
+    std::string wl, gl;
+    int lines = 0;
+    while (std::getline(ws, wl)) {
+      ASSERT_TRUE(static_cast<bool>(std::getline(gs, gl))) << "fewer lines than clm:\n" << got;
+      if (wl == "===") {
+        EXPECT_EQ(gl, "===");
+        continue;
+      }
+      ++lines;
+      std::map<std::string, std::string> theirs_f;
+      for (const auto& [k, v] : fields(wl)) theirs_f[k] = v;
+      const auto ours_f = fields(gl);
+      EXPECT_EQ(ours_f.size(), 8u) << gl;
+      for (const auto& [k, v] : ours_f) EXPECT_EQ(v, theirs_f[k]) << b << " " << k << "\n" << wl << "\n" << gl;
+    }
+    EXPECT_EQ(lines, 4) << want;
+  }
+  // Not a clustering: an error naming the file; an unknown mode: status 2.
+  std::string err;
+  EXPECT_EQ(run_in(dir_, clm_exe, "dist w1.mci w1.I2", nullptr, &err), 1);
+  EXPECT_NE(err.find("w1.mci"), std::string::npos) << err;
+  EXPECT_EQ(run_in(dir_, clm_exe, "meet w1.I2 w1.I3", nullptr, &err), 2);
+  EXPECT_NE(err.find("meet"), std::string::npos) << err;
+}
+#endif
 #endif
 
 }  // namespace
