@@ -47,7 +47,9 @@ value_transform value_transform::parse(const std::string& spec) {
                                   "' is not supported (supported: " + supported() + ")");
     const std::size_t open = item.find('(');
     if (open == std::string::npos || item.back() != ')')
-      throw std::invalid_argument("'" + item + "' in '" + spec + "' is not a transform: expected name(number), one of " + supported());
+      throw std::invalid_argument("'" + item + "' in '" + spec +
+                                  "' is not a transform: expected name(number), one of " +
+                                  supported());
     const std::string name = trim(item.substr(0, open));
     const std::string arg = trim(item.substr(open + 1, item.size() - open - 2));
     static const std::pair<const char*, op> names[] = {

@@ -68,7 +68,9 @@ class tokenizer {
   const std::string& path() const { return path_; }
 
  private:
-  static bool blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+  static bool blank(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+  }
   void skip() {
     while (pos_ < text_.size()) {
       const char c = text_[pos_];

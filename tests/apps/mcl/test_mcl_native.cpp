@@ -409,6 +409,43 @@ TEST_F(McxNative, ClmDistAndInfoAsDebiansClm) {
   EXPECT_NE(err.find("meet"), std::string::npos) << err;
 }
 #endif
+
+#ifdef OPSPARSE_MCX_EXE
+TEST_F(McxNative, McxLoadAndDumpAsDebiansMcxloadAndMcxdump) {
+  REQUIRE_MCL_TOOLS();
+  if (!have("mcxdump")) GTEST_SKIP() << "Debian's mcxdump is not on PATH (apt-get install mcl)";
+  const std::string mcx = "'" + opsparse::test::program_path("opsparse-mcx", OPSPARSE_MCX_EXE) + "'";
+  std::vector<fs::path> inputs = {
+      file("l1.abc", planted_abc(8, 25, 0.35, 0.02, true, 41)),
+      file("l2.abc", evalue_abc(5, 20, 42)),
+      file("l3.abc", "a\tb\t1\na\tb\t3\nb\ta\t2\nc\td\nb\tc\t0.5\ne\tf\t0\ng\tg\t-2\n")};
+  if (!ppi_files().empty()) inputs.push_back(ppi_files().back());
+  for (const fs::path& abc : inputs) {
+    for (const char* opts : {"", "--stream-mirror", "--stream-mirror --stream-neg-log10 -stream-tf 'ceil(100)'",
+                             "-stream-tf 'gq(0.5),mul(2)' -tf 'add(1)'"}) {
+      if (std::string(opts).find("neg-log") != std::string::npos && abc.stem() != "l2") continue;
+      const std::string load = std::string(" -abc ") + q(abc) + " " + opts;
+      ASSERT_EQ(sh("mcxload" + load + " -write-tab want.tab -o want.mci > /dev/null 2>&1"), 0) << load;
+      std::string err;
+      ASSERT_EQ(run_in(dir_, mcx, "load" + load + " -write-tab got.tab -o got.mci", nullptr, &err), 0)
+          << load << "\n" << err;
+      EXPECT_TRUE(read_text(dir_ / "got.mci") == read_text("want.mci"))
+          << load << "\n" << first_difference(read_text("want.mci"), read_text(dir_ / "got.mci"));
+      EXPECT_TRUE(read_text(dir_ / "got.tab") == read_text("want.tab")) << load;
+      for (const char* dump : {" -imx want.mci", " -imx want.mci -tab want.tab",
+                               " -imx want.mci -tab want.tab --no-values"}) {
+        std::string want, got;
+        ASSERT_EQ(run_in(fs::current_path(), "mcxdump", std::string(dump) + " -o -", &want, nullptr), 0);
+        ASSERT_EQ(run_in(fs::current_path(), mcx, std::string("dump") + dump, &got, &err), 0) << err;
+        EXPECT_TRUE(got == want) << dump << "\n" << first_difference(want, got);
+      }
+    }
+  }
+  std::error_code ec;
+  fs::remove("want.mci", ec);
+  fs::remove("want.tab", ec);
+}
+#endif
 #endif
 
 }  // namespace
