@@ -51,7 +51,8 @@ po::options_description visible_options() {
       "`mcl FILE --abc`, written the same way (one cluster per line, tab-separated labels,\n"
       "largest cluster first). FILE is ABC (label label [weight]; --abc or *.abc), Matrix\n"
       "Market (*.mtx) or a SNAP-style edge list (anything else), or - for standard input.\n"
-      "Every graph is made undirected (an edge's weight is the larger of its two directions).\n"
+      "Every graph but a native matrix is made undirected (an edge's weight is the larger of\n"
+      "its two directions); a native matrix is clustered as it is, as mcl does.\n"
       "A file that starts with '(mclheader' is mcl's native matrix (mcxload writes them); its\n"
       "clustering is then written as mcl writes it, a native cluster matrix (labels with\n"
       "-use-tab). Options are spelled and read as mcl reads them: single-dash long options\n"
@@ -81,7 +82,7 @@ po::options_description visible_options() {
      "mcxload -write-tab), '?_<index>' for indices it lacks, as mcl -use-tab")
     ("tab", po::value<std::string>()->value_name("FILE"), "the same as -use-tab")
     ("tf", po::value<std::string>()->value_name("SPEC"),
-     "transform the graph's values after it is read and made undirected, before loops are "
+     "transform the graph's values after it is read (and made undirected), before loops are "
      "added (mcl -tf). SPEC: comma-separated steps, of gq(f) gt(f) lq(f) lt(f) (keep values "
      ">=, >, <=, < f), ceil(f) floor(f) (cap at f from above, below), mul(f) add(f) pow(f), "
      "log(b) neglog(b) exp(b) (base b; empty: e). A value made 0 is no edge")
