@@ -2,7 +2,9 @@
 // clusters, same -o format), with the expansion on the GPU (OpSparse) or the CPU.
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,8 +19,10 @@
 #include "common/backend.hpp"
 #include "common/cli.hpp"
 #include "mcl.hpp"
+#include "mcl_compat.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/io.hpp"
+#include "opsparse/io_mcl_native.hpp"
 #include "opsparse/output_file.hpp"
 
 namespace po = boost::program_options;
@@ -47,8 +51,13 @@ po::options_description visible_options() {
       "`mcl FILE --abc`, written the same way (one cluster per line, tab-separated labels,\n"
       "largest cluster first). FILE is ABC (label label [weight]; --abc or *.abc), Matrix\n"
       "Market (*.mtx) or a SNAP-style edge list (anything else), or - for standard input.\n"
-      "Every graph is made undirected (an edge's weight is the larger of its two directions).\n"
-      "Single-dash long options are accepted as mcl spells them (-pct 90, -te 4).\n\nOptions");
+      "Every graph but a native matrix is made undirected (an edge's weight is the larger of\n"
+      "its two directions); a native matrix is clustered as it is, as mcl does.\n"
+      "A file that starts with '(mclheader' is mcl's native matrix (mcxload writes them); its\n"
+      "clustering is then written as mcl writes it, a native cluster matrix (labels with\n"
+      "-use-tab). Options are spelled and read as mcl reads them: single-dash long options\n"
+      "(-pct 90, -te 4, -odir d), a value after a blank (-I 2, not -I2), the last of a repeated\n"
+      "option wins. mcl options not listed here are refused with their name.\n\nOptions");
   // clang-format off
   d.add_options()
     ("help,h", "show this help and exit")
@@ -60,10 +69,34 @@ po::options_description visible_options() {
      "current directory, as mcl names it). Written to a temporary file beside it and renamed "
      "into place at the end: a run that fails or is interrupted leaves an existing file as it "
      "was. The input itself is refused as output")
+    ("odir", po::value<std::string>()->value_name("DIR"),
+     "write the output under its automatic name in folder DIR (mcl -odir; -o wins)")
+    ("d", "write the output under its automatic name in the input file's folder (mcl --d)")
+    ("az", "print the output file name and exit (mcl -az)")
     ("abc", "the input is ABC (label label [weight]), as mcl --abc")
-    ("format", po::value<std::string>()->value_name("abc|mtx|edges"),
-     "input format (default: from the extension, .abc -> abc, .mtx -> Matrix Market, "
-     "otherwise an edge list)")
+    ("format", po::value<std::string>()->value_name("abc|mtx|edges|mcl"),
+     "input format (default: mcl's native matrix when the file starts with '(mclheader', else "
+     "from the extension, .abc -> abc, .mtx -> Matrix Market, otherwise an edge list)")
+    ("use-tab", po::value<std::string>()->value_name("FILE"),
+     "native input: write clusters as labels from this tab file (index<TAB>label lines, "
+     "mcxload -write-tab), '?_<index>' for indices it lacks, as mcl -use-tab")
+    ("tab", po::value<std::string>()->value_name("FILE"), "the same as -use-tab")
+    ("tf", po::value<std::string>()->value_name("SPEC"),
+     "transform the graph's values after it is read (and made undirected), before loops are "
+     "added (mcl -tf). SPEC: comma-separated steps, of gq(f) gt(f) lq(f) lt(f) (keep values "
+     ">=, >, <=, < f), ceil(f) floor(f) (cap at f from above, below), mul(f) add(f) pow(f), "
+     "log(b) neglog(b) exp(b) (base b; empty: e). A value made 0 is no edge")
+    ("abc-tf", po::value<std::string>()->value_name("SPEC"),
+     "transform every ABC weight as it is read (1 for a line without one), before duplicates "
+     "are merged (mcl -abc-tf); SPEC as -tf")
+    ("abc-neg-log10", "replace every ABC weight w by -log10(w) as it is read, before -abc-tf "
+                      "(mcl --abc-neg-log10, for BLAST e-values; 0 gives the largest float)")
+    ("abc-neg-log", "the same with the natural logarithm (mcl --abc-neg-log)")
+    ("write-graph", po::value<std::string>()->value_name("FILE"),
+     "write the graph as read (undirected, before -tf) as a native matrix (mcl -write-graph)")
+    ("sort", po::value<std::string>()->value_name("revsize|size|lex"),
+     "cluster order (mcl -sort): revsize (default) largest first, equal sizes by their "
+     "members; size: the reverse of revsize; lex: by their members")
     ("prune-number,P", po::value<long long>()->value_name("n"),
      "pruning cutoff as an inverse: entries below 1/n of a column are dropped (default 10000; "
      "0: none)")
@@ -97,16 +130,57 @@ po::options_description visible_options() {
      "values that mcl's floats make equal can then differ, so rare near-ties may fall the "
      "other way)")
     ("max-iter", po::value<int>()->value_name("n"),
-     "stop after n iterations even without convergence (default 10000, as mcl's -L)")
+     "stop after n iterations even without convergence (default 10000)")
+    ("L", po::value<int>()->value_name("n"), "the same as --max-iter (mcl's spelling)")
     ("block-products", po::value<long long>()->value_name("n"),
      "expand in row blocks of at most n multiplications each, pruning every block before the "
      "next is computed (default 0: only when the expansion would not fit in device memory)")
-    ("verbose,V", "per-iteration progress (chaos, nnz, time, device allocations) and a summary "
-                  "on standard error")
+    ("verbose", "per-iteration details (nnz, time, device allocations, GPU milliseconds), a "
+                "summary and the seconds of every stage on standard error")
     ("quiet", "no progress output at all, not even the backend line (errors and warnings are "
-              "still reported)");
+              "still reported)")
+    ("q", po::value<std::string>()->value_name("SPEC"),
+     "mcl's log levels: a SPEC with x (-q x) is --quiet; other levels change nothing")
+    ("V", po::value<std::vector<std::string>>()->value_name("MODE"),
+     "mcl's verbosity off: all or cls silences the per-iteration lines; pruning, explain "
+     "accepted (off already)")
+    ("v", po::value<std::vector<std::string>>()->value_name("MODE"),
+     "mcl's verbosity on: all or pruning gives --verbose; cls, explain accepted (cls is on)")
+    ("annot", po::value<std::string>()->value_name("STR"),
+     "a note for the output's command-line comment (mcl -annot); nothing else")
+    ("warn-factor", po::value<std::string>()->value_name("n"), "accepted for mcl; no effect")
+    ("warn-pct", po::value<std::string>()->value_name("n"), "accepted for mcl; no effect");
   // clang-format on
   return d;
+}
+
+/// mcl 22-282's options that this program does not implement: refused with their name, before
+/// the parser could read them as something else.
+void reject_unsupported_mcl_options(int argc, char** argv, const po::options_description& known) {
+  static const char* const unsupported[] = {
+      "aa", "analyze", "ap", "ax", "check-connected", "di", "digits", "dm", "ds", "dump",
+      "dump-interval", "dump-modulo", "dump-stem", "etc", "expect-values", "force-connected",
+      "how-much-ram", "i3", "icl", "if", "jury-charter", "resource", "show", "show-log",
+      "show-schemes", "sif", "sparse", "write-binary", "write-expanded", "write-graphx",
+      "write-limit", "z"};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.size() < 2 || a[0] != '-') continue;
+    std::string name = a.substr(a.find_first_not_of('-'));
+    name = name.substr(0, name.find('='));
+    if (std::find(std::begin(unsupported), std::end(unsupported), name) != std::end(unsupported))
+      throw usage_error("mcl's option '" + a.substr(0, a.find('=')) +
+                        "' is not supported by opsparse-mcl");
+    // "-I2", "-ofile": mcl reads no value glued to a single-dash option, and neither does this
+    // program (the parser would take it as -I 2); a negative number is a value.
+    const bool number = a.find_first_not_of("0123456789.eE+-", 1) == std::string::npos;
+    if (a[1] != '-' && a.size() > 2 && !number && !known.find_nothrow(name, false))
+      throw usage_error("unrecognised option '" + a + "'" +
+                        (known.find_nothrow(a.substr(0, 2), false)
+                             ? " (a value follows its option after a blank, as for mcl: '" +
+                                   a.substr(0, 2) + " " + a.substr(2) + "')"
+                             : ""));
+  }
 }
 
 /// What the program is doing, for an out-of-memory message.
@@ -122,14 +196,29 @@ int run_main(int argc, char** argv) {
   pos.add("input", -1);
   namespace st = po::command_line_style;
   // No guessing of abbreviations (-p must not become -pct or -pi); single-dash long options as
-  // mcl spells them.
-  const int style = st::allow_short | st::short_allow_adjacent | st::short_allow_next |
-                    st::allow_long | st::long_allow_adjacent | st::long_allow_next |
-                    st::allow_long_disguise | st::allow_dash_for_short;
+  // mcl spells them; a value after a blank only, as mcl (-odir must not become -o dir).
+  const int style = st::allow_short | st::short_allow_next | st::allow_long |
+                    st::long_allow_adjacent | st::long_allow_next | st::allow_long_disguise |
+                    st::allow_dash_for_short;
+  reject_unsupported_mcl_options(argc, argv, all);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).style(style).run(),
-              vm);
+    po::parsed_options parsed =
+        po::command_line_parser(argc, argv).options(all).positional(pos).style(style).run();
+    // mcl's rule: the last of a repeated option wins (scripts append to a fixed command line);
+    // -V, -v and the input keep every occurrence.
+    auto& opts = parsed.options;
+    for (std::size_t i = 0; i < opts.size(); ++i) {
+      const std::string& key = opts[i].string_key;
+      if (key == "input" || key == "V" || key == "v") continue;
+      for (std::size_t j = i + 1; j < opts.size(); ++j)
+        if (opts[j].string_key == key) {
+          opts.erase(opts.begin() + static_cast<std::ptrdiff_t>(i));
+          --i;
+          break;
+        }
+    }
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw usage_error(e.what());
@@ -179,7 +268,9 @@ int run_main(int argc, char** argv) {
   if (vm.count("te")) p.threads = vm["te"].as<int>();
   if (vm.count("threads")) p.threads = vm["threads"].as<int>();
   p.threads = apps::cap_threads(prog, vm.count("te") ? "-te" : "--threads", p.threads, std::cerr);
+  if (vm.count("max-iter") && vm.count("L")) throw usage_error("give either -L or --max-iter, not both");
   if (vm.count("max-iter")) p.max_iter = vm["max-iter"].as<int>();
+  if (vm.count("L")) p.max_iter = vm["L"].as<int>();
   if (vm.count("block-products")) p.block_products = vm["block-products"].as<long long>();
   if (vm.count("discard-loops")) {
     const std::string v = vm["discard-loops"].as<std::string>();
@@ -215,15 +306,66 @@ int run_main(int argc, char** argv) {
     if (v == "abc") format = io::file_format::abc;
     else if (v == "mtx") format = io::file_format::matrix_market;
     else if (v == "edges") format = io::file_format::edge_list;
-    else throw usage_error("--format expects abc, mtx or edges, not '" + v + "'");
+    else if (v == "mcl") format = io::file_format::mcl_native;
+    else throw usage_error("--format expects abc, mtx, edges or mcl, not '" + v + "'");
     if (vm.count("abc") && format != io::file_format::abc)
       throw usage_error("--abc contradicts --format " + v);
   } else if (vm.count("abc")) {
     format = io::file_format::abc;
   }
-  const bool verbose = vm.count("verbose") > 0;
-  const bool quiet = vm.count("quiet") > 0;
-  if (verbose && quiet) throw usage_error("-V and --quiet contradict each other");
+  bool verbose = vm.count("verbose") > 0;
+  bool quiet = vm.count("quiet") > 0;
+  if (verbose && quiet) throw usage_error("--verbose and --quiet contradict each other");
+  // mcl's -v/-V modes in order, then -q.
+  bool iteration_lines = true;
+  static const char* const modes[] = {"all", "pruning", "explain", "cls"};
+  auto check_mode = [&](const char* opt, const std::string& m) {
+    if (std::find(std::begin(modes), std::end(modes), m) == std::end(modes))
+      throw usage_error(std::string(opt) + " expects all, pruning, explain or cls, not '" + m + "'");
+  };
+  if (vm.count("v"))
+    for (const std::string& m : vm["v"].as<std::vector<std::string>>()) {
+      check_mode("-v", m);
+      if (m == "all" || m == "pruning") verbose = !quiet;
+      if (m == "all" || m == "cls") iteration_lines = true;
+    }
+  if (vm.count("V"))
+    for (const std::string& m : vm["V"].as<std::vector<std::string>>()) {
+      check_mode("-V", m);
+      if (m == "all" || m == "cls") iteration_lines = false;
+      if ((m == "all" || m == "pruning") && !vm.count("verbose")) verbose = false;
+    }
+  if (vm.count("q") && vm["q"].as<std::string>().find('x') != std::string::npos) {
+    quiet = true;
+    verbose = false;
+  }
+  std::string sort_mode = "revsize";
+  if (vm.count("sort")) {
+    sort_mode = vm["sort"].as<std::string>();
+    if (sort_mode != "revsize" && sort_mode != "size" && sort_mode != "lex")
+      throw usage_error("-sort expects revsize, size or lex, not '" + sort_mode + "'" +
+                        (sort_mode == "none" ? " (mcl's internal order, none, is not supported)"
+                                             : ""));
+  }
+  // -abc-tf and --abc-neg-log10: applied by the reader to every weight of an ABC file.
+  mcl::value_transform stream_tf, matrix_tf;
+  // --abc-neg-log10 takes the logarithm of the weight as read (1e-100 gives 100), -abc-tf
+  // transforms mcl's float value (where 1e-100 is 0): mcl's order and arithmetic.
+  double neg_log_base = 0;
+  try {
+    if (vm.count("abc-neg-log10") && vm.count("abc-neg-log"))
+      throw usage_error("give either --abc-neg-log10 or --abc-neg-log, not both");
+    if (vm.count("abc-neg-log10")) neg_log_base = 10;
+    if (vm.count("abc-neg-log")) neg_log_base = std::exp(1.0);
+    if (vm.count("abc-tf")) stream_tf = mcl::value_transform::parse(vm["abc-tf"].as<std::string>());
+    if (vm.count("tf")) matrix_tf = mcl::value_transform::parse(vm["tf"].as<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string(vm.count("tf") ? "-tf/-abc-tf: " : "-abc-tf: ") + e.what());
+  }
+  if (vm.count("use-tab") && vm.count("tab")) throw usage_error("give either -use-tab or -tab, not both");
+  const std::string tab_file = vm.count("use-tab") ? vm["use-tab"].as<std::string>()
+                               : vm.count("tab")   ? vm["tab"].as<std::string>()
+                                                   : std::string();
   try {
     mcl::validate(p);
   } catch (const std::invalid_argument& e) {
@@ -237,8 +379,33 @@ int run_main(int argc, char** argv) {
   // Standard input has no extension to go by: edge list unless told otherwise.
   const std::string path = input == "-" ? std::string("/dev/stdin") : input;
   if (input == "-" && format == io::file_format::automatic) format = io::file_format::edge_list;
-  const std::string out_name =
-      vm.count("output") ? vm["output"].as<std::string>() : mcl::default_output_name(input, p);
+  if (format == io::file_format::automatic && io::looks_like_mcl_native(path))
+    format = io::file_format::mcl_native;
+  const bool mtx_by_name = input.size() > 4 && (input.compare(input.size() - 4, 4, ".mtx") == 0 ||
+                                                input.compare(input.size() - 4, 4, ".MTX") == 0);
+  const bool stream_transform = !stream_tf.empty() || neg_log_base > 0;
+  if (stream_transform &&
+      (format == io::file_format::mcl_native || format == io::file_format::matrix_market ||
+       (format == io::file_format::automatic && mtx_by_name)))
+    throw usage_error("-abc-tf and --abc-neg-log(10) transform the weights of ABC input; use -tf "
+                      "for a matrix");
+  // The output: -o, else the automatic name (mcl's) under -odir DIR or the input's folder (--d).
+  std::string out_name;
+  if (vm.count("output")) {
+    out_name = vm["output"].as<std::string>();
+  } else {
+    out_name = mcl::default_output_name(input, p);
+    if (vm.count("odir")) {
+      out_name = vm["odir"].as<std::string>() + "/" + out_name;
+    } else if (vm.count("d")) {
+      const std::size_t slash = input.find_last_of('/');
+      if (slash != std::string::npos) out_name = input.substr(0, slash + 1) + out_name;
+    }
+  }
+  if (vm.count("az")) {
+    std::cout << out_name;  // without a newline, as mcl
+    return 0;
+  }
   if (out_name != "-" && (out_name == input || io::same_file(out_name, path)))
     throw usage_error("the output file '" + out_name + "' is the input file");
 
@@ -263,8 +430,38 @@ int run_main(int argc, char** argv) {
   // MCL's weights are similarities: a negative one is an error naming its line.
   io::read_options read_opts;
   read_opts.nonnegative = true;
+  if (stream_transform)
+    read_opts.weight_transform = [&stream_tf, neg_log_base](double w) {
+      if (neg_log_base > 0) w = w > 0 ? -std::log(w) / std::log(neg_log_base) : HUGE_VAL;
+      return stream_tf(w);
+    };
   stage = "reading the input";
   io::labelled_graph g = io::read_graph(path, format, read_opts);
+  const bool native = format == io::file_format::mcl_native;
+  p.mirror = !native;  // mcl clusters a native matrix as it is, directed or not
+  // A native matrix's labels are its domain's indices: kept as numbers for the output.
+  std::vector<std::int64_t> node_ids;
+  bool canonical_ids = true;
+  if (native) {
+    node_ids.reserve(g.labels.size());
+    for (std::size_t i = 0; i < g.labels.size(); ++i) {
+      node_ids.push_back(std::stoll(g.labels[i]));
+      canonical_ids = canonical_ids && node_ids.back() == static_cast<std::int64_t>(i);
+    }
+  }
+  if (vm.count("write-graph") || !matrix_tf.empty()) {
+    // mcl's order: the graph as read (mirrored for ABC and the like) for -write-graph, then -tf.
+    if (p.mirror) g.adj = io::symmetrize_max(g.adj);
+    if (vm.count("write-graph")) {
+      host_csr<double> nz = g.adj;
+      mcl::transform_values(nz, mcl::value_transform::parse("gt(0)"));
+      io::output_file graph_file(vm["write-graph"].as<std::string>());
+      io::write_mcl_native(graph_file.stream(), nz, native && !canonical_ids ? &node_ids : nullptr,
+                           native && !canonical_ids ? &node_ids : nullptr);
+      graph_file.commit();
+    }
+    mcl::transform_values(g.adj, matrix_tf);
+  }
   const double read_seconds = stage_seconds();
   stage = "building the start matrix";
   const host_csr<double> start = mcl::start_matrix(g.adj, p, &g.labels);
@@ -285,7 +482,7 @@ int run_main(int argc, char** argv) {
   }
 
   auto progress = [&](const mcl::iteration_info& it) {
-    if (quiet) return;
+    if (quiet || !iteration_lines) return;
     std::ostringstream os;
     os << "[" << prog << "] ite " << std::setw(3) << it.iteration << "  chaos " << std::fixed
        << std::setprecision(it.chaos < 0.01 ? 6 : 4) << it.chaos << "  nnz " << it.nnz;
@@ -305,11 +502,28 @@ int run_main(int argc, char** argv) {
     std::cerr << os.str() << "\n";
   };
   stage = "clustering";
-  const mcl::cluster_result r = mcl::cluster(start, p, gpu, prec, progress);
+  mcl::cluster_result r = mcl::cluster(start, p, gpu, prec, progress);
+  if (sort_mode != "revsize") mcl::sort_clusters(r.result, sort_mode);
   const double cluster_seconds = stage_seconds();
 
   stage = "writing the clusters";
-  mcl::write_clusters(out_file.stream(), r.result, g.labels);
+  if (native && tab_file.empty()) {
+    // As mcl writes a clustering of a matrix: its command line, then a native cluster matrix.
+    mcl::write_native_clusters(out_file.stream(), r.result, start.rows,
+                               mcl::command_line_comment(prog, argc, argv),
+                               canonical_ids ? nullptr : &node_ids);
+  } else if (native) {
+    const io::mcl_tab tab = io::read_mcl_tab(tab_file);
+    std::vector<std::string> labels;
+    labels.reserve(node_ids.size());
+    for (std::int64_t id : node_ids) labels.push_back(tab.label(id));
+    mcl::write_clusters(out_file.stream(), r.result, labels);
+  } else {
+    if (!tab_file.empty() && !quiet)
+      std::cerr << "[" << prog << "] -use-tab is for a native matrix; the input's own labels "
+                   "are written\n";
+    mcl::write_clusters(out_file.stream(), r.result, g.labels);
+  }
   out_file.commit();
   const double output_seconds = stage_seconds();
   if (!quiet) {

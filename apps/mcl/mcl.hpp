@@ -35,6 +35,9 @@ struct params {
   int max_iter = 10000;     ///< mcl's main loop length (-L)
   double chaos_limit = 1e-4;  ///< mcl stops when the chaos of an expansion is below this
   bool discard_loops = true;  ///< --discard-loops=y: drop input loops, add max-weight loops
+  /// Mirror every arc, merging by the maximum (mcl --abc). Off: the graph is used as it is, as
+  /// mcl uses a native matrix (a directed one stays directed).
+  bool mirror = true;
   double loop_scale = -1;     ///< -c: multiply loops by this, rounded to float (negative: off)
   double pre_inflation = -1;  ///< -pi: inflate the input once (negative: not used)
   overlap_mode overlap = overlap_mode::cut;

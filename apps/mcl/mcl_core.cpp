@@ -87,8 +87,9 @@ host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p
   OPSPARSE_EXPECTS(adjacency.rows == adjacency.cols,
                    "the graph's adjacency must be square, not " + std::to_string(adjacency.rows) +
                        "x" + std::to_string(adjacency.cols));
-  // mcl mirrors every arc and merges duplicates by their maximum (--abc streaming).
-  const host_csr<double> s = io::symmetrize_max(adjacency);
+  // mcl mirrors every arc and merges duplicates by their maximum (--abc streaming); a native
+  // matrix is taken as it is (p.mirror off).
+  const host_csr<double> s = p.mirror ? io::symmetrize_max(adjacency) : adjacency;
   const index_t n = s.rows;
   auto name = [&](index_t v) {
     return labels && static_cast<std::size_t>(v) < labels->size() ? (*labels)[v]

@@ -8,6 +8,7 @@
 // Edge lists and ABC files, the inputs of the graph apps, are parsed in parallel (see "Parallel
 // edge-list and ABC reading" below) with the same results and messages as a serial reading.
 #include "opsparse/io.hpp"
+#include "opsparse/io_mcl_native.hpp"
 #include "opsparse/output_file.hpp"
 
 #include <algorithm>
@@ -738,22 +739,31 @@ host_csr<V> read_mm_impl(const std::string& path, bool require_square,
 
 /// An edge's weight; false with what is wrong with it in `error` (the parallel readers record
 /// the message and throw it later with the line number, which only then is known).
-bool parse_weight(std::string_view tok, double& w, std::string& error, bool nonnegative) {
-  const num_status st = parse_double(tok, w);
+/// `tok` empty: a line without a weight (1). `transform` (optional): read_options::weight_transform.
+bool parse_weight(std::string_view tok, double& w, std::string& error, bool nonnegative,
+                  const std::function<double(double)>* transform = nullptr) {
+  const num_status st = tok.empty() ? (w = 1.0, num_status::ok) : parse_double(tok, w);
   if (st == num_status::bad) error = "expected a numeric weight, found " + quote(tok);
   else if (st == num_status::out_of_range) error = "weight " + quote(tok) + " overflows double";
   else if (!std::isfinite(w)) error = "weight " + quote(tok) + " is not finite (NaN or infinity)";
+  else if (transform && *transform && !std::isfinite(w = (*transform)(w)))
+    error = "weight " + quote(tok.empty() ? "1" : tok) + " is not finite after the transform";
   else if (nonnegative && w < 0)
-    error = "negative weight " + quote(tok) + ": weights must be >= 0 here (similarities)";
+    error = "negative weight " + quote(tok.empty() ? "1" : tok) +
+            (transform && *transform ? " (after the transform: " + std::to_string(w) +
+                                           "; a last transform step gq(0) drops such edges)"
+                                     : "") +
+            ": weights must be >= 0 here (similarities)";
   else return true;
   return false;
 }
 
 double edge_weight(const std::string& path, long long line, std::string_view tok,
-                   bool nonnegative) {
+                   const read_options& options) {
   double w = 0;
   std::string error;
-  if (!parse_weight(tok, w, error, nonnegative)) throw parse_error(path, line, error);
+  if (!parse_weight(tok, w, error, options.nonnegative, &options.weight_transform))
+    throw parse_error(path, line, error);
   return w;
 }
 
@@ -902,7 +912,7 @@ labelled_graph read_edge_list_serial(const std::string& path, std::string_view d
       // Canonical decimal label: "007" and "7" are the same integer id, hence one vertex.
       ends[e] = ids.find_or_add(path, ln, id, labels, [id] { return std::to_string(id); });
     }
-    const double w = ntok == 3 ? edge_weight(path, ln, tok[2], r.options.nonnegative) : 1.0;
+    const double w = edge_weight(path, ln, ntok == 3 ? tok[2] : std::string_view(), r.options);
     if (const std::string_view extra = tk.rest(); !extra.empty())
       throw parse_error(path, ln, "unexpected text after 'u v [w]': " + quote(extra));
     t.push(ends[0], ends[1], w);
@@ -941,7 +951,7 @@ labelled_graph read_abc_serial(const std::string& path, std::string_view data, t
     const std::string_view la = tok[0], lb = tok[1];
     const index_t a = ids.find_or_add(path, ln, la, labels, [la] { return std::string(la); });
     const index_t b = ids.find_or_add(path, ln, lb, labels, [lb] { return std::string(lb); });
-    const double w = ntok == 3 ? edge_weight(path, ln, tok[2], r.options.nonnegative) : 1.0;
+    const double w = edge_weight(path, ln, ntok == 3 ? tok[2] : std::string_view(), r.options);
     if (!extra.empty())
       throw parse_error(path, ln, "unexpected text after 'label label [weight]': " + quote(extra));
     t.push(a, b, w);
@@ -1081,6 +1091,7 @@ struct abc_format {
   const char* base;  ///< the file
   const char* end;
   bool nonnegative = false;  ///< read_options::nonnegative
+  const std::function<double(double)>* transform = nullptr;  ///< read_options::weight_transform
 
   bool endpoint(std::string_view tok, key& k, std::string& /*error*/) const {
     const char* p = tok.data();
@@ -1128,6 +1139,7 @@ struct edge_list_format {
   using key = id_key;
   static constexpr bool tab_fields = false;
   bool nonnegative = false;  ///< read_options::nonnegative
+  const std::function<double(double)>* transform = nullptr;  ///< read_options::weight_transform
 
   bool endpoint(std::string_view tok, key& k, std::string& error) const {
     const num_status st = parse_int64(tok, k.id);
@@ -1372,7 +1384,8 @@ void parse_chunk(const Format& fmt, const text_chunk& chunk, unsigned part_bits,
       ok = fmt.endpoint(tok[e], ends[e], error);
     }
     double w = 1.0;
-    if (ok && ntok == 3) ok = parse_weight(tok[2], w, error, fmt.nonnegative);
+    if (ok) ok = parse_weight(ntok == 3 ? tok[2] : std::string_view(), w, error, fmt.nonnegative,
+                              fmt.transform);
     if (ok && !extra.empty()) {
       error = Format::trailing(extra);
       ok = false;
@@ -1796,6 +1809,7 @@ labelled_graph read_edge_list(const std::string& path, const read_options& optio
       if (use_serial_reader()) return read_edge_list_serial(path, text, r);
       edge_list_format fmt;
       fmt.nonnegative = options.nonnegative;
+      fmt.transform = &options.weight_transform;
       return read_edges_parallel(path, text, fmt, r, read_edge_list_serial);
     };
     text_reading whole;
@@ -1827,6 +1841,7 @@ labelled_graph read_abc(const std::string& path, const read_options& options) {
     if (use_serial_reader()) return read_abc_serial(path, data, r);
     abc_format fmt{data.data(), data.data() + data.size()};
     fmt.nonnegative = options.nonnegative;
+    fmt.transform = &options.weight_transform;
     return read_edges_parallel(path, data, fmt, r, read_abc_serial);
   });
 }
@@ -1835,13 +1850,15 @@ labelled_graph read_graph(const std::string& path, file_format format,
                           const read_options& options) {
   if (format == file_format::automatic) {
     const std::string ext = lower_extension(path);
-    format = ext == ".mtx"   ? file_format::matrix_market
+    format = looks_like_mcl_native(path) ? file_format::mcl_native
+             : ext == ".mtx"             ? file_format::matrix_market
              : ext == ".abc" ? file_format::abc
                              : file_format::edge_list;
   }
   switch (format) {
     case file_format::abc: return read_abc(path, options);
     case file_format::edge_list: return read_edge_list(path, options);
+    case file_format::mcl_native: return read_mcl_native_graph(path, options);
     case file_format::matrix_market:
     case file_format::automatic: break;
   }

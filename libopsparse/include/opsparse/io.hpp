@@ -20,6 +20,7 @@
 // (OMP_NUM_THREADS); the result and the errors never depend on how many.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ struct read_options {
   /// Bytes a Matrix Market size line may ask for before anything is allocated (0: the memory
   /// the machine has available now). Beyond it the reader throws parse_error naming the need.
   std::uint64_t memory_limit = 0;
+  /// Edge lists and ABC: applied to every weight as it is read (1 for a line without one),
+  /// before duplicates are merged and before the `nonnegative` check (mcl's -abc-tf).
+  std::function<double(double)> weight_transform;
 };
 
 /// Reads a Matrix Market coordinate file. Symmetric and skew-symmetric files are expanded.
@@ -71,10 +75,11 @@ inline labelled_graph read_edge_list(const std::string& path) {
   return read_edge_list(path, read_options{});
 }
 
-enum class file_format { automatic, matrix_market, edge_list, abc };
+enum class file_format { automatic, matrix_market, edge_list, abc, mcl_native };
 
-/// Picks the reader from the format or, for `automatic`, from the extension (.mtx -> Matrix
-/// Market, .abc -> ABC, anything else -> edge list). Matrix Market labels are the 1-based row
+/// Picks the reader from the format or, for `automatic`, from the content and the extension: a
+/// file that starts with "(mclheader" is mcl's native matrix (io_mcl_native.hpp; labels are
+/// its indices), else .mtx -> Matrix Market, .abc -> ABC, anything else -> edge list. Matrix Market labels are the 1-based row
 /// numbers as strings.
 labelled_graph read_graph(const std::string& path, file_format format, const read_options& options);
 inline labelled_graph read_graph(const std::string& path,

@@ -309,9 +309,9 @@ TEST_F(Mcl, ProgramWritesMclsFormatAndReportsErrors) {
       << err;
   EXPECT_EQ(out, hand_cases()[0].expected);
   EXPECT_EQ(err, "");
-  // Default output name in the current directory, as mcl; -V reports iterations.
+  // Default output name in the current directory, as mcl; --verbose reports iterations.
   const std::string in_dir = "cd '" + dir_.string() + "' && '" + mcl_exe + "'";
-  ASSERT_EQ(std::system((in_dir + " prog.abc --abc -I 2 -te 1 --backend cpu -V 2> v.txt").c_str()), 0);
+  ASSERT_EQ(std::system((in_dir + " prog.abc --abc -I 2 -te 1 --backend cpu --verbose 2> v.txt").c_str()), 0);
   EXPECT_EQ(read_text(dir_ / "out.prog.abc.I20"), hand_cases()[0].expected);
   const std::string verbose = read_text(dir_ / "v.txt");
   EXPECT_NE(verbose.find("ite   1"), std::string::npos) << verbose;
@@ -339,7 +339,7 @@ TEST_F(Mcl, ProgramWritesMclsFormatAndReportsErrors) {
   EXPECT_EQ(run_program("", dir_, nullptr, &err), 2);
   EXPECT_EQ(run_program("--help", dir_, &out, nullptr), 0);
   for (const char* flag : {"-I", "-o", "--abc", "-P", "-p", "-S", "-R", "-pct", "-te",
-                           "--discard-loops", "--backend", "--precision", "--max-iter", "-V",
+                           "--discard-loops", "--backend", "--precision", "--max-iter", "--verbose",
                            "--quiet", "--format", "--overlap", "-scheme"}) {
     const std::string name = std::string(flag).substr(std::string(flag).find_first_not_of('-'));
     EXPECT_NE(out.find(name), std::string::npos) << "--help does not document " << flag;

@@ -1,0 +1,53 @@
+#pragma once
+// The clustering measures of mcl's companion `clm` (22-282) that pipelines use, over clusterings
+// in mcl's native format (what mcl and opsparse-mcl write without labels):
+//  - clm dist: split/join distance (sj), variance of information (vi, natural logarithm) and
+//    the Mirkin metric (mk), each with its two parts d1 (from the first clustering to the meet
+//    of both) and d2 (from the second);
+//  - clm info: mass fraction (per node, the share of its edge weight, with mcl's loop as heavy
+//    as its heaviest edge for the first clustering, that stays inside its cluster, averaged over
+//    nodes), area fraction
+//    (sum of |C|(|C|-1) over N(N-1)) and the cluster sizes. clm's efficiency and modularity are
+//    not computed.
+// Written from clm's manual pages and checked against its output (tests/apps/mcl).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "opsparse/csr.hpp"
+
+namespace opsparse::clm {
+
+/// A partition of nodes 0..nodes-1 (from a native cluster matrix).
+struct partition {
+  index_t nodes = 0;
+  std::vector<std::vector<index_t>> clusters;
+};
+
+/// Reads a native cluster matrix; parse_error (file, line) when it is not one or when it is no
+/// partition (a node in no cluster or in two).
+partition read_partition(const std::string& path);
+
+struct distance {
+  double d = 0, d1 = 0, d2 = 0;
+};
+enum class distance_mode { split_join, variance_of_information, mirkin };
+
+/// Throws std::invalid_argument when the two are not partitions of the same nodes.
+distance compare(const partition& a, const partition& b, distance_mode mode);
+
+struct info {
+  double mass_fraction = 0;
+  double area_fraction = 0;
+  std::size_t clusters = 0, largest = 0, smallest = 0;
+  double average = 0;  ///< nodes per cluster
+  double center = 0;   ///< sum of |C|^2 over N (clm's ctr)
+};
+
+/// `graph`: columns as CSR rows (io::mcl_native_matrix::columns), square, the partition's nodes.
+/// `loops`: every node's loop as heavy as its heaviest edge (1 without edges) counts in the mass
+/// fraction. clm 22-282 counts them for the first clustering of a command line only (its later
+/// clusterings get the fractions without loops): opsparse-clm info does the same.
+info measure(const host_csr<double>& graph, const partition& p, bool loops = true);
+
+}  // namespace opsparse::clm

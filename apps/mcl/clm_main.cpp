@@ -1,0 +1,154 @@
+// opsparse-clm: the parts of mcl's `clm` that pipelines use to compare and judge clusterings in
+// mcl's native format (see clm.hpp), with clm 22-282's command lines and output lines:
+//   opsparse-clm dist [-mode sj|vi|mk] [--chain] [-o FILE] CLUSTERING CLUSTERING...
+//   opsparse-clm info [-o FILE] GRAPH CLUSTERING...
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "clm.hpp"
+#include "common/cli.hpp"
+#include "opsparse/error.hpp"
+#include "opsparse/io_mcl_native.hpp"
+#include "opsparse/output_file.hpp"
+
+using namespace opsparse;
+
+namespace {
+
+constexpr const char* prog = "opsparse-clm";
+
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const char* usage =
+    "Usage: opsparse-clm dist [-mode sj|vi|mk] [--chain] [-o FILE] CLUSTERING CLUSTERING...\n"
+    "       opsparse-clm info [-o FILE] GRAPH CLUSTERING...\n"
+    "Clusterings and the graph in mcl's native format (mcl's output without labels, mcxload's\n"
+    "graphs), as mcl 22-282's `clm dist` and `clm info`.\n"
+    "dist: one line per pair (every pair, or consecutive ones with --chain):\n"
+    "  d=D d1=D1 d2=D2 nn=NODES c1=CLUSTERS c2=CLUSTERS n1=FILE n2=FILE\n"
+    "  sj: split/join distance (nodes to move; d1 from the first clustering to the meet of\n"
+    "  both, d2 from the second), vi: variance of information (natural logarithm, 3 decimals),\n"
+    "  mk: Mirkin metric. -digits k is accepted and, as in clm 22-282, changes nothing.\n"
+    "info: per clustering, mf (mass fraction: per node, the share of its edge weight inside its\n"
+    "  cluster, averaged; with a loop as heavy as its heaviest edge for the first clustering\n"
+    "  only, as clm 22-282 computes it), af (area fraction: the sum\n"
+    "  of |C|(|C|-1) over N(N-1)), ncl, max, ctr (sum of |C|^2 over N), avg, min. clm's eff,\n"
+    "  mod and the size histogram are not computed.\n";
+
+int run_dist(const std::vector<std::string>& args, std::ostream*& os, std::string& out_name) {
+  clm::distance_mode mode = clm::distance_mode::split_join;
+  bool chain = false;
+  std::vector<std::string> files;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) throw usage_error(a + " needs a value");
+      return args[++i];
+    };
+    if (a == "-mode") {
+      const std::string m = value();
+      if (m == "sj") mode = clm::distance_mode::split_join;
+      else if (m == "vi") mode = clm::distance_mode::variance_of_information;
+      else if (m == "mk") mode = clm::distance_mode::mirkin;
+      else throw usage_error("-mode expects sj, vi or mk, not '" + m + "'");
+    } else if (a == "--chain") {
+      chain = true;
+    } else if (a == "-o") {
+      out_name = value();
+    } else if (a == "-digits") {
+      value();
+    } else if (a.size() > 1 && a[0] == '-') {
+      throw usage_error("dist: unsupported option '" + a + "'");
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (files.size() < 2) throw usage_error("dist needs at least two clusterings");
+  std::vector<clm::partition> parts;
+  for (const std::string& f : files) parts.push_back(clm::read_partition(f));
+  io::output_file out(out_name);
+  os = &out.stream();
+  char buf[128];
+  for (std::size_t i = 0; i < files.size(); ++i)
+    for (std::size_t j = i + 1; j < files.size(); ++j) {
+      if (chain && j != i + 1) continue;
+      const clm::distance d = clm::compare(parts[i], parts[j], mode);
+      if (mode == clm::distance_mode::variance_of_information)
+        std::snprintf(buf, sizeof buf, "d=%.3f\td1=%.3f\td2=%.3f", d.d, d.d1, d.d2);
+      else
+        std::snprintf(buf, sizeof buf, "d=%.0f\td1=%.0f\td2=%.0f", d.d, d.d1, d.d2);
+      *os << buf << "\tnn=" << parts[i].nodes << "\tc1=" << parts[i].clusters.size()
+          << "\tc2=" << parts[j].clusters.size() << "\tn1=" << files[i] << "\tn2=" << files[j]
+          << (mode == clm::distance_mode::split_join ? "\t\n" : "\n");
+    }
+  out.commit();
+  return 0;
+}
+
+int run_info(const std::vector<std::string>& args, std::string& out_name) {
+  std::vector<std::string> files;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-o") {
+      if (i + 1 >= args.size()) throw usage_error("-o needs a value");
+      out_name = args[++i];
+    } else if (a.size() > 1 && a[0] == '-') {
+      throw usage_error("info: unsupported option '" + a + "'");
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (files.size() < 2) throw usage_error("info needs a graph and at least one clustering");
+  const io::mcl_native_matrix g = io::read_mcl_native(files[0], io::read_options{});
+  io::output_file out(out_name);
+  char buf[256];
+  for (std::size_t k = 1; k < files.size(); ++k) {
+    // clm 22-282 counts the loops for the first clustering only (clm.hpp).
+    const clm::info r = clm::measure(g.columns, clm::read_partition(files[k]), k == 1);
+    if (k > 1) out.stream() << "===\n";
+    std::snprintf(buf, sizeof buf, "mf=%.5f af=%.5f  src=%s ncl=%zu max=%zu  ctr=%.1f avg=%.1f min=%zu\n",
+                  r.mass_fraction, r.area_fraction, files[k].c_str(), r.clusters, r.largest,
+                  r.center, r.average, r.smallest);
+    out.stream() << buf;
+  }
+  out.commit();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) throw usage_error("a mode is needed: dist or info");
+    if (args[0] == "-h" || args[0] == "--help") {
+      std::cout << usage;
+      return 0;
+    }
+    if (args[0] == "--version") {
+      std::cout << apps::version_line(prog) << "\n";
+      return 0;
+    }
+    const std::string mode = args[0];
+    args.erase(args.begin());
+    std::string out_name = "-";
+    std::ostream* os = nullptr;
+    if (mode == "dist") return run_dist(args, os, out_name);
+    if (mode == "info") return run_info(args, out_name);
+    throw usage_error("unknown mode '" + mode + "' (dist or info; clm's other modes are not "
+                      "provided)");
+  } catch (const usage_error& e) {
+    std::cerr << prog << ": " << e.what() << "\n" << usage;
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << prog << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}

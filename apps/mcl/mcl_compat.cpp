@@ -1,0 +1,174 @@
+// mcl 22-282's transform language, native cluster output and command-line comment (see
+// mcl_compat.hpp). Written from mcl's manual pages and its observed output.
+#include "mcl_compat.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <ostream>
+#include <stdexcept>
+
+#include "opsparse/io_mcl_native.hpp"
+
+namespace opsparse::mcl {
+
+namespace {
+std::string trim(const std::string& s) {
+  const std::size_t b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return std::string();
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+/// mcl's values are floats: infinities become the largest float (log of 0 gives -FLT_MAX).
+double as_float(double v) {
+  if (std::isinf(v)) return v > 0 ? FLT_MAX : -FLT_MAX;
+  if (std::fabs(v) > FLT_MAX) return v > 0 ? FLT_MAX : -FLT_MAX;
+  return static_cast<double>(static_cast<float>(v));
+}
+}  // namespace
+
+const char* value_transform::supported() {
+  return "gq(f) gt(f) lq(f) lt(f) ceil(f) floor(f) mul(f) add(f) pow(f) log(b) neglog(b) exp(b)";
+}
+
+value_transform value_transform::parse(const std::string& spec) {
+  value_transform t;
+  std::size_t pos = 0;
+  const std::string s = spec;
+  while (pos < s.size()) {
+    std::size_t end = s.find(',', pos);
+    // A comma inside parentheses does not occur in these steps: split on every comma.
+    if (end == std::string::npos) end = s.size();
+    const std::string item = trim(s.substr(pos, end - pos));
+    pos = end + 1;
+    if (item.empty()) continue;
+    if (item[0] == '#')
+      throw std::invalid_argument("graph transform '" + item + "' in '" + spec +
+                                  "' is not supported (supported: " + supported() + ")");
+    const std::size_t open = item.find('(');
+    if (open == std::string::npos || item.back() != ')')
+      throw std::invalid_argument("'" + item + "' in '" + spec +
+                                  "' is not a transform: expected name(number), one of " +
+                                  supported());
+    const std::string name = trim(item.substr(0, open));
+    const std::string arg = trim(item.substr(open + 1, item.size() - open - 2));
+    static const std::pair<const char*, op> names[] = {
+        {"gq", op::gq},     {"gt", op::gt},       {"lq", op::lq},   {"lt", op::lt},
+        {"ceil", op::ceil}, {"floor", op::floor}, {"mul", op::mul}, {"add", op::add},
+        {"pow", op::pow},   {"log", op::log},     {"neglog", op::neglog}, {"exp", op::exp}};
+    const auto it = std::find_if(std::begin(names), std::end(names),
+                                 [&](const auto& n) { return name == n.first; });
+    if (it == std::end(names))
+      throw std::invalid_argument("unknown transform '" + name + "' in '" + spec +
+                                  "' (supported: " + supported() + ")");
+    const bool base = it->second == op::log || it->second == op::neglog || it->second == op::exp;
+    double v = 0;
+    if (arg.empty()) {
+      if (!base) throw std::invalid_argument("transform '" + name + "' needs a value");
+    } else {
+      char* e = nullptr;
+      v = std::strtod(arg.c_str(), &e);
+      if (e != arg.c_str() + arg.size() || !std::isfinite(v))
+        throw std::invalid_argument("transform '" + name + "': '" + arg + "' is not a number");
+    }
+    t.steps_.push_back({it->second, as_float(v)});
+  }
+  return t;
+}
+
+void value_transform::append(const value_transform& next) {
+  steps_.insert(steps_.end(), next.steps_.begin(), next.steps_.end());
+}
+
+double value_transform::operator()(double v) const {
+  // mcl transforms its float values (1e-100 is 0 there, and -log10 makes it the largest float)
+  // and stores the result as a float.
+  v = as_float(v);
+  for (const step& s : steps_) {
+    const double f = s.arg;
+    switch (s.o) {
+      case op::gq: v = v >= f ? v : 0; break;
+      case op::gt: v = v > f ? v : 0; break;
+      case op::lq: v = v <= f ? v : 0; break;
+      case op::lt: v = v < f ? v : 0; break;
+      case op::ceil: v = std::min(v, f); break;
+      case op::floor: v = std::max(v, f); break;
+      case op::mul: v = v * f; break;
+      case op::add: v = v + f; break;
+      case op::pow: v = std::pow(v, f); break;
+      case op::log: v = f > 0 ? std::log(v) / std::log(f) : std::log(v); break;
+      case op::neglog: v = f > 0 ? -std::log(v) / std::log(f) : -std::log(v); break;
+      case op::exp: v = f > 0 ? std::pow(f, v) : std::exp(v); break;
+    }
+    v = as_float(v);  // every step in float, as mcl: -log10 of 0.1f is 1 there, not 0.99999999
+    if (v == 0) return 0;  // a value a step removes is gone: floor(f) after lt(f) does not revive it
+  }
+  return as_float(v);
+}
+
+void transform_values(host_csr<double>& a, const value_transform& tf) {
+  if (tf.empty()) return;
+  host_csr<double> out(a.rows, a.cols);
+  out.col.reserve(a.col.size());
+  out.val.reserve(a.val.size());
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (offset_t k = a.rpt[i]; k < a.rpt[i + 1]; ++k) {
+      const double v = tf(a.val[k]);
+      if (v == 0) continue;
+      out.col.push_back(a.col[k]);
+      out.val.push_back(v);
+    }
+    out.rpt[i + 1] = static_cast<offset_t>(out.col.size());
+  }
+  a = std::move(out);
+}
+
+std::string command_line_comment(const char* program, int argc, char** argv) {
+  std::string s = std::string("# cline: ") + program;
+  for (int i = 1; i < argc; ++i) {
+    s += ' ';
+    if (i == 1) {
+      s += argv[i];
+    } else {
+      s += '"';
+      s += argv[i];
+      s += '"';
+    }
+  }
+  return s;
+}
+
+void write_native_clusters(std::ostream& os, const clustering& c, index_t nodes,
+                           const std::string& cline, const std::vector<std::int64_t>* node_ids) {
+  host_csr<pattern> m(static_cast<index_t>(c.clusters.size()), nodes);
+  for (std::size_t k = 0; k < c.clusters.size(); ++k) {
+    std::vector<index_t> members = c.clusters[k];
+    std::sort(members.begin(), members.end());
+    m.col.insert(m.col.end(), members.begin(), members.end());
+    m.rpt[k + 1] = static_cast<offset_t>(m.col.size());
+  }
+  if (!cline.empty()) os << cline << '\n';
+  io::write_mcl_native(os, m, node_ids, nullptr);
+}
+
+void sort_clusters(clustering& c, const std::string& mode) {
+  auto& v = c.clusters;
+  for (auto& x : v) std::sort(x.begin(), x.end());
+  if (mode == "revsize") {
+    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+      return a.size() != b.size() ? a.size() > b.size() : a < b;
+    });
+  } else if (mode == "size") {
+    // mcl's size order is revsize reversed: smallest first, equal sizes by their members
+    // from the last.
+    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+      return a.size() != b.size() ? a.size() < b.size() : b < a;
+    });
+  } else if (mode == "lex") {
+    std::stable_sort(v.begin(), v.end());
+  } else {
+    throw std::invalid_argument("-sort expects revsize, size or lex, not '" + mode + "'");
+  }
+}
+
+}  // namespace opsparse::mcl

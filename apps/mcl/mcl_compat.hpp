@@ -1,0 +1,63 @@
+#pragma once
+// What makes opsparse-mcl a drop-in for mcl 22-282 beyond the clustering itself: mcl's value
+// transform language (-tf, -abc-tf), its native cluster output with the "# cline:" comment, and
+// its label files (-use-tab).
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "mcl.hpp"
+
+namespace opsparse::mcl {
+
+/// A value transform in mcl's tf-spec language: comma-separated steps, each `name(number)`:
+///   gq(f) gt(f) lq(f) lt(f)   keep values >= f, > f, <= f, < f (others become 0: no edge)
+///   ceil(f) floor(f)          min(v, f), max(v, f)
+///   mul(f) add(f) pow(f)      v*f, v+f, v^f
+///   log(b) neglog(b) exp(b)   log_b(v), -log_b(v), b^v; b empty or 0: base e
+/// Applied to the value as a float, every step's result rounded to a float, as mcl does (so
+/// 1e-100 is 0 and neglog(10) makes it FLT_MAX; infinities become -+FLT_MAX). A step that makes
+/// a value 0 removes it: later steps do not see it (floor(f) after lt(f) revives nothing).
+/// Graph transforms ('#knn(k)', ...) and unknown names are refused by parse().
+class value_transform {
+ public:
+  /// Throws std::invalid_argument naming the step that is not understood.
+  static value_transform parse(const std::string& spec);
+  /// The transforms parse() accepts, for --help.
+  static const char* supported();
+  bool empty() const { return steps_.empty(); }
+  double operator()(double v) const;
+  /// This transform followed by `next`.
+  void append(const value_transform& next);
+
+ private:
+  enum class op { gq, gt, lq, lt, ceil, floor, mul, add, pow, log, neglog, exp };
+  struct step {
+    op o;
+    double arg;
+  };
+  std::vector<step> steps_;
+};
+
+/// Applies `tf` to every value of `a`; values it makes 0 are dropped.
+void transform_values(host_csr<double>& a, const value_transform& tf);
+
+/// mcl's "# cline:" line (without the newline): the program, the first argument as it is, every
+/// further argument in double quotes.
+std::string command_line_comment(const char* program, int argc, char** argv);
+
+/// Writes a clustering as mcl writes it without labels: `cline` (when not empty) and a native
+/// matrix with one column per cluster (members are node indices, `node_ids` when the input's
+/// domain is not 0..n-1).
+void write_native_clusters(std::ostream& os, const clustering& c, index_t nodes,
+                           const std::string& cline,
+                           const std::vector<std::int64_t>* node_ids = nullptr);
+
+/// Orders clusters as mcl's -sort: "revsize" (the default: largest first, equal sizes by their
+/// members), "size" (revsize reversed: smallest first, equal sizes by their members from the
+/// last, as mcl), "lex" (by their members).
+/// Throws std::invalid_argument for another mode.
+void sort_clusters(clustering& c, const std::string& mode);
+
+}  // namespace opsparse::mcl
