@@ -334,6 +334,8 @@ int run_main(int argc, char** argv) {
       check_mode("-V", m);
       if (m == "all" || m == "cls") iteration_lines = false;
       if ((m == "all" || m == "pruning") && !vm.count("verbose")) verbose = false;
+      // mcl -V all prints nothing at all (OrthoFinder passes it): nor does this program
+      if (m == "all" && !vm.count("verbose")) quiet = true;
     }
   if (vm.count("q") && vm["q"].as<std::string>().find('x') != std::string::npos) {
     quiet = true;

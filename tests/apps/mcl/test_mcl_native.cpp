@@ -316,12 +316,15 @@ TEST_F(McxNative, ProgramReadsOptionsAsMcl) {
   ASSERT_EQ(ours(dir_, "sub/g.mci -tab sub/g.tab -o -", &b), 0);
   EXPECT_EQ(a, b);
   EXPECT_EQ(a, hand_cases()[0].expected);
-  // Quiet as mcl: -q x -V all prints nothing; -V all drops the iteration lines; -v all and
-  // --verbose give the details.
-  std::string out, err;
+  // Quiet as mcl: -q x -V all and -V all alone print nothing (as mcl 22-282: checked against
+  // it here); -V cls drops the iteration lines only; -v all and --verbose give the details.
+  std::string out, err, mcl_err;
   ASSERT_EQ(ours(dir_, "sub/g.mci -q x -V all -o /dev/null", &out, &err), 0);
   EXPECT_EQ(err, "");
+  ASSERT_EQ(run_in(dir_, "mcl", "sub/g.mci -V all -o /dev/null", &out, &mcl_err), 0);
   ASSERT_EQ(ours(dir_, "sub/g.mci -V all -o /dev/null", &out, &err), 0);
+  EXPECT_EQ(err, mcl_err);
+  ASSERT_EQ(ours(dir_, "sub/g.mci -V cls -o /dev/null", &out, &err), 0);
   EXPECT_EQ(err.find(" ite "), std::string::npos) << err;
   EXPECT_NE(err.find("clusters found"), std::string::npos) << err;
   for (const char* v : {"-v all", "--verbose"}) {
