@@ -1,5 +1,7 @@
 #include "common/backend.hpp"
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <stdexcept>
 
@@ -30,6 +32,12 @@ backend resolve_backend(const std::string& choice, std::string* why_cpu) {
 }
 
 const char* to_string(backend b) { return b == backend::gpu ? "gpu" : "cpu"; }
+
+bool driver_installed() {
+  void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (driver) ::dlclose(driver);
+  return driver != nullptr;
+}
 
 std::string gpu_device_name() {
 #if OPSPARSE_HAS_GPU_ENGINE

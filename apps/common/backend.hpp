@@ -16,6 +16,10 @@ backend resolve_backend(const std::string& choice, std::string* why_cpu = nullpt
 
 const char* to_string(backend b);
 
+/// Whether an NVIDIA driver library (libcuda.so.1) can be loaded: a check of about a
+/// millisecond that, unlike asking CUDA for its devices, does not start the driver.
+bool driver_installed();
+
 /// The current CUDA device's name ("" without the GPU engine or when it cannot be asked).
 std::string gpu_device_name();
 

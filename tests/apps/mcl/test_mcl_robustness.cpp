@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 #include "common/backend.hpp"
@@ -178,10 +179,22 @@ TEST_F(MclRobust, SaysWhichBackendRunsAndWhy) {
   EXPECT_EQ(err, "");
   ASSERT_EQ(run("b.abc -o - --backend auto", &out, &err), 0) << err;
   std::string why;
-  if (opsparse::apps::resolve_backend("auto", &why) == opsparse::apps::backend::gpu)
-    EXPECT_NE(err.find("backend: gpu ("), std::string::npos) << err;
-  else
+  const bool gpu = opsparse::apps::resolve_backend("auto", &why) == opsparse::apps::backend::gpu;
+  if (opsparse::apps::driver_installed()) {
+    // A tiny network: the CPU, without starting CUDA, and why.
+    EXPECT_NE(err.find("backend: cpu (a small network: "), std::string::npos) << err;
+    if (gpu) {
+      // A network of 5M products in its first expansion goes to the GPU.
+      std::ostringstream big;
+      for (int i = 0; i < 2000; ++i)
+        for (int d = 1; d <= 25; ++d) big << 'n' << i << "\tn" << (i * 7 + d * 13) % 2000 << '\n';
+      file("big.abc", big.str());
+      ASSERT_EQ(run("big.abc -o /dev/null --backend auto", &out, &err), 0) << err;
+      EXPECT_NE(err.find("backend: gpu ("), std::string::npos) << err;
+    }
+  } else {
     EXPECT_NE(err.find("backend: cpu (" + why + ")"), std::string::npos) << err;
+  }
 #ifndef OPSPARSE_HAS_GPU_ENGINE
   EXPECT_NE(err.find("no GPU engine"), std::string::npos) << err;
 #endif
