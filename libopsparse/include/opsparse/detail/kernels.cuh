@@ -300,17 +300,17 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
           if (t < n1) f(av2, p1 + t);
         }
       }
-      return;
-    }
-    for (offset_t j = lo + gid; j < hi; j += ng) {
-      const index_t k = __ldg(a.col + j);
-      const VA av = load_value(a.val, j);
-      const offset_t pe = __ldg(b.rpt + k + 1);
-      for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
-        if constexpr (never_stops) {
-          f(av, p);
-        } else if (f(av, p)) {
-          return;
+    } else {  // (an else, not a return above: nvcc called the loop below unreachable)
+      for (offset_t j = lo + gid; j < hi; j += ng) {
+        const index_t k = __ldg(a.col + j);
+        const VA av = load_value(a.val, j);
+        const offset_t pe = __ldg(b.rpt + k + 1);
+        for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
+          if constexpr (never_stops) {
+            f(av, p);
+          } else if (f(av, p)) {
+            return;
+          }
         }
       }
     }
