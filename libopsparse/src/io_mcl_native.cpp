@@ -366,7 +366,12 @@ void write_mcl_native(std::ostream& os, const host_csr<V>& columns,
       const index_t r = columns.col[k];
       std::string tok = std::to_string(row_ids ? (*row_ids)[r] : r);
       if constexpr (has_values_v<V>) {
-        std::snprintf(buf, sizeof buf, ":%.7g", static_cast<double>(static_cast<float>(columns.val[k])));
+        // mcl's float cell; a finite value beyond float's range (which mcl would write as
+        // "inf", unreadable) keeps its double value, so that what is written reads back.
+        const double v = static_cast<double>(columns.val[k]);
+        const float cell = static_cast<float>(v);
+        std::snprintf(buf, sizeof buf, ":%.7g",
+                      std::isfinite(v) && !std::isfinite(cell) ? v : static_cast<double>(cell));
         tok += buf;
       }
       line += ' ';

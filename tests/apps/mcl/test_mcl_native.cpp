@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -141,6 +142,23 @@ TEST_F(McxNative, CommentsDomainsAndOptionalValues) {
   EXPECT_TRUE(m.has_values);
   EXPECT_TRUE(io::looks_like_mcl_native(p.string()));
   EXPECT_EQ(io::read_graph(p.string()).labels, (std::vector<std::string>{"10", "20", "30"}));
+}
+
+TEST_F(McxNative, ValuesBeyondFloatsRangeAreWrittenSoThatTheyReadBack) {
+  // Found by fuzz_mcl_native: a finite value beyond float's range was written as mcl's float
+  // cell, "inf", which the reader refuses. It is written as its double now; others as floats.
+  const fs::path p = file("big.mci",
+                          "(mclheader\nmcltype matrix\ndimensions 3x3\n)\n(mclmatrix\nbegin\n"
+                          "0 1 2 $\n1 0 2:7.5e123 $\n2 0:0.1 1 $\n)\n");
+  const io::mcl_native_matrix m = io::read_mcl_native(p.string(), io::read_options{});
+  std::ostringstream os;
+  io::write_mcl_native(os, m.columns, &m.row_ids, &m.col_ids);
+  EXPECT_NE(os.str().find(":7.5e+123"), std::string::npos) << os.str();
+  EXPECT_NE(os.str().find(":0.1"), std::string::npos) << os.str();  // %.7g of float(0.1)
+  const fs::path back = file("big_back.mci", os.str());
+  const io::mcl_native_matrix r = io::read_mcl_native(back.string(), io::read_options{});
+  EXPECT_EQ(r.columns.col, m.columns.col);
+  EXPECT_EQ(*std::max_element(r.columns.val.begin(), r.columns.val.end()), 7.5e123);
 }
 
 TEST_F(McxNative, BadFilesNameTheirLine) {
