@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <sstream>
@@ -22,6 +23,7 @@
 #include "common/backend.hpp"
 #include "common/cli.hpp"
 #include "mcl.hpp"
+#include "clm.hpp"
 #include "mcl_compat.hpp"
 #include "opsparse/cpu/spgemm.hpp"
 #include "opsparse/error.hpp"
@@ -77,6 +79,12 @@ po::options_description visible_options() {
      "write the output under its automatic name in folder DIR (mcl -odir; -o wins)")
     ("d", "write the output under its automatic name in the input file's folder (mcl --d)")
     ("az", "print the output file name and exit (mcl -az)")
+    ("inflations", po::value<std::string>()->value_name("LIST"),
+     "an inflation sweep: cluster at each inflation of a comma-separated list (e.g. 1.4,2,4,6) "
+     "in one run, reading the input and building the start matrix once and reusing the backend "
+     "(one GPU context and workspace); one output per inflation, named as mcl names them (-o is "
+     "refused; -odir DIR chooses the folder), then a table of cluster counts, iterations, "
+     "seconds and clm info's mass and area fractions")
     ("abc", "the input is ABC (label label [weight]), as mcl --abc")
     ("format", po::value<std::string>()->value_name("abc|mtx|edges|mcl"),
      "input format (default: mcl's native matrix when the file starts with '(mclheader', else "
@@ -406,29 +414,64 @@ int run_main(int argc, char** argv) {
        (format == io::file_format::automatic && mtx_by_name)))
     throw usage_error("-abc-tf and --abc-neg-log(10) transform the weights of ABC input; use -tf "
                       "for a matrix");
+  // --inflations: the sweep's inflations, each checked as -I is.
+  std::vector<double> inflations;
+  if (vm.count("inflations")) {
+    if (vm.count("output")) throw usage_error("--inflations writes one file per inflation: -o is refused (-odir DIR chooses their folder)");
+    if (vm.count("az")) throw usage_error("--inflations and -az do not go together");
+    std::stringstream list(vm["inflations"].as<std::string>());
+    for (std::string item; std::getline(list, item, ',');) {
+      char* end = nullptr;
+      const double x = std::strtod(item.c_str(), &end);
+      if (item.empty() || end != item.c_str() + item.size())
+        throw usage_error("--inflations expects numbers separated by commas, not '" +
+                          vm["inflations"].as<std::string>() + "'");
+      mcl::params pk = p;
+      pk.inflation = as_mcl_float(x);
+      try {
+        mcl::validate(pk);
+      } catch (const std::invalid_argument& e) {
+        throw usage_error(std::string("--inflations ") + item + ": " + e.what());
+      }
+      inflations.push_back(x);
+    }
+    if (inflations.empty()) throw usage_error("--inflations needs at least one inflation");
+  }
   // The output: -o, else the automatic name (mcl's) under -odir DIR or the input's folder (--d).
-  std::string out_name;
-  if (vm.count("output")) {
-    out_name = vm["output"].as<std::string>();
-  } else {
-    out_name = mcl::default_output_name(input, p);
+  auto automatic_name = [&](const mcl::params& pk) {
+    std::string name = mcl::default_output_name(input, pk);
     if (vm.count("odir")) {
-      out_name = vm["odir"].as<std::string>() + "/" + out_name;
+      name = vm["odir"].as<std::string>() + "/" + name;
     } else if (vm.count("d")) {
       const std::size_t slash = input.find_last_of('/');
-      if (slash != std::string::npos) out_name = input.substr(0, slash + 1) + out_name;
+      if (slash != std::string::npos) name = input.substr(0, slash + 1) + name;
+    }
+    return name;
+  };
+  std::vector<std::string> out_names;
+  if (inflations.empty()) {
+    out_names.push_back(vm.count("output") ? vm["output"].as<std::string>() : automatic_name(p));
+  } else {
+    for (double x : inflations) {
+      mcl::params pk = p;
+      pk.inflation = x;
+      out_names.push_back(automatic_name(pk));
     }
   }
+  const std::string& out_name = out_names.front();
   if (vm.count("az")) {
     std::cout << out_name;  // without a newline, as mcl
     return 0;
   }
-  if (out_name != "-" && (out_name == input || io::same_file(out_name, path)))
-    throw usage_error("the output file '" + out_name + "' is the input file");
+  for (const std::string& name : out_names)
+    if (name != "-" && (name == input || io::same_file(name, path)))
+      throw usage_error("the output file '" + name + "' is the input file");
 
   // The output's temporary file is made first, beside it: a run of hours must not end on an
   // unwritable folder. The target itself is only replaced once every cluster is written.
-  io::output_file out_file(out_name);
+  std::vector<std::unique_ptr<io::output_file>> out_files;
+  for (const std::string& name : out_names) out_files.push_back(std::make_unique<io::output_file>(name));
+  io::output_file& out_file = *out_files.front();
 
   // The backend is decided, and the GPU's context made, while the file is read; on one hardware
   // queue, which halves the context's creation and teardown (apps::prefer_one_connection).
@@ -538,29 +581,69 @@ int run_main(int argc, char** argv) {
     }
     std::cerr << os.str() << "\n";
   };
+  // A clustering as mcl writes it: a native cluster matrix after the command line for a native
+  // input without a tab file, else one line of labels per cluster.
+  auto write_clustering = [&](std::ostream& os, const mcl::clustering& c) {
+    if (native && tab_file.empty()) {
+      mcl::write_native_clusters(os, c, start.rows, mcl::command_line_comment(prog, argc, argv),
+                                 canonical_ids ? nullptr : &node_ids);
+    } else if (native) {
+      const io::mcl_tab tab = io::read_mcl_tab(tab_file);
+      std::vector<std::string> labels;
+      labels.reserve(node_ids.size());
+      for (std::int64_t id : node_ids) labels.push_back(tab.label(id));
+      mcl::write_clusters(os, c, labels);
+    } else {
+      if (!tab_file.empty() && !quiet)
+        std::cerr << "[" << prog << "] -use-tab is for a native matrix; the input's own labels "
+                     "are written\n";
+      mcl::write_clusters(os, c, g.labels);
+    }
+  };
+
+  if (!inflations.empty()) {
+    stage = "clustering (inflation sweep)";
+    // clm info's measures of each clustering over the graph as clustered (mirrored unless native).
+    const host_csr<double> measured = p.mirror ? io::symmetrize_max(g.adj) : g.adj;
+    std::ostringstream table;
+    table << "[" << prog << "] inflation  clusters  iterations  seconds  mass-fraction  area-fraction\n";
+    mcl::cluster_sweep(start, p, inflations, gpu, prec, progress,
+                       [&](std::size_t k, const mcl::cluster_result& rk) {
+                         mcl::clustering c = rk.result;
+                         if (sort_mode != "revsize") mcl::sort_clusters(c, sort_mode);
+                         write_clustering(out_files[k]->stream(), c);
+                         out_files[k]->commit();
+                         clm::partition part;
+                         part.nodes = start.rows;
+                         part.clusters = c.clusters;
+                         // (no fractions for overlapping clusters, which are no partition)
+                         double mass = NAN, area = NAN;
+                         if (c.overlap == 0 || p.overlap != mcl::overlap_mode::keep) {
+                           const clm::info info = clm::measure(measured, part);
+                           mass = info.mass_fraction;
+                           area = info.area_fraction;
+                         }
+                         char row[160];
+                         std::snprintf(row, sizeof row, "%9g  %8zu  %10d  %7.3f  %13.4f  %13.6f",
+                                       inflations[k], c.clusters.size(), rk.iterations,
+                                       rk.seconds, mass, area);
+                         table << "[" << prog << "] " << row << "\n";
+                         if (!quiet)
+                           std::cerr << "[" << prog << "] -I " << inflations[k] << ": "
+                                     << c.clusters.size() << " clusters, output is in "
+                                     << out_names[k] << "\n";
+                       });
+    if (!quiet) std::cerr << table.str();
+    return 0;
+  }
+
   stage = "clustering";
   mcl::cluster_result r = mcl::cluster(start, p, gpu, prec, progress);
   if (sort_mode != "revsize") mcl::sort_clusters(r.result, sort_mode);
   const double cluster_seconds = stage_seconds();
 
   stage = "writing the clusters";
-  if (native && tab_file.empty()) {
-    // As mcl writes a clustering of a matrix: its command line, then a native cluster matrix.
-    mcl::write_native_clusters(out_file.stream(), r.result, start.rows,
-                               mcl::command_line_comment(prog, argc, argv),
-                               canonical_ids ? nullptr : &node_ids);
-  } else if (native) {
-    const io::mcl_tab tab = io::read_mcl_tab(tab_file);
-    std::vector<std::string> labels;
-    labels.reserve(node_ids.size());
-    for (std::int64_t id : node_ids) labels.push_back(tab.label(id));
-    mcl::write_clusters(out_file.stream(), r.result, labels);
-  } else {
-    if (!tab_file.empty() && !quiet)
-      std::cerr << "[" << prog << "] -use-tab is for a native matrix; the input's own labels "
-                   "are written\n";
-    mcl::write_clusters(out_file.stream(), r.result, g.labels);
-  }
+  write_clustering(out_file.stream(), r.result);
   out_file.commit();
   const double output_seconds = stage_seconds();
   if (!quiet) {

@@ -226,4 +226,12 @@ struct cluster_result {
 cluster_result cluster(const host_csr<double>& start, const params& p, bool gpu, precision prec,
                        const std::function<void(const iteration_info&)>& progress = {});
 
+/// An inflation sweep: `start` clustered with p at each of `inflations` in turn, by one backend
+/// (the GPU's context, plan and arrays are made once and reused); done(k, result) is called as
+/// soon as inflation k is done. The results equal those of cluster() with p.inflation set.
+void cluster_sweep(const host_csr<double>& start, const params& p,
+                   const std::vector<double>& inflations, bool gpu, precision prec,
+                   const std::function<void(const iteration_info&)>& progress,
+                   const std::function<void(std::size_t, const cluster_result&)>& done);
+
 }  // namespace opsparse::mcl

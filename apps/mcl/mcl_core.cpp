@@ -545,42 +545,72 @@ std::string default_output_name(const std::string& input, const params& p) {
 namespace {
 
 template <class T>
-cluster_result cluster_as(const host_csr<double>& start, const params& p, bool gpu,
-                          const std::function<void(const iteration_info&)>& progress) {
+std::unique_ptr<backend<T>> make_backend(const params& p, bool gpu) {
+  if (gpu) {
+#if OPSPARSE_HAS_GPU_ENGINE
+    return make_gpu_backend<T>();
+#else
+    throw std::runtime_error("this build has no GPU engine (configured with -DOPSPARSE_GPU=OFF)");
+#endif
+  }
+  return make_cpu_backend<T>(p.threads);
+}
+
+/// Runs `b` on `s` with `p` and interprets the limit; `release` (may be empty) is waited for
+/// after the interpretation and its wait reported.
+template <class T>
+cluster_result run_and_interpret(backend<T>& b, const host_csr<T>& s, const params& p,
+                                 const std::function<void(const iteration_info&)>& progress,
+                                 const std::function<void()>& release = {}) {
   using clock = std::chrono::steady_clock;
   const auto since = [](clock::time_point t) {
     return std::chrono::duration<double>(clock::now() - t).count();
   };
-  auto t = clock::now();
-  std::unique_ptr<backend<T>> b;
-  if (gpu) {
-#if OPSPARSE_HAS_GPU_ENGINE
-    b = make_gpu_backend<T>();
-#else
-    throw std::runtime_error("this build has no GPU engine (configured with -DOPSPARSE_GPU=OFF)");
-#endif
-  } else {
-    b = make_cpu_backend<T>(p.threads);
-  }
-  host_csr<T> s = convert<T>(start);
-  const double backend_seconds = since(t);
-  run_result<T> r = run(*b, s, p, progress);
+  run_result<T> r = run(b, s, p, progress);
   // The backend is released on another thread while the limit is interpreted here: a GPU
   // backend returns tens of GB with one cudaFree per array, ~1.4 ms per 4 GB on an H200.
-  auto released = std::async(std::launch::async, [bb = std::move(b)]() mutable { bb.reset(); });
+  auto released = std::async(std::launch::async, [&release] {
+    if (release) release();
+  });
   cluster_result out;
-  t = clock::now();
+  auto t = clock::now();
   out.result = interpret(r.limit, p.overlap);
   out.interpret_seconds = since(t);
   t = clock::now();
   released.get();
   out.release_wait_seconds = since(t);
-  out.backend_seconds = backend_seconds;
   out.iterations = r.iterations;
   out.converged = r.converged;
   out.seconds = r.seconds;
   out.stats = r.stats;
   return out;
+}
+
+template <class T>
+cluster_result cluster_as(const host_csr<double>& start, const params& p, bool gpu,
+                          const std::function<void(const iteration_info&)>& progress) {
+  const auto t = std::chrono::steady_clock::now();
+  std::unique_ptr<backend<T>> b = make_backend<T>(p, gpu);
+  const host_csr<T> s = convert<T>(start);
+  const double backend_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  cluster_result out = run_and_interpret<T>(*b, s, p, progress, [&b] { b.reset(); });
+  out.backend_seconds = backend_seconds;
+  return out;
+}
+
+template <class T>
+void sweep_as(const host_csr<double>& start, const params& p, const std::vector<double>& inflations,
+              bool gpu, const std::function<void(const iteration_info&)>& progress,
+              const std::function<void(std::size_t, const cluster_result&)>& done) {
+  std::unique_ptr<backend<T>> b = make_backend<T>(p, gpu);
+  const host_csr<T> s = convert<T>(start);
+  for (std::size_t k = 0; k < inflations.size(); ++k) {
+    params pk = p;
+    pk.inflation = inflations[k];
+    validate(pk);
+    done(k, run_and_interpret<T>(*b, s, pk, progress));
+  }
 }
 
 }  // namespace
@@ -589,6 +619,16 @@ cluster_result cluster(const host_csr<double>& start, const params& p, bool gpu,
                        const std::function<void(const iteration_info&)>& progress) {
   return prec == precision::float32 ? cluster_as<float>(start, p, gpu, progress)
                                     : cluster_as<double>(start, p, gpu, progress);
+}
+
+void cluster_sweep(const host_csr<double>& start, const params& p,
+                   const std::vector<double>& inflations, bool gpu, precision prec,
+                   const std::function<void(const iteration_info&)>& progress,
+                   const std::function<void(std::size_t, const cluster_result&)>& done) {
+  if (prec == precision::float32)
+    sweep_as<float>(start, p, inflations, gpu, progress, done);
+  else
+    sweep_as<double>(start, p, inflations, gpu, progress, done);
 }
 
 }  // namespace opsparse::mcl

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iomanip>
 #include <sstream>
 #include <string>
 
@@ -198,6 +199,38 @@ TEST_F(MclRobust, SaysWhichBackendRunsAndWhy) {
 #ifndef OPSPARSE_HAS_GPU_ENGINE
   EXPECT_NE(err.find("no GPU engine"), std::string::npos) << err;
 #endif
+}
+
+TEST_F(MclRobust, InflationSweepEqualsSeparateRunsAndMcl) {
+  // --inflations: one run, one output per inflation named as mcl names them, each equal to a
+  // separate run with -I (and to Debian's mcl, where installed); a summary line per inflation.
+  file("sweep.abc", planted_abc(5, 20, 0.4, 0.03, true, 23));
+  std::string out, err;
+  ASSERT_EQ(run("sweep.abc --abc --inflations 1.4,2,3.5 --backend cpu", &out, &err), 0) << err;
+  int line = 0;
+  for (const char* i : {"1.4", "2", "3.5"}) {
+    const std::string tag = std::string(i) == "1.4" ? "14" : std::string(i) == "2" ? "20" : "35";
+    const std::string swept = read_text(dir_ / ("out.sweep.abc.I" + tag));
+    ASSERT_EQ(run(std::string("sweep.abc --abc --backend cpu --quiet -o single.txt -I ") + i), 0);
+    EXPECT_EQ(swept, read_text(dir_ / "single.txt")) << "-I " << i;
+    if (has_mcl()) EXPECT_EQ(swept, mcl_clusters(dir_ / "sweep.abc", std::string("-I ") + i)) << i;
+    // the summary's row: inflation, then the number of clusters (lines of the output)
+    std::size_t clusters = 0;
+    for (char c : swept) clusters += c == '\n';
+    std::ostringstream row;
+    row << std::setw(9) << i << "  " << std::setw(8) << clusters << "  ";
+    EXPECT_NE(err.find(row.str()), std::string::npos) << row.str() << "\n" << err;
+    ++line;
+  }
+  EXPECT_EQ(line, 3);
+  EXPECT_NE(err.find("mass-fraction  area-fraction"), std::string::npos) << err;
+  // -o with a sweep, and lists that are not lists of valid inflations, are usage errors.
+  EXPECT_EQ(run("sweep.abc --abc --inflations 1.4,2 -o x.txt", &out, &err), 2);
+  EXPECT_NE(err.find("-o is refused"), std::string::npos) << err;
+  for (const char* bad : {"1.4,,2", "2,x", "0,2", ""}) {
+    EXPECT_EQ(run(std::string("sweep.abc --abc --inflations '") + bad + "'", &out, &err), 2) << bad;
+    EXPECT_NE(err.find("--inflations"), std::string::npos) << bad << ": " << err;
+  }
 }
 
 TEST_F(MclRobust, VersionAndHelp) {
