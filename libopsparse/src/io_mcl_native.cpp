@@ -316,6 +316,8 @@ labelled_graph read_mcl_native_graph(const std::string& path, const read_options
                           (m.row_ids != m.col_ids && m.columns.rows == m.columns.cols
                                ? " with different row and column domains"
                                : ""));
+  // As every graph reader: a graph without vertices is an error, not an empty result.
+  if (m.columns.rows == 0) throw parse_error(path, 0, "a graph without nodes (dimensions 0x0)");
   labelled_graph g;
   g.adj = std::move(m.columns);
   g.labels.reserve(m.row_ids.size());

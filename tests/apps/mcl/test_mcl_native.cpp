@@ -161,6 +161,19 @@ TEST_F(McxNative, ValuesBeyondFloatsRangeAreWrittenSoThatTheyReadBack) {
   EXPECT_EQ(*std::max_element(r.columns.val.begin(), r.columns.val.end()), 7.5e123);
 }
 
+TEST_F(McxNative, AGraphWithoutNodesIsAnError) {
+  // Found by fuzz_mcl_native: a 0x0 matrix read as a graph gave a graph without vertices,
+  // which every other graph reader refuses. The matrix itself reads (empty).
+  const fs::path p = file("empty.mci", "(mclheader\n\ndimensions 0x0\n)\n(mclmatrix\nbegin\n \n)\n");
+  EXPECT_EQ(io::read_mcl_native(p.string(), io::read_options{}).columns.rows, 0);
+  try {
+    io::read_mcl_native_graph(p.string(), io::read_options{});
+    ADD_FAILURE() << "a graph without nodes was read";
+  } catch (const opsparse::parse_error& e) {
+    EXPECT_NE(std::string(e.what()).find("without nodes"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(McxNative, BadFilesNameTheirLine) {
   struct bad {
     const char* text;
