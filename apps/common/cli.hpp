@@ -1,11 +1,18 @@
 #pragma once
-// What the three programs' command lines share: --version, the thread cap and the backend line.
+// What the programs' command lines share: usage errors, --version, the thread cap and the
+// backend line.
 #include <iosfwd>
+#include <stdexcept>
 #include <string>
 
 #include "common/backend.hpp"
 
 namespace opsparse::apps {
+
+/// A command-line mistake: the programs report it with their usage hint and exit with status 2.
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 /// "opsparse-mcl (OpSparse) 0.1.0" for --version.
 std::string version_line(const char* program);

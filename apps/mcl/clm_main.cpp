@@ -22,9 +22,7 @@ namespace {
 
 constexpr const char* prog = "opsparse-clm";
 
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using opsparse::apps::usage_error;  // apps/common/cli.hpp
 
 const char* usage =
     "Usage: opsparse-clm dist [-mode sj|vi|mk] [--chain] [-o FILE] CLUSTERING CLUSTERING...\n"

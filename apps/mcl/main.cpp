@@ -38,10 +38,7 @@ namespace {
 
 constexpr const char* prog = "opsparse-mcl";
 
-/// A command-line mistake: reported with a hint to --help, exit status 2.
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using opsparse::apps::usage_error;  // apps/common/cli.hpp
 
 std::string mib(std::size_t bytes) {
   std::ostringstream os;

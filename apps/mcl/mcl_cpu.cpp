@@ -92,12 +92,8 @@ class cpu_backend final : public backend<T> {
       decisions_[i] = decide(rule, e_.val.data() + e_.rpt[i], e_.rpt[i + 1] - e_.rpt[i], tmp,
                              chaos_[static_cast<std::size_t>(r0_ + i)]);
     }
-    // Append the block to the next iterate: row sizes -> offsets -> parallel copy.
-    const offset_t base = static_cast<offset_t>(next_col_.size());
-    std::vector<offset_t> offs(static_cast<std::size_t>(rows) + 1, 0);
-    for (index_t i = 0; i < rows; ++i) offs[i + 1] = offs[i] + decisions_[i].keep;
-    next_col_.resize(static_cast<std::size_t>(base + offs[rows]));
-    next_val_.resize(static_cast<std::size_t>(base + offs[rows]));
+    std::vector<offset_t> offs;
+    const offset_t base = append_block(rows, offs);
 #pragma omp parallel for schedule(dynamic, 64) num_threads(nthreads)
     for (index_t i = 0; i < rows; ++i) {
       const row_decision& d = decisions_[i];
@@ -269,12 +265,8 @@ class cpu_backend final : public backend<T> {
       }
     }
     expanded_nnz_ += expanded;
-    // Append the block to the next iterate: row sizes -> offsets -> parallel copy.
-    const offset_t base = static_cast<offset_t>(next_col_.size());
-    std::vector<offset_t> offs(static_cast<std::size_t>(rows) + 1, 0);
-    for (index_t r = 0; r < rows; ++r) offs[r + 1] = offs[r] + decisions_[r].keep;
-    next_col_.resize(static_cast<std::size_t>(base + offs[rows]));
-    next_val_.resize(static_cast<std::size_t>(base + offs[rows]));
+    std::vector<offset_t> offs;
+    const offset_t base = append_block(rows, offs);
 #pragma omp parallel for schedule(dynamic, 64) num_threads(nthreads)
     for (index_t r = 0; r < rows; ++r) {
       const auto& kept = ws_[static_cast<std::size_t>(where[r].first)].kept;
@@ -285,6 +277,18 @@ class cpu_backend final : public backend<T> {
       }
     }
     for (index_t r = 0; r < rows; ++r) next_rpt_[r0_ + r + 1] = base + offs[r + 1];
+  }
+
+  /// Room for a block of `rows` pruned rows at the end of the next iterate: `offs` gets each
+  /// row's offset from the returned base (from decisions_[r].keep); the rows are then copied in
+  /// parallel.
+  offset_t append_block(index_t rows, std::vector<offset_t>& offs) {
+    const offset_t base = static_cast<offset_t>(next_col_.size());
+    offs.assign(static_cast<std::size_t>(rows) + 1, 0);
+    for (index_t r = 0; r < rows; ++r) offs[r + 1] = offs[r] + decisions_[r].keep;
+    next_col_.resize(static_cast<std::size_t>(base + offs[rows]));
+    next_val_.resize(static_cast<std::size_t>(base + offs[rows]));
+    return base;
   }
 
   void begin_step() {

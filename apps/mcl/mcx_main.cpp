@@ -26,9 +26,7 @@ namespace {
 
 constexpr const char* prog = "opsparse-mcx";
 
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using opsparse::apps::usage_error;  // apps/common/cli.hpp
 
 const char* usage =
     "Usage: opsparse-mcx load -abc FILE [--stream-mirror] [--stream-neg-log10|--stream-neg-log]\n"

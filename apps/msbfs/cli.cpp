@@ -38,9 +38,7 @@ io::file_format parse_format(const std::string& s) {
 }
 
 
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using opsparse::apps::usage_error;  // apps/common/cli.hpp
 
 /// --seed's value: boost reads "-1" into an unsigned as 2^64 - 1, so the digits are checked here.
 std::uint64_t parse_seed(const std::string& s) {

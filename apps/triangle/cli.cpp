@@ -35,10 +35,7 @@ io::file_format parse_format(const std::string& s) {
 }
 
 
-/// A usage error: exit status 2 with a pointer to --help.
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using opsparse::apps::usage_error;  // apps/common/cli.hpp
 
 }  // namespace
 
