@@ -570,7 +570,10 @@ int run_main(int argc, char** argv) {
       if (it.stats.device_allocations >= 0)
         os << "  device allocations " << it.stats.device_allocations << "  device memory "
            << mib(it.stats.current_device_bytes);
-      if (it.stats.expand_ms >= 0)
+      if (it.stats.expand_ms >= 0 && it.stats.fused)
+        os << "  gpu ms: expand+prune (fused) " << std::setprecision(2) << it.stats.expand_ms
+           << " (" << it.stats.products << " products), gather " << it.stats.prune_ms;
+      else if (it.stats.expand_ms >= 0)
         os << "  gpu ms: expand " << std::setprecision(2) << it.stats.expand_ms << " ("
            << it.stats.products << " products; symbolic " << it.stats.symbolic_ms << ", numeric "
            << it.stats.numeric_ms << "), prune " << it.stats.prune_ms << " + sort "

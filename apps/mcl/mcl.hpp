@@ -89,6 +89,7 @@ struct backend_stats {
   double expand_ms = -1, prune_ms = -1, sort_ms = -1;
   double symbolic_ms = -1, numeric_ms = -1;  ///< the expansion's two phases (engine's events)
   long long products = -1;  ///< multiplications of the last expansion (all blocks)
+  bool fused = false;       ///< the last expansion was fused with its pruning (mcl_fused.cuh)
 };
 
 /// The operations of one MCL iteration on the transposed iterate X (rows are mcl columns).
@@ -136,12 +137,32 @@ std::unique_ptr<backend<T>> make_cpu_backend(int threads,
 /// (shorter ones by a warp each).
 inline constexpr offset_t gpu_block_pruned_row_entries = 4096;
 
+/// Whether the GPU backend expands and prunes at once (mcl_fused.cuh): `automatic` for dense
+/// expansions (a quarter of the columns in products per row, on average), where the unpruned
+/// rows would be nearly dense; `always` and `never` for tests and the benchmark's ablation
+/// (the program reads OPSPARSE_MCL_FUSED=1 or 0).
+enum class fused_expansion { automatic, always, never };
+
+struct gpu_backend_options {
+  /// The expanded row length (mean) from which pruning takes a thread block a row (tests lower
+  /// it to reach that path on small graphs).
+  offset_t block_pruned_rows = gpu_block_pruned_row_entries;
+  fused_expansion fused = fused_expansion::automatic;
+  /// Columns per window of the fused expansion (0: as many as shared memory holds); tests lower
+  /// it to reach many windows, rising candidate bars and the unfused fallback on small graphs.
+  int fused_max_window = 0;
+};
+
 /// The GPU backend on `device` (negative: the current one). Throws cuda_error without a device.
-/// `block_pruned_rows`: the row length from which pruning takes a block a row (tests lower it
-/// to reach that path on small graphs).
 template <class T>
-std::unique_ptr<backend<T>> make_gpu_backend(
-    int device = -1, offset_t block_pruned_rows = gpu_block_pruned_row_entries);
+std::unique_ptr<backend<T>> make_gpu_backend(int device, const gpu_backend_options& opt);
+template <class T>
+std::unique_ptr<backend<T>> make_gpu_backend(int device = -1,
+                                             offset_t block_pruned_rows = gpu_block_pruned_row_entries) {
+  gpu_backend_options o;
+  o.block_pruned_rows = block_pruned_rows;
+  return make_gpu_backend<T>(device, o);
+}
 #endif
 
 /// Splits rows into consecutive blocks of at most `max_products` multiplications each (a single

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <future>
 #include <map>
@@ -548,7 +549,14 @@ template <class T>
 std::unique_ptr<backend<T>> make_backend(const params& p, bool gpu) {
   if (gpu) {
 #if OPSPARSE_HAS_GPU_ENGINE
-    return make_gpu_backend<T>();
+    // OPSPARSE_MCL_FUSED=0 or 1 overrides the automatic choice of the fused expansion (for the
+    // benchmark's ablation; the results are the same).
+    gpu_backend_options o;
+    if (const char* f = std::getenv("OPSPARSE_MCL_FUSED")) {
+      if (std::string(f) == "0") o.fused = fused_expansion::never;
+      if (std::string(f) == "1") o.fused = fused_expansion::always;
+    }
+    return make_gpu_backend<T>(-1, o);
 #else
     throw std::runtime_error("this build has no GPU engine (configured with -DOPSPARSE_GPU=OFF)");
 #endif

@@ -42,8 +42,8 @@ struct spgemm_options {
   bool dense_long_rows = true;
   /// Those dense rows, and every row whose output covers at least dense_row_fraction of C's
   /// columns (and at least dense_row_min_entries entries), accumulate in shared-memory windows
-  /// of columns, one block per SM, and come out sorted with no sort (kernels.cuh,
-  /// numeric_window_kernel); false: a global dense array per block, updated with L2 atomics.
+  /// of columns, one block per SM, and come out sorted with no sort (window_kernels.cuh,
+  /// window_rows_kernel); false: a global dense array per block, updated with L2 atomics.
   /// Measured on MCL's expansion of a dense protein network (100k nodes, 99% dense rows, H100):
   /// the global array reached 23 G products/s.
   bool dense_windows = true;

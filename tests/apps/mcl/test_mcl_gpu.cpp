@@ -53,9 +53,19 @@ TEST_F(MclGpu, SanitizerSmoke) {
   EXPECT_EQ(g.run.iterations, c.run.iterations);
   // Pruning with a thread block a row (the path of long expanded rows), on the same small graph.
   const host_csr<float> start = convert<float>(start_matrix(io::read_graph(p.string()).adj, prm));
-  auto gpu = make_gpu_backend<float>(-1, 1);
+  gpu_backend_options by_blocks;
+  by_blocks.block_pruned_rows = 1;
+  by_blocks.fused = fused_expansion::never;
+  auto gpu = make_gpu_backend<float>(-1, by_blocks);
   auto cpu = make_cpu_backend<float>(0);
-  EXPECT_TRUE(opsparse::test::csr_near(run(*gpu, start, prm).limit, run(*cpu, start, prm).limit, 1e-6));
+  const host_csr<float> want = run(*cpu, start, prm).limit;
+  EXPECT_TRUE(opsparse::test::csr_near(run(*gpu, start, prm).limit, want, 1e-6));
+  // The fused expansion and pruning, in windows of 32 columns (several a row).
+  gpu_backend_options fused;
+  fused.fused = fused_expansion::always;
+  fused.fused_max_window = 32;
+  auto gpu_fused = make_gpu_backend<float>(-1, fused);
+  EXPECT_TRUE(opsparse::test::csr_near(run(*gpu_fused, start, prm).limit, want, 1e-6));
 }
 
 TEST_F(MclGpu, HandWrittenGraphsMatchMclAndTheCpu) {
@@ -131,18 +141,77 @@ TEST_F(MclGpu, LongExpandedRowsPrunedByBlocksEqualTheCpus) {
     const host_csr<double> start = start_matrix(g.adj, p);
     long long first_expansion = 0;
     auto cpu = make_cpu_backend<double>(0);
-    auto gpu = make_gpu_backend<double>();
+    gpu_backend_options unfused;
+    unfused.fused = fused_expansion::never;  // the expansion stored, then pruned by blocks
+    auto gpu = make_gpu_backend<double>(-1, unfused);
     const run_result<double> rc = run(*cpu, start, p);
     const run_result<double> rg = run(*gpu, start, p, [&](const iteration_info& it) {
       if (it.iteration == 1) first_expansion = it.expanded_nnz;
     });
     ASSERT_GE(first_expansion / start.rows, 4096) << "the rows are not long enough to test this";
     EXPECT_TRUE(opsparse::test::csr_near(rg.limit, rc.limit, 1e-9)) << "double " << what;
+    // Fused, in windows of 256 columns: long rows raise the candidates' bar many times.
+    gpu_backend_options fused;
+    fused.fused = fused_expansion::always;
+    fused.fused_max_window = 256;
+    long long fused_expansion_nnz = 0;
+    auto gpu_fused = make_gpu_backend<double>(-1, fused);
+    const run_result<double> rfused = run(*gpu_fused, start, p, [&](const iteration_info& it) {
+      if (it.iteration == 1) fused_expansion_nnz = it.expanded_nnz;
+    });
+    EXPECT_EQ(fused_expansion_nnz, first_expansion) << "fused " << what;
+    EXPECT_TRUE(opsparse::test::csr_near(rfused.limit, rc.limit, 1e-9)) << "fused double " << what;
     auto cpu_f = make_cpu_backend<float>(0);
-    auto gpu_f = make_gpu_backend<float>();
+    auto gpu_f = make_gpu_backend<float>(-1, unfused);
     const host_csr<float> start_f = convert<float>(start);
-    EXPECT_TRUE(opsparse::test::csr_near(run(*gpu_f, start_f, p).limit,
-                                         run(*cpu_f, start_f, p).limit, 1e-6))
+    const host_csr<float> want_f = run(*cpu_f, start_f, p).limit;
+    EXPECT_TRUE(opsparse::test::csr_near(run(*gpu_f, start_f, p).limit, want_f, 1e-6))
+        << "float " << what;
+    auto gpu_ff = make_gpu_backend<float>(-1, fused);
+    EXPECT_TRUE(opsparse::test::csr_near(run(*gpu_ff, start_f, p).limit, want_f, 1e-6))
+        << "fused float " << what;
+  }
+}
+
+TEST_F(MclGpu, FusedExpansionEqualsTheCpuInEveryPruningCase) {
+  REQUIRE_GPU();
+  // 3,000 nodes in two dense groups (mean degree ~500): the first expansion's rows cover
+  // nearly every column. Windows of 64 columns (47 a row) and small S and R make the fused
+  // expansion raise its candidates' bar many times a row; each variant reaches other cases of
+  // mcl_prune.hpp: the defaults, selection and recovery, no selection (the cutoff bounds the
+  // candidates), emergency loops (R = 0), keep-all (R above the row length), and no pruning at
+  // all, where the candidates overflow and the block is expanded unfused.
+  const fs::path f = file("fused.abc", planted_abc(2, 1500, 0.3, 0.02, true, 61));
+  io::labelled_graph g = io::read_graph(f.string());
+  struct variant {
+    long long prune, select, recover;
+  };
+  const std::vector<variant> variants = {
+      {10000, 1100, 1400}, {1000, 50, 80}, {300, 0, 100}, {40, 20, 0}, {10000, 1100, 5000}, {0, 0, 0}};
+  gpu_backend_options fused;
+  fused.fused = fused_expansion::always;
+  fused.fused_max_window = 64;
+  for (const variant& v : variants) {
+    params p;
+    p.prune = v.prune;
+    p.select = v.select;
+    p.recover = v.recover;
+    p.max_iter = 1;  // the dense expansion (a second one is 10^9-10^10 products on the CPU)
+    const std::string what = "-P " + std::to_string(p.prune) + " -S " + std::to_string(p.select) +
+                             " -R " + std::to_string(p.recover);
+    const host_csr<double> start = start_matrix(g.adj, p);
+    auto cpu = make_cpu_backend<double>(0);
+    const run_result<double> rc = run(*cpu, start, p);
+    std::vector<iteration_info> its;
+    auto gpu = make_gpu_backend<double>(-1, fused);
+    const run_result<double> rg = run(*gpu, start, p, [&](const iteration_info& it) { its.push_back(it); });
+    EXPECT_TRUE(opsparse::test::csr_near(rg.limit, rc.limit, 1e-9)) << "double " << what;
+    ASSERT_FALSE(its.empty());
+    EXPECT_GT(its[0].expanded_nnz / start.rows, 2000) << "the rows are not dense enough: " << what;
+    const host_csr<float> start_f = convert<float>(start);
+    auto cpu_f = make_cpu_backend<float>(0);
+    auto gpu_f = make_gpu_backend<float>(-1, fused);
+    EXPECT_TRUE(opsparse::test::csr_near(run(*gpu_f, start_f, p).limit, run(*cpu_f, start_f, p).limit, 1e-6))
         << "float " << what;
   }
 }
@@ -212,9 +281,13 @@ TEST_F(MclGpu, PpiFilesMatchTheCpuAndLateIterationsAllocateNothing) {
     for (std::size_t i = 1; i < its.size(); ++i)
       if (its[i].expanded_nnz > its[i - 1].expanded_nnz || its[i].nnz > its[i - 1].nnz)
         last_growth = i;
+    std::ostringstream trace;
+    for (const iteration_info& it : its)
+      trace << "\n  ite " << it.iteration << ": allocations " << it.stats.device_allocations
+            << ", expanded " << it.expanded_nnz << ", nnz " << it.nnz << (it.stats.fused ? ", fused" : "");
     for (std::size_t i = last_growth + 2; i < its.size(); ++i)
       EXPECT_EQ(its[i].stats.device_allocations, its[i - 1].stats.device_allocations)
-          << f.filename() << ": iteration " << its[i].iteration << " allocated device memory";
+          << f.filename() << ": iteration " << its[i].iteration << " allocated device memory" << trace.str();
     EXPECT_GT(gd.stats.peak_device_bytes, 0u);
     // Float cells with double sums (mcl's arithmetic, the program's default) on both backends:
     // the same clusters, and mcl's.

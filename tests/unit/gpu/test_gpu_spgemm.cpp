@@ -547,7 +547,7 @@ dense_case dense_rows_case(const std::vector<double>& density, index_t cols, std
   return dc;
 }
 
-/// B's rows in a shuffled order: numeric_window_kernel then walks every B row in each window.
+/// B's rows in a shuffled order: the window kernel then walks every B row in each window.
 template <class V>
 host_csr<V> shuffled_rows(host_csr<V> b, std::uint64_t seed) {
   std::mt19937_64 rng(seed);

@@ -43,7 +43,7 @@ struct plan_state {
   index_t* d_bins = nullptr;
   void* d_scan_tmp = nullptr;
   std::size_t scan_bytes = 0;
-  /// 1 when a row of B is not strictly increasing (numeric_window_kernel reads it on the device).
+  /// 1 when a row of B is not strictly increasing (window_rows_kernel reads it on the device).
   unsigned* d_b_unsorted = nullptr;
 
   // The numeric plan left by the last symbolic phase (for spgemm_numeric).

@@ -6,36 +6,16 @@
 
 #include <algorithm>
 #include <cub/device/device_scan.cuh>
-#include <mutex>
-#include <unordered_map>
 
 #include "opsparse/detail/kernels.cuh"
+#include "opsparse/detail/launch.hpp"
+#include "opsparse/detail/window_kernels.cuh"
 #include "opsparse/detail/plan_state.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/policy.hpp"
 #include "opsparse/spgemm.hpp"
 
 namespace opsparse::detail {
-
-/// Raises a kernel's dynamic shared-memory limit once (above the 48 KiB default) and asks for
-/// the largest carveout, so that the derived tables actually fit.
-inline void allow_smem(const void* kernel, std::size_t bytes) {
-  static std::mutex mu;
-  static std::unordered_map<const void*, std::size_t> done;
-  std::lock_guard<std::mutex> lock(mu);
-  auto& have = done[kernel];
-  if (bytes <= have) return;
-  OPSPARSE_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(bytes)));
-  OPSPARSE_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                         cudaSharedmemCarveoutMaxShared));
-  have = bytes;
-}
-
-inline void check_launch(const char* what) {
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) throw_cuda_error(what, static_cast<int>(err), __FILE__, __LINE__);
-}
 
 inline unsigned long long next_pow2(unsigned long long x) {
   unsigned long long p = 1;
@@ -116,16 +96,11 @@ inline hash_policy for_bin(hash_policy hp, unsigned long long lo, unsigned long 
   return hp;
 }
 
-/// Columns per window of numeric_window_kernel: as many as the block's shared memory holds
-/// (values and presence bits), a multiple of 32; all of B's columns when they fit.
-inline int window_columns(const device_info& dev, std::size_t value_bytes, index_t cols) {
-  // The opt-in limit counts static and dynamic shared memory together.
-  const std::size_t fixed = window_static_smem_bytes();
-  const std::size_t per32 = 32 * value_bytes + 4;  // 32 columns: their values and one bit word
-  const std::size_t room = dev.smem_per_block_optin > fixed ? dev.smem_per_block_optin - fixed : 0;
-  const long long most = static_cast<long long>(room / per32) * 32;
-  const long long need = (static_cast<long long>(cols) + 31) / 32 * 32;
-  return static_cast<int>(std::max<long long>(32, std::min(most, need)));
+/// Columns per window of the engine's window kernel (window_rows_kernel with window_writer).
+template <class T>
+int engine_window_columns(const device_info& dev, index_t cols) {
+  return window_columns(dev.smem_per_block_optin, has_values_v<T> ? sizeof(T) : 0, cols,
+                        sizeof(typename window_writer<T>::shared_storage) + window_static_smem_bytes());
 }
 
 inline std::array<int, 8> launch_order(bool large_first) {
@@ -327,7 +302,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   st.num_dense = dense;
   st.num_windows = windows;
   if (rows[num_shared] && windows) {
-    // Shared-memory windows (numeric_window_kernel): one block per SM, no global accumulator.
+    // Shared-memory windows (window_rows_kernel): one block per SM, no global accumulator.
     // Whether B's rows are sorted decides how a window finds its part of them; the flag is
     // read on the device, after this kernel, so nobody waits for it.
     // In the plan, not the context: another plan's product may run before this one's numeric.
@@ -340,7 +315,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
       check_launch("rows_unsorted_kernel");
     }
     st.num_pool_blocks = static_cast<int>(std::min<unsigned long long>(rows[num_shared], dev.sm_count));
-    st.num_pool_table = window_columns(dev, has_values_v<T> ? sizeof(T) : 0, b.cols);
+    st.num_pool_table = engine_window_columns<T>(dev, b.cols);
   } else if (rows[num_shared] && dense) {
     // one dense accumulator of B.cols values per resident block (one block per SM)
     const std::size_t per_block = static_cast<std::size_t>(b.cols) * (has_values_v<T> ? sizeof(T) : 0);
@@ -399,13 +374,13 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
     if (bin == num_shared && st.num_windows) {
       const int window = static_cast<int>(st.num_pool_table);
       const std::size_t bytes = window_smem_bytes(window, has_values_v<T> ? sizeof(T) : 0);
-      auto k = numeric_window_kernel<Semiring, VA, VB, Mask>;
+      auto k = window_rows_kernel<Semiring, VA, VB, Mask, window_writer<T>>;
       allow_smem(reinterpret_cast<const void*>(k), bytes);
       const unsigned* flag = st.d_b_unsorted;
-      k<<<st.num_pool_blocks, dense_block, bytes, bs>>>(bins, n, to_dev(a), to_dev(b), out,
+      k<<<st.num_pool_blocks, dense_block, bytes, bs>>>(bins, n, to_dev(a), to_dev(b),
                                                         static_cast<index_t>(st.cols), window,
-                                                        flag, mask);
-      check_launch("numeric_window_kernel");
+                                                        flag, mask, window_writer<T>{out});
+      check_launch("window_rows_kernel");
     } else if (bin == num_shared && st.num_dense) {
       const long long words = (static_cast<long long>(st.cols) + 31) / 32;
       const std::size_t bytes = dense_smem_bytes(words);

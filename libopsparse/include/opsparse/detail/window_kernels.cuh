@@ -1,0 +1,261 @@
+#pragma once
+// ---- dense output rows in shared-memory windows ------------------------------------------------
+// A row whose output covers a large part of B's columns (MCL's expansion of a dense protein
+// network: 99,000 of 100,000 columns) accumulates its values in shared memory, one window of
+// columns after another, instead of in a global dense array: the global accumulator made every
+// product an L2 atomic on an array larger than the L2 (132 rows of 800 KB on the H100: 23 G
+// products/s, measured). A window holds `window` columns' values and presence bits; each warp
+// takes nonzeros of A and walks the part of their B rows that falls in the window. With B's
+// rows sorted (checked on the device, b_unsorted == 0) that part is found by a 32-ary search
+// and read once in all; otherwise every window walks the whole B rows and skips what lies
+// outside.
+//
+// What happens to a finished window is the epilogue's business (window_rows_kernel's Epi):
+// the engine writes the window's entries into C in column order (window_writer: rows come out
+// sorted by construction); opsparse::visit_dense_rows hands windows to the caller's epilogue,
+// e.g. MCL's pruning, so that the dense row never reaches device memory.
+#include <cuda_runtime.h>
+
+#include <type_traits>
+
+#include "opsparse/detail/kernels.cuh"
+
+namespace opsparse::detail {
+
+/// Sets *unsorted to 1 when a row of `rows` (CSR rpt/col) is not strictly increasing. A warp per
+/// row, grid-stride. (A template only so that the header can define it in every file.)
+template <class Index = index_t>
+__global__ void __launch_bounds__(256) rows_unsorted_kernel(Index rows, const offset_t* rpt,
+                                                            const Index* col, unsigned* unsorted) {
+  const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x / 32);
+  const int lane = threadIdx.x & 31;
+  bool bad = false;
+  for (long long r = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; r < rows;
+       r += warps) {
+    const offset_t lo = rpt[r], hi = rpt[r + 1];
+    for (offset_t q = lo + lane; q + 1 < hi; q += 32) bad |= __ldg(col + q) >= __ldg(col + q + 1);
+  }
+  if (__any_sync(0xffffffffu, bad) && lane == 0) atomicOr(unsorted, 1u);
+}
+
+/// The first position in [lo, hi) of a sorted B row whose column is >= key (hi when none), found
+/// by the whole warp: 32 samples a round, so a row of 1,000 entries takes two rounds.
+__device__ __forceinline__ offset_t warp_lower_bound(const index_t* col, offset_t lo, offset_t hi,
+                                                     index_t key, int lane) {
+  constexpr unsigned full = 0xffffffffu;
+  while (hi - lo > 32) {
+    const offset_t step = (hi - lo + 31) / 32;
+    offset_t at = lo + static_cast<offset_t>(lane) * step;
+    if (at > hi - 1) at = hi - 1;
+    const unsigned ge = __ballot_sync(full, __ldg(col + at) >= key);
+    if (ge & 1u) return lo;  // the first sample already reaches key
+    const int first = ge ? __ffs(ge) - 1 : 32;  // samples are monotone: a suffix is set
+    const offset_t nlo = lo + static_cast<offset_t>(first - 1) * step + 1;
+    offset_t nhi = hi;
+    if (first < 32) {
+      nhi = lo + static_cast<offset_t>(first) * step;
+      if (nhi > hi - 1) nhi = hi - 1;
+      ++nhi;  // the sample itself may be the answer: keep it inside [nlo, nhi)
+      if (nhi > hi) nhi = hi;
+    }
+    lo = nlo;
+    hi = nhi;
+  }
+  const offset_t at = lo + lane;
+  const unsigned ge = __ballot_sync(full, at < hi && __ldg(col + at) >= key);
+  return ge ? lo + __ffs(ge) - 1 : hi;
+}
+
+/// Dynamic shared bytes of a window kernel with `window` columns of values of `value_bytes`
+/// each: the values and a presence bit per column.
+inline std::size_t window_smem_bytes(int window, std::size_t value_bytes) {
+  return static_cast<std::size_t>(window) * value_bytes + static_cast<std::size_t>(window / 32) * 4;
+}
+/// Its static shared memory besides the epilogue's: room for the compiler's own.
+inline std::size_t window_static_smem_bytes() { return 64; }
+
+/// Columns per window: as many as the block's shared memory holds (values and presence bits)
+/// next to `fixed` static bytes, a multiple of 32; all of B's columns when they fit.
+inline int window_columns(std::size_t smem_per_block_optin, std::size_t value_bytes, index_t cols,
+                          std::size_t fixed) {
+  // The opt-in limit counts static and dynamic shared memory together.
+  const std::size_t per32 = 32 * value_bytes + 4;  // 32 columns: their values and one bit word
+  const std::size_t room = smem_per_block_optin > fixed ? smem_per_block_optin - fixed : 0;
+  const long long most = static_cast<long long>(room / per32) * 32;
+  const long long need = (static_cast<long long>(cols) + 31) / 32 * 32;
+  return static_cast<int>(std::max<long long>(32, std::min(most, need)));
+}
+
+/// Cursors a lane keeps for the nonzeros of A its warp walks (window_rows_kernel): 2 a lane,
+/// 64 a warp, 2,048 a block. A row of A with more nonzeros finds its later B rows' parts by
+/// search (MCL's selection keeps rows of 1,100 to 1,400).
+constexpr int window_cursor_slots = 2;
+
+/// One window's part of B row entries [q, pe) for a sorted row: accumulates every entry below
+/// w1 (all are >= w0) and returns where the part ends. The whole warp calls it.
+template <class S, class VA, class VB, class Mask, class T>
+__device__ __forceinline__ offset_t window_part(const dev_csr<VB>& b, offset_t q, offset_t pe,
+                                                index_t w0, index_t w1, VA av, const mask_row& mr,
+                                                unsigned* bits, T* vals, int lane) {
+  for (;;) {
+    const offset_t pos = q + lane;
+    index_t key = 0;
+    VB bv{};
+    bool in = pos < pe;
+    if (in) {
+      // the value is loaded with the column, not after it: one memory latency a step, not two
+      key = __ldg(b.col + pos);
+      bv = load_value(b.val, pos);
+      in = key < w1;
+    }
+    // sorted: the lanes inside the window are a prefix of the warp
+    const int n = __popc(__ballot_sync(0xffffffffu, in));
+    if (in && mask_keeps<Mask>(mr, key)) {
+      const int x = key - w0;
+      if constexpr (has_values_v<T>) {
+        const T v = S::multiply(av, bv);
+        if constexpr (S::kind == add_kind::plus && std::is_floating_point_v<T>) {
+          // The first addition to a column finds the identity (0) there: only it sets the
+          // presence bit, one shared atomic per product instead of two.
+          if (atomicAdd(vals + x, v) == S::identity()) atomicOr(bits + (x >> 5), 1u << (x & 31));
+        } else {
+          atomicOr(bits + (x >> 5), 1u << (x & 31));
+          if constexpr (S::kind == add_kind::any)
+            vals[x] = v;  // any product's value will do
+          else
+            accumulate<S>(vals + x, v);
+        }
+      } else {
+        atomicOr(bits + (x >> 5), 1u << (x & 31));
+      }
+    }
+    q += n;
+    if (n < 32) return q;
+  }
+}
+
+/// The rows `rows[0..n_rows)` of A·B (rows == nullptr: rows 0..n_rows-1), one block of
+/// dense_block threads a row, grid-stride. Each window's values and presence bits are complete
+/// when epi.window() is called (by the whole block, between barriers); absent columns hold the
+/// semiring's identity. Epi provides a `shared_storage` type (its static shared memory) and
+/// block-wide begin_row(storage, row), window(storage, row, w0, width, vals, bits) and
+/// end_row(storage, row); windows come in increasing column order.
+template <class S, class VA, class VB, class Mask, class Epi>
+__global__ void __launch_bounds__(dense_block, 1)
+    window_rows_kernel(const index_t* rows, index_t n_rows, dev_csr<VA> a, dev_csr<VB> b,
+                       index_t cols, int window, const unsigned* b_unsorted, Mask mask, Epi epi) {
+  using T = typename S::value_type;
+  constexpr unsigned full = 0xffffffffu;
+  extern __shared__ __align__(16) unsigned char smem_w[];
+  T* vals = reinterpret_cast<T*>(smem_w);  // window * sizeof(T) bytes (none for pattern)
+  unsigned* bits = reinterpret_cast<unsigned*>(smem_w + (has_values_v<T> ? window * sizeof(T) : 0));
+  __shared__ typename Epi::shared_storage epi_smem;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nwarps = dense_block / 32;
+  const int words = window / 32;
+  // Read once: the flag was set by rows_unsorted_kernel earlier on the stream.
+  const bool sorted_b = *b_unsorted == 0u;
+  for (index_t r = blockIdx.x; r < n_rows; r += gridDim.x) {
+    const index_t row = rows ? rows[r] : r;
+    const offset_t alo = a.rpt[row], ahi = a.rpt[row + 1];
+    const mask_row mr = load_mask_row(mask, row);
+    epi.begin_row(epi_smem, row);
+    __syncthreads();  // the epilogue's row state is set (a row may have no window: 0 columns)
+    // The warp's t-th nonzero of A is alo + warp + nwarps * t; lane t % 32 keeps its cursor in
+    // slot t / 32: where the next window's part of its B row starts.
+    offset_t cur[window_cursor_slots];
+#pragma unroll
+    for (int slot = 0; slot < window_cursor_slots; ++slot) {
+      const offset_t j = alo + warp + static_cast<offset_t>(nwarps) * (slot * 32 + lane);
+      cur[slot] = j < ahi ? __ldg(b.rpt + __ldg(a.col + j)) : 0;
+    }
+    for (index_t w0 = 0; w0 < cols; w0 += window) {
+      const index_t w1 = cols - w0 > window ? w0 + window : cols;
+      for (int w = tid; w < words; w += dense_block) bits[w] = 0u;
+      if constexpr (has_values_v<T> && S::kind != add_kind::any)
+        for (int k = tid; k < window; k += dense_block) vals[k] = S::identity();
+      __syncthreads();
+      int t = 0;
+      for (offset_t j = alo + warp; j < ahi; j += nwarps, ++t) {
+        const index_t k = __ldg(a.col + j);
+        const VA av = load_value(a.val, j);
+        const offset_t pe = __ldg(b.rpt + k + 1);
+        if (sorted_b) {
+          const int slot = t >> 5;  // uniform in the warp
+          offset_t q;
+          if (slot < window_cursor_slots) {
+            offset_t mine = cur[0];
+#pragma unroll
+            for (int u = 1; u < window_cursor_slots; ++u)
+              if (slot == u) mine = cur[u];
+            q = __shfl_sync(full, mine, t & 31);
+          } else {
+            q = w0 == 0 ? __ldg(b.rpt + k) : warp_lower_bound(b.col, __ldg(b.rpt + k), pe, w0, lane);
+          }
+          q = window_part<S, VA, VB, Mask>(b, q, pe, w0, w1, av, mr, bits, vals, lane);
+#pragma unroll
+          for (int u = 0; u < window_cursor_slots; ++u)
+            if (slot == u && lane == (t & 31)) cur[u] = q;
+          continue;
+        }
+        // Unsorted rows: every window walks the whole B row and keeps what falls inside.
+        for (offset_t p = __ldg(b.rpt + k) + lane; __any_sync(full, p < pe); p += 32) {
+          if (p >= pe) continue;
+          const index_t key = __ldg(b.col + p);
+          if (key < w0 || key >= w1 || !mask_keeps<Mask>(mr, key)) continue;
+          const int x = key - w0;
+          atomicOr(bits + (x >> 5), 1u << (x & 31));
+          if constexpr (has_values_v<T>) {
+            const T v = S::multiply(av, load_value(b.val, p));
+            if constexpr (S::kind == add_kind::any)
+              vals[x] = v;
+            else
+              accumulate<S>(vals + x, v);
+          }
+        }
+      }
+      __syncthreads();
+      epi.window(epi_smem, row, w0, static_cast<int>(w1 - w0), vals, bits);
+      __syncthreads();  // the epilogue has read the window
+    }
+    epi.end_row(epi_smem, row);
+    __syncthreads();
+  }
+}
+
+/// The engine's epilogue: each window's entries are written into C in column order (each
+/// thread owns a run of bit words), so that rows come out sorted with no sort.
+template <class T>
+struct window_writer {
+  dev_out<T> c;
+  struct shared_storage {
+    typename dense_scan::TempStorage scan;
+    offset_t out;  ///< where the row's next entry goes
+  };
+  __device__ void begin_row(shared_storage& s, index_t row) const {
+    if (threadIdx.x == 0) s.out = c.rpt[row];  // read after the kernel's next barrier
+  }
+  __device__ void window(shared_storage& s, index_t, index_t w0, int width, const T* vals,
+                         const unsigned* bits) const {
+    const int words = (width + 31) / 32;
+    const int chunk = (words + dense_block - 1) / dense_block;
+    const int cw0 = threadIdx.x * chunk, cw1 = min(words, cw0 + chunk);
+    int count = 0;
+    for (int w = cw0; w < cw1; ++w) count += __popc(bits[w]);
+    int pos, total;
+    dense_scan(s.scan).ExclusiveSum(count, pos, total);
+    const offset_t base = s.out + pos;
+    int e = 0;
+    for (int w = cw0; w < cw1; ++w)
+      for (unsigned m = bits[w]; m; m &= m - 1) {
+        const int x = w * 32 + __ffs(m) - 1;
+        c.col[base + e] = w0 + x;
+        if constexpr (has_values_v<T>) c.val[base + e] = vals[x];
+        ++e;
+      }
+    __syncthreads();  // every thread has read s.out
+    if (threadIdx.x == 0) s.out += total;
+  }
+  __device__ void end_row(shared_storage&, index_t) const {}
+};
+
+}  // namespace opsparse::detail

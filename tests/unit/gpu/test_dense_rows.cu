@@ -1,0 +1,195 @@
+// opsparse::visit_dense_rows: the windows an epilogue sees, put back together, are the rows of
+// A·B that the CPU engine computes; with several windows a row, B's rows sorted or not, masks,
+// rectangular shapes, empty rows and rows 5%, 50% and 100% dense.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "opsparse/cpu/spgemm.hpp"
+#include "opsparse/dense_rows.cuh"
+#include "opsparse/device_csr.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace opsparse;
+
+/// Writes each visited row densely (values and presence) and counts its entries and windows.
+struct dense_copy {
+  double* out;         // rows x cols
+  unsigned char* has;  // rows x cols
+  long long* nnz;      // per row
+  int* windows;        // per row
+  index_t cols;
+  struct shared_storage {
+    unsigned long long count;
+    int windows;
+    index_t next_w0;
+    int order_ok;
+  };
+  __device__ void begin_row(shared_storage& s, index_t) const {
+    if (threadIdx.x == 0) {
+      s.count = 0;
+      s.windows = 0;
+      s.next_w0 = 0;
+      s.order_ok = 1;
+    }
+  }
+  __device__ void window(shared_storage& s, index_t row, index_t w0, int width, const double* vals,
+                         const unsigned* bits) const {
+    for (int x = threadIdx.x; x < width; x += blockDim.x) {
+      const bool present = (bits[x >> 5] >> (x & 31)) & 1u;
+      const long long at = static_cast<long long>(row) * cols + w0 + x;
+      has[at] = present;
+      out[at] = present ? vals[x] : 0.0;
+      if (present) atomicAdd(&s.count, 1ull);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      s.order_ok &= w0 == s.next_w0;  // windows come in order and tile the columns
+      s.next_w0 = w0 + width;
+      ++s.windows;
+    }
+  }
+  __device__ void end_row(shared_storage& s, index_t row) const {
+    if (threadIdx.x == 0) {
+      nnz[row] = s.count;
+      windows[row] = s.order_ok && s.next_w0 == cols ? s.windows : -1;
+    }
+  }
+};
+
+#define REQUIRE_GPU_HERE()                                                               \
+  do {                                                                                   \
+    std::string why_;                                                                    \
+    if (!gpu_available(&why_)) {                                                         \
+      if (opsparse::test::gpu_required()) FAIL() << "OPSPARSE_REQUIRE_GPU=1 but " << why_; \
+      GTEST_SKIP() << "GPU test skipped: " << why_;                                      \
+    }                                                                                    \
+  } while (0)
+
+/// Rows of A with the given numbers of entries (distinct random columns of `k`).
+host_csr<double> rows_with(const std::vector<int>& sizes, index_t k, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> val(0.5, 2.0);
+  host_csr<double> a(static_cast<index_t>(sizes.size()), k);
+  std::vector<index_t> all(static_cast<std::size_t>(k));
+  std::iota(all.begin(), all.end(), 0);
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    std::shuffle(all.begin(), all.end(), rng);
+    std::vector<index_t> cols(all.begin(), all.begin() + std::min<index_t>(sizes[i], k));
+    std::sort(cols.begin(), cols.end());
+    for (index_t c : cols) {
+      a.col.push_back(c);
+      a.val.push_back(val(rng));
+    }
+    a.rpt[i + 1] = static_cast<offset_t>(a.col.size());
+  }
+  return a;
+}
+
+/// Visits A·B (optionally masked) on the GPU and compares each row with the CPU engine's.
+template <class Mask = no_mask>
+::testing::AssertionResult visit_matches(const host_csr<double>& a, const host_csr<double>& b,
+                                         int max_window, int expect_windows,
+                                         const host_csr<pattern>* m = nullptr) {
+  context ctx;
+  const auto da = device_csr<double>::upload(a, ctx.stream());
+  const auto db = device_csr<double>::upload(b, ctx.stream());
+  device_csr<pattern> dm;
+  Mask mask{};
+  if constexpr (Mask::kind != mask_kind::none) {
+    dm = device_csr<pattern>::upload(*m, ctx.stream());
+    mask = device_mask<Mask>(dm);
+  }
+  const std::size_t cells = static_cast<std::size_t>(a.rows) * b.cols;
+  device_buffer<double> out(std::max<std::size_t>(1, cells));
+  device_buffer<unsigned char> has(std::max<std::size_t>(1, cells));
+  device_buffer<long long> nnz(std::max<index_t>(1, a.rows));
+  device_buffer<int> windows(std::max<index_t>(1, a.rows));
+  dense_rows_options opt;
+  opt.max_window = max_window;
+  visit_dense_rows<plus_times<double>>(ctx, da.view(), db.view(),
+                                       dense_copy{out.data(), has.data(), nnz.data(), windows.data(), b.cols},
+                                       mask, opt);
+  ctx.synchronize();  // the visit ran on the context's stream, which cudaMemcpy does not wait for
+  std::vector<double> h_out(cells);
+  std::vector<unsigned char> h_has(cells);
+  std::vector<long long> h_nnz(static_cast<std::size_t>(a.rows));
+  std::vector<int> h_win(static_cast<std::size_t>(a.rows));
+  if (cells) {
+    OPSPARSE_CUDA_TRY(cudaMemcpy(h_out.data(), out.data(), cells * sizeof(double), cudaMemcpyDeviceToHost));
+    OPSPARSE_CUDA_TRY(cudaMemcpy(h_has.data(), has.data(), cells, cudaMemcpyDeviceToHost));
+  }
+  if (a.rows) {
+    OPSPARSE_CUDA_TRY(cudaMemcpy(h_nnz.data(), nnz.data(), h_nnz.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+    OPSPARSE_CUDA_TRY(cudaMemcpy(h_win.data(), windows.data(), h_win.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  }
+  host_csr<double> c;
+  if constexpr (Mask::kind == mask_kind::none)
+    c = cpu::spgemm<plus_times<double>>(a, b);
+  else
+    c = cpu::spgemm<plus_times<double>>(a, b, cpu::host_mask<Mask>(*m));
+  for (index_t i = 0; i < a.rows; ++i) {
+    if (h_win[i] != expect_windows)
+      return ::testing::AssertionFailure() << "row " << i << ": " << h_win[i] << " windows (or out of order), expected " << expect_windows;
+    if (h_nnz[i] != c.rpt[i + 1] - c.rpt[i])
+      return ::testing::AssertionFailure() << "row " << i << ": " << h_nnz[i] << " entries, CPU " << c.rpt[i + 1] - c.rpt[i];
+    std::vector<char> seen(static_cast<std::size_t>(b.cols), 0);
+    for (offset_t k = c.rpt[i]; k < c.rpt[i + 1]; ++k) {
+      const std::size_t at = static_cast<std::size_t>(i) * b.cols + c.col[k];
+      seen[c.col[k]] = 1;
+      if (!h_has[at]) return ::testing::AssertionFailure() << "row " << i << " col " << c.col[k] << " missing";
+      if (std::abs(h_out[at] - c.val[k]) > 1e-12 * std::max(1.0, std::abs(c.val[k])))
+        return ::testing::AssertionFailure() << "row " << i << " col " << c.col[k] << ": " << h_out[at] << " vs " << c.val[k];
+    }
+    for (index_t j = 0; j < b.cols; ++j)
+      if (!seen[j] && h_has[static_cast<std::size_t>(i) * b.cols + j])
+        return ::testing::AssertionFailure() << "row " << i << " col " << j << " present on the GPU only";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(DenseRows, WindowsPutTogetherAreTheProductsRows) {
+  REQUIRE_GPU_HERE();
+  // B: 120 x 1000; rows of A reach 5%, 50% and 100% of B's columns, and none (empty rows).
+  const host_csr<double> b = rows_with(std::vector<int>(120, 60), 1000, 3);
+  const host_csr<double> a = rows_with({0, 1, 2, 30, 119, 120, 0, 60}, 120, 4);
+  EXPECT_TRUE(visit_matches(a, b, 0, 1));     // one window holds all 1,000 columns
+  EXPECT_TRUE(visit_matches(a, b, 256, 4));   // 256 + 256 + 256 + 232
+  EXPECT_TRUE(visit_matches(a, b, 32, 32));   // 31 windows of 32 and one of 8
+  // B's rows in a shuffled order: every window walks them whole.
+  host_csr<double> u = b;
+  std::mt19937_64 rng(5);
+  for (index_t i = 0; i < u.rows; ++i) {
+    std::vector<std::pair<index_t, double>> row;
+    for (offset_t k = u.rpt[i]; k < u.rpt[i + 1]; ++k) row.emplace_back(u.col[k], u.val[k]);
+    std::shuffle(row.begin(), row.end(), rng);
+    for (std::size_t k = 0; k < row.size(); ++k) {
+      u.col[u.rpt[i] + k] = row[k].first;
+      u.val[u.rpt[i] + k] = row[k].second;
+    }
+  }
+  EXPECT_TRUE(visit_matches(a, u, 256, 4));
+}
+
+TEST(DenseRows, RectangularMaskedAndEmpty) {
+  REQUIRE_GPU_HERE();
+  const host_csr<double> a = opsparse::test::random_csr<double>(37, 90, 20, 8);
+  const host_csr<double> b = opsparse::test::random_csr<double>(90, 333, 40, 9);
+  EXPECT_TRUE(visit_matches(a, b, 64, 6));  // 333 columns: 5 windows of 64 and one of 13
+  const host_csr<double> md = opsparse::test::random_csr<double>(37, 333, 100, 10);
+  host_csr<pattern> m(md.rows, md.cols);
+  m.rpt = md.rpt;
+  m.col = md.col;
+  EXPECT_TRUE(visit_matches<structural_mask>(a, b, 64, 6, &m));
+  EXPECT_TRUE(visit_matches<complement_mask>(a, b, 128, 3, &m));
+  EXPECT_TRUE(visit_matches(host_csr<double>(0, 90), b, 0, 1));   // no rows
+  EXPECT_TRUE(visit_matches(host_csr<double>(5, 90), b, 64, 6));  // rows without entries
+}
+
+}  // namespace
