@@ -275,7 +275,9 @@ TEST_F(MclGpu, PpiFilesMatchTheCpuAndLateIterationsAllocateNothing) {
     if (fs::exists(want))
       EXPECT_TRUE(parse_partition(text.str()) == parse_partition(read_text(want)))
           << f.filename() << ": GPU clusters differ from mcl's reference";
-    // Once the iterates stop growing, an iteration allocates nothing on the device.
+    // Once the iterates stop growing, an iteration allocates nothing on the device (each
+    // path keeps its own workspace: the first iteration after a switch between the fused and
+    // the stored expansion may allocate that path's arrays once).
     ASSERT_FALSE(its.empty());
     std::size_t last_growth = 0;
     for (std::size_t i = 1; i < its.size(); ++i)
@@ -286,7 +288,8 @@ TEST_F(MclGpu, PpiFilesMatchTheCpuAndLateIterationsAllocateNothing) {
       trace << "\n  ite " << it.iteration << ": allocations " << it.stats.device_allocations
             << ", expanded " << it.expanded_nnz << ", nnz " << it.nnz << (it.stats.fused ? ", fused" : "");
     for (std::size_t i = last_growth + 2; i < its.size(); ++i)
-      EXPECT_EQ(its[i].stats.device_allocations, its[i - 1].stats.device_allocations)
+      if (its[i].stats.fused == its[i - 1].stats.fused)
+        EXPECT_EQ(its[i].stats.device_allocations, its[i - 1].stats.device_allocations)
           << f.filename() << ": iteration " << its[i].iteration << " allocated device memory" << trace.str();
     EXPECT_GT(gd.stats.peak_device_bytes, 0u);
     // Float cells with double sums (mcl's arithmetic, the program's default) on both backends:

@@ -91,6 +91,27 @@ inline int window_columns(std::size_t smem_per_block_optin, std::size_t value_by
 /// search (MCL's selection keeps rows of 1,100 to 1,400).
 constexpr int window_cursor_slots = 2;
 
+/// Adds the product av * bv to column w0 + x of the window (and marks it present).
+template <class S, class VA, class VB, class T>
+__device__ __forceinline__ void window_add(int x, VA av, VB bv, unsigned* bits, T* vals) {
+  if constexpr (has_values_v<T>) {
+    const T v = S::multiply(av, bv);
+    if constexpr (S::kind == add_kind::plus && std::is_floating_point_v<T>) {
+      // The first addition to a column finds the identity (0) there: only it sets the
+      // presence bit, one shared atomic per product instead of two.
+      if (atomicAdd(vals + x, v) == S::identity()) atomicOr(bits + (x >> 5), 1u << (x & 31));
+    } else {
+      atomicOr(bits + (x >> 5), 1u << (x & 31));
+      if constexpr (S::kind == add_kind::any)
+        vals[x] = v;  // any product's value will do
+      else
+        accumulate<S>(vals + x, v);
+    }
+  } else {
+    atomicOr(bits + (x >> 5), 1u << (x & 31));
+  }
+}
+
 /// One window's part of B row entries [q, pe) for a sorted row: accumulates every entry below
 /// w1 (all are >= w0) and returns where the part ends. The whole warp calls it.
 template <class S, class VA, class VB, class Mask, class T>
@@ -110,25 +131,7 @@ __device__ __forceinline__ offset_t window_part(const dev_csr<VB>& b, offset_t q
     }
     // sorted: the lanes inside the window are a prefix of the warp
     const int n = __popc(__ballot_sync(0xffffffffu, in));
-    if (in && mask_keeps<Mask>(mr, key)) {
-      const int x = key - w0;
-      if constexpr (has_values_v<T>) {
-        const T v = S::multiply(av, bv);
-        if constexpr (S::kind == add_kind::plus && std::is_floating_point_v<T>) {
-          // The first addition to a column finds the identity (0) there: only it sets the
-          // presence bit, one shared atomic per product instead of two.
-          if (atomicAdd(vals + x, v) == S::identity()) atomicOr(bits + (x >> 5), 1u << (x & 31));
-        } else {
-          atomicOr(bits + (x >> 5), 1u << (x & 31));
-          if constexpr (S::kind == add_kind::any)
-            vals[x] = v;  // any product's value will do
-          else
-            accumulate<S>(vals + x, v);
-        }
-      } else {
-        atomicOr(bits + (x >> 5), 1u << (x & 31));
-      }
-    }
+    if (in && mask_keeps<Mask>(mr, key)) window_add<S>(key - w0, av, bv, bits, vals);
     q += n;
     if (n < 32) return q;
   }
@@ -161,12 +164,26 @@ __global__ void __launch_bounds__(dense_block, 1)
     epi.begin_row(epi_smem, row);
     __syncthreads();  // the epilogue's row state is set (a row may have no window: 0 columns)
     // The warp's t-th nonzero of A is alo + warp + nwarps * t; lane t % 32 keeps its cursor in
-    // slot t / 32: where the next window's part of its B row starts.
-    offset_t cur[window_cursor_slots];
-#pragma unroll
-    for (int slot = 0; slot < window_cursor_slots; ++slot) {
-      const offset_t j = alo + warp + static_cast<offset_t>(nwarps) * (slot * 32 + lane);
-      cur[slot] = j < ahi ? __ldg(b.rpt + __ldg(a.col + j)) : 0;
+    // slot t / 32: where the next window's part of its B row starts, and how much of the row
+    // is left from there. A step then needs no load before B's (a.col, then B's row pointers,
+    // an L2 access for long B: measured 61G products/s at 36 windows a row before).
+    // Two slots as plain scalars (an array was placed in local memory).
+    static_assert(window_cursor_slots == 2, "the cursor slots are cur0/rem0 and cur1/rem1");
+    offset_t cur0 = 0, cur1 = 0;
+    int rem0 = 0, rem1 = 0;
+    {
+      const offset_t j0 = alo + warp + static_cast<offset_t>(nwarps) * lane;
+      const offset_t j1 = j0 + static_cast<offset_t>(nwarps) * 32;
+      if (j0 < ahi) {
+        const index_t k = __ldg(a.col + j0);
+        cur0 = __ldg(b.rpt + k);
+        rem0 = static_cast<int>(__ldg(b.rpt + k + 1) - cur0);
+      }
+      if (j1 < ahi) {
+        const index_t k = __ldg(a.col + j1);
+        cur1 = __ldg(b.rpt + k);
+        rem1 = static_cast<int>(__ldg(b.rpt + k + 1) - cur1);
+      }
     }
     for (index_t w0 = 0; w0 < cols; w0 += window) {
       const index_t w1 = cols - w0 > window ? w0 + window : cols;
@@ -174,43 +191,77 @@ __global__ void __launch_bounds__(dense_block, 1)
       if constexpr (has_values_v<T> && S::kind != add_kind::any)
         for (int k = tid; k < window; k += dense_block) vals[k] = S::identity();
       __syncthreads();
+      const offset_t nnz_a = ahi - alo;
+      const int steps = nnz_a > warp ? static_cast<int>((nnz_a - warp + nwarps - 1) / nwarps) : 0;
       int t = 0;
-      for (offset_t j = alo + warp; j < ahi; j += nwarps, ++t) {
-        const index_t k = __ldg(a.col + j);
-        const VA av = load_value(a.val, j);
-        const offset_t pe = __ldg(b.rpt + k + 1);
-        if (sorted_b) {
-          const int slot = t >> 5;  // uniform in the warp
-          offset_t q;
-          if (slot < window_cursor_slots) {
-            offset_t mine = cur[0];
-#pragma unroll
-            for (int u = 1; u < window_cursor_slots; ++u)
-              if (slot == u) mine = cur[u];
-            q = __shfl_sync(full, mine, t & 31);
-          } else {
-            q = w0 == 0 ? __ldg(b.rpt + k) : warp_lower_bound(b.col, __ldg(b.rpt + k), pe, w0, lane);
+      if (sorted_b) {
+        // The steps with cursors, two deep: the next step's first 32 entries of B are loaded
+        // before this step's are added, so that a warp has two B loads in flight, not one (a
+        // step is often a single load: ~30 entries a window at 36 windows a row).
+        const int cursor_steps = min(steps, window_cursor_slots * 32);
+// The cursor of step `step` (held by lane step % 32 in slot step / 32) and the first 32
+// entries of its part (a macro: a lambda capturing the cursors would put them in memory).
+#define OPSPARSE_WINDOW_FETCH(step, q, pe, key, bv)                 \
+  do {                                                             \
+    const bool second_ = ((step) >> 5) != 0;                       \
+    q = __shfl_sync(full, second_ ? cur1 : cur0, (step) & 31);     \
+    pe = q + __shfl_sync(full, second_ ? rem1 : rem0, (step) & 31); \
+    if (q + lane < pe) {                                           \
+      key = __ldg(b.col + q + lane);                               \
+      bv = load_value(b.val, q + lane);                            \
+    }                                                              \
+  } while (0)
+        offset_t q = 0, pe = 0;
+        index_t key = 0;
+        VB bv{};
+        if (cursor_steps > 0) OPSPARSE_WINDOW_FETCH(0, q, pe, key, bv);
+        for (; t < cursor_steps; ++t) {
+          const VA av = load_value(a.val, alo + warp + static_cast<offset_t>(nwarps) * t);
+          offset_t qn = 0, pen = 0;
+          index_t keyn = 0;
+          VB bvn{};
+          if (t + 1 < cursor_steps) OPSPARSE_WINDOW_FETCH(t + 1, qn, pen, keyn, bvn);
+          const bool in = q + lane < pe && key < w1;
+          const int n = __popc(__ballot_sync(full, in));  // sorted: a prefix of the warp
+          if (in && mask_keeps<Mask>(mr, key)) window_add<S>(key - w0, av, bv, bits, vals);
+          offset_t qe = q + n;
+          if (n == 32) qe = window_part<S, VA, VB, Mask>(b, qe, pe, w0, w1, av, mr, bits, vals, lane);
+          if (lane == (t & 31)) {
+            if (t >> 5) {
+              cur1 = qe;
+              rem1 = static_cast<int>(pe - qe);
+            } else {
+              cur0 = qe;
+              rem0 = static_cast<int>(pe - qe);
+            }
           }
-          q = window_part<S, VA, VB, Mask>(b, q, pe, w0, w1, av, mr, bits, vals, lane);
-#pragma unroll
-          for (int u = 0; u < window_cursor_slots; ++u)
-            if (slot == u && lane == (t & 31)) cur[u] = q;
+          q = qn;
+          pe = pen;
+          key = keyn;
+          bv = bvn;
+        }
+#undef OPSPARSE_WINDOW_FETCH
+      }
+      for (; t < steps; ++t) {
+        const offset_t j = alo + warp + static_cast<offset_t>(nwarps) * t;
+        const VA av = load_value(a.val, j);
+        if (sorted_b) {
+          // beyond the cursors: the window's part found by search
+          const index_t k = __ldg(a.col + j);
+          const offset_t pe = __ldg(b.rpt + k + 1);
+          const offset_t q =
+              w0 == 0 ? __ldg(b.rpt + k) : warp_lower_bound(b.col, __ldg(b.rpt + k), pe, w0, lane);
+          window_part<S, VA, VB, Mask>(b, q, pe, w0, w1, av, mr, bits, vals, lane);
           continue;
         }
+        const index_t k = __ldg(a.col + j);
+        const offset_t pe = __ldg(b.rpt + k + 1);
         // Unsorted rows: every window walks the whole B row and keeps what falls inside.
         for (offset_t p = __ldg(b.rpt + k) + lane; __any_sync(full, p < pe); p += 32) {
           if (p >= pe) continue;
           const index_t key = __ldg(b.col + p);
           if (key < w0 || key >= w1 || !mask_keeps<Mask>(mr, key)) continue;
-          const int x = key - w0;
-          atomicOr(bits + (x >> 5), 1u << (x & 31));
-          if constexpr (has_values_v<T>) {
-            const T v = S::multiply(av, load_value(b.val, p));
-            if constexpr (S::kind == add_kind::any)
-              vals[x] = v;
-            else
-              accumulate<S>(vals + x, v);
-          }
+          window_add<S>(key - w0, av, load_value(b.val, p), bits, vals);
         }
       }
       __syncthreads();
