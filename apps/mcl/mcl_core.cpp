@@ -556,6 +556,9 @@ std::unique_ptr<backend<T>> make_backend(const params& p, bool gpu) {
       if (std::string(f) == "0") o.fused = fused_expansion::never;
       if (std::string(f) == "1") o.fused = fused_expansion::always;
     }
+    // OPSPARSE_MCL_FUSED_WINDOW=N caps the fused expansion's windows at N columns (a diagnostic:
+    // it reproduces a larger network's windows a row on a smaller one).
+    if (const char* w = std::getenv("OPSPARSE_MCL_FUSED_WINDOW")) o.fused_max_window = std::atoi(w);
     return make_gpu_backend<T>(-1, o);
 #else
     throw std::runtime_error("this build has no GPU engine (configured with -DOPSPARSE_GPU=OFF)");
