@@ -9,6 +9,8 @@
 // that the unpruned rows, 99% dense on protein-similarity networks, are never stored.
 //
 // The epilogue is a copyable struct of device code, called by every thread of the block:
+//   static constexpr bool presence_bits = ...;  // false: no bits, presence is value != 0
+//                                               // (S must sum with +: positive products)
 //   struct shared_storage { ... };            // its static shared memory (one per block)
 //   __device__ void begin_row(shared_storage&, index_t row) const;
 //   __device__ void window(shared_storage&, index_t row, index_t w0, int width,
@@ -16,7 +18,8 @@
 //   __device__ void end_row(shared_storage&, index_t row) const;
 // T = S::value_type. window() sees columns [w0, w0 + width): vals[x] holds column w0 + x's sum
 // (the semiring's identity where absent), bit x of bits[x / 32] says whether the row has the
-// column. Windows come in increasing column order; barriers separate the calls, so an epilogue
+// column (bits is not maintained when presence_bits is false). Windows come in increasing
+// column order; barriers separate the calls, so an epilogue
 // may keep per-row state in its shared storage. A block may identify itself by blockIdx.x
 // (gridDim.x = dense_rows_blocks()) to use scratch of its own in device memory.
 //

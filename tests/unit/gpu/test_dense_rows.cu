@@ -20,6 +20,7 @@ using namespace opsparse;
 
 /// Writes each visited row densely (values and presence) and counts its entries and windows.
 struct dense_copy {
+  static constexpr bool presence_bits = true;
   double* out;         // rows x cols
   unsigned char* has;  // rows x cols
   long long* nnz;      // per row

@@ -92,9 +92,15 @@ inline int window_columns(std::size_t smem_per_block_optin, std::size_t value_by
 constexpr int window_cursor_slots = 2;
 
 /// Adds the product av * bv to column w0 + x of the window (and marks it present).
-template <class S, class VA, class VB, class T>
+/// Bits: whether presence bits are kept (an epilogue that tells presence by the value, e.g. of
+/// positive products, saves one shared atomic per entry of the row).
+template <class S, bool Bits, class VA, class VB, class T>
 __device__ __forceinline__ void window_add(int x, VA av, VB bv, unsigned* bits, T* vals) {
-  if constexpr (has_values_v<T>) {
+  if constexpr (!Bits) {
+    static_assert(S::kind == add_kind::plus && has_values_v<T>,
+                  "presence without bits: values summed with +, absent ones the identity");
+    atomic_plus(vals + x, static_cast<T>(S::multiply(av, bv)));
+  } else if constexpr (has_values_v<T>) {
     const T v = S::multiply(av, bv);
     if constexpr (S::kind == add_kind::plus && std::is_floating_point_v<T>) {
       // The first addition to a column finds the identity (0) there: only it sets the
@@ -114,7 +120,7 @@ __device__ __forceinline__ void window_add(int x, VA av, VB bv, unsigned* bits, 
 
 /// One window's part of B row entries [q, pe) for a sorted row: accumulates every entry below
 /// w1 (all are >= w0) and returns where the part ends. The whole warp calls it.
-template <class S, class VA, class VB, class Mask, class T>
+template <class S, bool Bits, class VA, class VB, class Mask, class T>
 __device__ __forceinline__ offset_t window_part(const dev_csr<VB>& b, offset_t q, offset_t pe,
                                                 index_t w0, index_t w1, VA av, const mask_row& mr,
                                                 unsigned* bits, T* vals, int lane) {
@@ -136,18 +142,19 @@ __device__ __forceinline__ offset_t window_part(const dev_csr<VB>& b, offset_t q
     in0 = in0 && k0 < w1;
     // sorted: the lanes inside the window are a prefix of the warp
     const int n0 = __popc(__ballot_sync(0xffffffffu, in0));
-    if (in0 && mask_keeps<Mask>(mr, k0)) window_add<S>(k0 - w0, av, v0, bits, vals);
+    if (in0 && mask_keeps<Mask>(mr, k0)) window_add<S, Bits>(k0 - w0, av, v0, bits, vals);
     if (n0 < 32) return q + n0;
     in1 = in1 && k1 < w1;
     const int n1 = __popc(__ballot_sync(0xffffffffu, in1));
-    if (in1 && mask_keeps<Mask>(mr, k1)) window_add<S>(k1 - w0, av, v1, bits, vals);
+    if (in1 && mask_keeps<Mask>(mr, k1)) window_add<S, Bits>(k1 - w0, av, v1, bits, vals);
     q += 32 + n1;
     if (n1 < 32) return q;
   }
 }
 
 /// The rows `rows[0..n_rows)` of A·B (rows == nullptr: rows 0..n_rows-1), one block of
-/// dense_block threads a row, grid-stride. Each window's values and presence bits are complete
+/// dense_block threads a row, grid-stride. Each window's values and presence bits (unless
+/// Epi::presence_bits is false: then only values, summed with +) are complete
 /// when epi.window() is called (by the whole block, between barriers); absent columns hold the
 /// semiring's identity. Epi provides a `shared_storage` type (its static shared memory) and
 /// block-wide begin_row(storage, row), window(storage, row, w0, width, vals, bits) and
@@ -162,6 +169,7 @@ __global__ void __launch_bounds__(dense_block, 1)
   T* vals = reinterpret_cast<T*>(smem_w);  // window * sizeof(T) bytes (none for pattern)
   unsigned* bits = reinterpret_cast<unsigned*>(smem_w + (has_values_v<T> ? window * sizeof(T) : 0));
   __shared__ typename Epi::shared_storage epi_smem;
+  constexpr bool Bits = Epi::presence_bits;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nwarps = dense_block / 32;
   const int words = window / 32;
   // Read once: the flag was set by rows_unsorted_kernel earlier on the stream.
@@ -196,7 +204,8 @@ __global__ void __launch_bounds__(dense_block, 1)
     }
     for (index_t w0 = 0; w0 < cols; w0 += window) {
       const index_t w1 = cols - w0 > window ? w0 + window : cols;
-      for (int w = tid; w < words; w += dense_block) bits[w] = 0u;
+      if constexpr (Bits)
+        for (int w = tid; w < words; w += dense_block) bits[w] = 0u;
       if constexpr (has_values_v<T> && S::kind != add_kind::any)
         for (int k = tid; k < window; k += dense_block) vals[k] = S::identity();
       __syncthreads();
@@ -232,9 +241,9 @@ __global__ void __launch_bounds__(dense_block, 1)
           if (t + 1 < cursor_steps) OPSPARSE_WINDOW_FETCH(t + 1, qn, pen, keyn, bvn);
           const bool in = q + lane < pe && key < w1;
           const int n = __popc(__ballot_sync(full, in));  // sorted: a prefix of the warp
-          if (in && mask_keeps<Mask>(mr, key)) window_add<S>(key - w0, av, bv, bits, vals);
+          if (in && mask_keeps<Mask>(mr, key)) window_add<S, Bits>(key - w0, av, bv, bits, vals);
           offset_t qe = q + n;
-          if (n == 32) qe = window_part<S, VA, VB, Mask>(b, qe, pe, w0, w1, av, mr, bits, vals, lane);
+          if (n == 32) qe = window_part<S, Bits, VA, VB, Mask>(b, qe, pe, w0, w1, av, mr, bits, vals, lane);
           if (lane == (t & 31)) {
             if (t >> 5) {
               cur1 = qe;
@@ -260,7 +269,7 @@ __global__ void __launch_bounds__(dense_block, 1)
           const offset_t pe = __ldg(b.rpt + k + 1);
           const offset_t q =
               w0 == 0 ? __ldg(b.rpt + k) : warp_lower_bound(b.col, __ldg(b.rpt + k), pe, w0, lane);
-          window_part<S, VA, VB, Mask>(b, q, pe, w0, w1, av, mr, bits, vals, lane);
+          window_part<S, Bits, VA, VB, Mask>(b, q, pe, w0, w1, av, mr, bits, vals, lane);
           continue;
         }
         const index_t k = __ldg(a.col + j);
@@ -270,7 +279,7 @@ __global__ void __launch_bounds__(dense_block, 1)
           if (p >= pe) continue;
           const index_t key = __ldg(b.col + p);
           if (key < w0 || key >= w1 || !mask_keeps<Mask>(mr, key)) continue;
-          window_add<S>(key - w0, av, load_value(b.val, p), bits, vals);
+          window_add<S, Bits>(key - w0, av, load_value(b.val, p), bits, vals);
         }
       }
       __syncthreads();
@@ -286,6 +295,7 @@ __global__ void __launch_bounds__(dense_block, 1)
 /// thread owns a run of bit words), so that rows come out sorted with no sort.
 template <class T>
 struct window_writer {
+  static constexpr bool presence_bits = true;
   dev_out<T> c;
   struct shared_storage {
     typename dense_scan::TempStorage scan;
