@@ -88,46 +88,57 @@ host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p
                    "the graph's adjacency must be square, not " + std::to_string(adjacency.rows) +
                        "x" + std::to_string(adjacency.cols));
   // mcl mirrors every arc and merges duplicates by their maximum (--abc streaming); a native
-  // matrix is taken as it is (p.mirror off).
-  const host_csr<double> s = p.mirror ? io::symmetrize_max(adjacency) : adjacency;
+  // matrix is taken as it is (p.mirror off), without a copy.
+  host_csr<double> mirrored;
+  if (p.mirror) mirrored = io::symmetrize_max(adjacency);
+  const host_csr<double>& s = p.mirror ? mirrored : adjacency;
   const index_t n = s.rows;
   auto name = [&](index_t v) {
     return labels && static_cast<std::size_t>(v) < labels->size() ? (*labels)[v]
                                                                   : std::to_string(v);
   };
-  // Row i of the start matrix into `row` as (column, value), sorted by column.
-  const auto make_row = [&](index_t i, std::vector<std::pair<index_t, double>>& row) {
-    row.clear();
+  // -c multiplies the loop's weight (applied in make_row, with the other weights' scaling); a
+  // loop it makes zero is no entry.
+  const double loop_scale = p.loop_scale >= 0 ? mcl_float(p.loop_scale) : 1.0;
+  // Row i's entries: visit(j, w) for every non-zero one in order, the loop included; returns
+  // the weight of the loop that the row gets (0: none).
+  const auto scan_row = [&](index_t i, auto&& visit) {
     double loop = 0;
-    bool has_loop = false;
+    bool has_loop = false, edges = false;
     double heaviest = 0;
     for (offset_t k = s.rpt[i]; k < s.rpt[i + 1]; ++k) {
       const index_t j = s.col[k];
       const double w = s.val[k];
-      if (w < 0)
-        throw std::invalid_argument("negative weight " + num(w) + " on the edge " + name(i) +
-                                    " - " + name(j) +
-                                    ": MCL needs non-negative similarities (mcl's result is "
-                                    "undefined for negative weights)");
       if (w == 0) continue;  // a zero similarity is no edge (mcl keeps the nodes, not the arc)
+      visit(j, w);
       if (j == i) {
         loop = w;
         has_loop = true;
         continue;
       }
       heaviest = std::max(heaviest, w);
-      row.emplace_back(j, w);
+      edges = true;
     }
     if (p.discard_loops) {
       // mcl 22-282's default: input loops are dropped, then every node gets a loop as heavy as
       // its heaviest edge (weight 1 for a node without edges).
-      loop = row.empty() ? 1.0 : heaviest;
+      loop = edges ? heaviest : 1.0;
       has_loop = true;
     }
-    // -c multiplies the loop's weight (applied below, with the other weights' scaling); a loop
-    // it makes zero is no entry.
-    const double loop_scale = p.loop_scale >= 0 ? mcl_float(p.loop_scale) : 1.0;
-    if (has_loop && loop != 0 && loop_scale != 0) {
+    return has_loop && loop != 0 && loop_scale != 0 ? loop : 0.0;
+  };
+  // Row i of the start matrix into `row` as (column, value), sorted by column.
+  const auto make_row = [&](index_t i, std::vector<std::pair<index_t, double>>& row) {
+    row.clear();
+    const double loop = scan_row(i, [&](index_t j, double w) {
+      if (w < 0)
+        throw std::invalid_argument("negative weight " + num(w) + " on the edge " + name(i) +
+                                    " - " + name(j) +
+                                    ": MCL needs non-negative similarities (mcl's result is "
+                                    "undefined for negative weights)");
+      if (j != i) row.emplace_back(j, w);
+    });
+    if (loop != 0) {
       const auto at = std::lower_bound(row.begin(), row.end(), i,
                                        [](const auto& e, index_t c) { return e.first < c; });
       row.insert(at, {i, loop});
@@ -205,14 +216,24 @@ host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p
     }
     if (error) std::rethrow_exception(error);
   };
-  for_rows([&](index_t i, const std::vector<std::pair<index_t, double>>& row) {
-    out.rpt[static_cast<std::size_t>(i) + 1] = static_cast<offset_t>(row.size());
-  });
+  // A row's length without making it (making every row twice took half of the time): its
+  // non-zero edges and its loop, by make_row's rules (scan_row). A negative weight counts too:
+  // make_row throws on it in the second pass.
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(threads)
+  for (index_t i = 0; i < n; ++i) {
+    offset_t count = 0;
+    const double loop = scan_row(i, [&](index_t j, double) { count += j != i; });
+    out.rpt[static_cast<std::size_t>(i) + 1] = count + (loop != 0 ? 1 : 0);
+  }
   for (index_t i = 0; i < n; ++i) out.rpt[i + 1] += out.rpt[i];
   out.col.resize(static_cast<std::size_t>(out.rpt.back()));
   out.val.resize(static_cast<std::size_t>(out.rpt.back()));
   for_rows([&](index_t i, const std::vector<std::pair<index_t, double>>& row) {
     std::size_t at = static_cast<std::size_t>(out.rpt[i]);
+    OPSPARSE_EXPECTS(at + row.size() == static_cast<std::size_t>(out.rpt[i + 1]),
+                     "start_matrix: row " + std::to_string(i) + " counted " +
+                         std::to_string(out.rpt[i + 1] - out.rpt[i]) + " entries, made " +
+                         std::to_string(row.size()));
     for (const auto& e : row) {
       out.col[at] = e.first;
       out.val[at++] = e.second;

@@ -454,17 +454,26 @@ TEST_F(Mcl, SameClustersAsTheMclBinary) {
 }  // namespace
 
 // start_matrix runs in parallel above 65,536 entries: the same matrix, bit for bit, on 1 and on 3
-// threads, with loops, repeated edges, zero weights, -c and -pi; and the same first error.
+// threads, with loops, zero-weight loops, repeated edges, zero weights, isolated nodes, nodes
+// with only zero weights, -c (0 too), -pi, --discard-loops=n and without mirroring; and the same
+// first error.
 TEST(MclStartMatrix, ParallelEqualsSerialBitForBit) {
   const index_t n = 30000;
   std::mt19937_64 rng(3);
   host_csr<double> a(n, n);
   for (index_t i = 0; i < n; ++i) {
     std::vector<std::pair<index_t, double>> row;
-    for (int k = 0; k < 4; ++k)
-      row.emplace_back(static_cast<index_t>(rng() % n), 0.1 + (rng() % 1000) / 100.0);
+    const bool isolated = i % 13 == 5;  // no edge in either direction
+    for (int k = 0; k < 4 && !isolated; ++k) {
+      index_t c = static_cast<index_t>(rng() % n);
+      if (c % 13 == 5) --c;
+      row.emplace_back(c, 0.1 + (rng() % 1000) / 100.0);
+    }
+    if (i % 17 == 3)  // only zero weights
+      for (auto& e : row) e.second = 0;
     if (i % 7 == 0) row.emplace_back(i, 2.5);           // a loop
-    if (i % 11 == 0) row.emplace_back(row[0].first, 0);  // a zero weight
+    if (i % 19 == 1) row.emplace_back(i, 0.0);          // a zero-weight loop
+    if (i % 11 == 0 && !row.empty()) row.emplace_back(row[0].first, 0);  // a zero weight
     std::sort(row.begin(), row.end());
     row.erase(std::unique(row.begin(), row.end(),
                           [](auto& x, auto& y) { return x.first == y.first; }),
@@ -477,10 +486,18 @@ TEST(MclStartMatrix, ParallelEqualsSerialBitForBit) {
   }
   ASSERT_GT(a.nnz(), 65536);
   const int old = omp_get_max_threads();
-  for (int variant = 0; variant < 3; ++variant) {
+  for (int variant = 0; variant < 7; ++variant) {
     params p;
     if (variant == 1) p.loop_scale = 0.5;
     if (variant == 2) p.pre_inflation = 1.7;
+    if (variant == 3) p.discard_loops = false;
+    if (variant == 4) p.loop_scale = 0;
+    if (variant == 5) p.mirror = false;
+    if (variant == 6) {
+      p.discard_loops = false;
+      p.loop_scale = 2;
+      p.mirror = false;
+    }
     omp_set_num_threads(1);
     const auto one = start_matrix(a, p);
     omp_set_num_threads(3);
