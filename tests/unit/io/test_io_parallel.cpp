@@ -351,6 +351,47 @@ TEST(ParallelReaders, SymmetrizeMaxIsTheSameOnEveryThreadCount) {
   }
 }
 
+// symmetrize_max checks its input on every thread above 65,536 entries: an invalid matrix is
+// refused with validate()'s message (its first violation) whatever the thread count.
+TEST(ParallelReaders, SymmetrizeMaxRefusesInvalidInputLikeValidate) {
+  const index_t n = 20000;
+  opsparse::host_csr<double> a(n, n);
+  for (index_t i = 0; i < n; ++i) {
+    for (index_t k = 0; k < 5; ++k) {
+      a.col.push_back((i + 7 * k) % n);
+      a.val.push_back(1.0 + k);
+    }
+    std::sort(a.col.end() - 5, a.col.end());
+    a.rpt[static_cast<std::size_t>(i) + 1] = static_cast<offset_t>(a.col.size());
+  }
+  ASSERT_GT(a.col.size(), std::size_t(1) << 16);
+  std::vector<opsparse::host_csr<double>> bad(5, a);
+  bad[0].col[bad[0].rpt[15000] + 1] = bad[0].col[bad[0].rpt[15000]];  // repeated column
+  bad[0].col[bad[0].rpt[17000] + 1] = bad[0].col[bad[0].rpt[17000]];  // (the first one counts)
+  bad[1].col[bad[1].rpt[12345] + 4] = n;                              // out of range
+  bad[2].rpt[9000] = bad[2].rpt[9001] + 1;                            // rpt decreases
+  bad[3].val.pop_back();                                              // sizes differ
+  std::swap(bad[4].col[bad[4].rpt[19999]], bad[4].col[bad[4].rpt[19999] + 1]);  // unsorted
+  for (std::size_t b = 0; b < bad.size(); ++b) {
+    std::string want;
+    try {
+      opsparse::validate(bad[b]);
+    } catch (const std::invalid_argument& e) {
+      want = e.what();
+    }
+    ASSERT_FALSE(want.empty()) << b;
+    for (const int threads : {1, 3}) {
+      threads_scope t(threads);
+      try {
+        io::symmetrize_max(bad[b]);
+        ADD_FAILURE() << "case " << b << ": no error on " << threads << " threads";
+      } catch (const std::invalid_argument& e) {
+        EXPECT_EQ(e.what(), want) << "case " << b << ", " << threads << " threads";
+      }
+    }
+  }
+}
+
 namespace {
 
 struct bad_line {
