@@ -15,6 +15,7 @@
 
 #include "common/backend.hpp"
 #include "mcl.hpp"
+#include "mcl_reference.hpp"
 #include "mcl_test_util.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/io.hpp"
@@ -523,6 +524,84 @@ TEST(MclStartMatrix, ParallelEqualsSerialBitForBit) {
   omp_set_num_threads(old);
   EXPECT_FALSE(msg[0].empty());
   EXPECT_EQ(msg[0], msg[1]);
+}
+
+// A random limit-like matrix (transposed, rows are mcl columns) over n nodes: attractors (a
+// heaviest loop, sometimes tied with an edge to another attractor), nodes that flow to nodes of
+// lower levels (ties between targets make overlap; a light loop below the bar), empty rows and
+// rows that reach no attractor (missing nodes). Levels keep the DAG's reach short.
+template <class T>
+host_csr<T> random_limit(index_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int> level(static_cast<std::size_t>(n));
+  std::vector<std::vector<index_t>> at_level(4);
+  for (index_t v = 0; v < n; ++v) {
+    const unsigned r = static_cast<unsigned>(rng() % 100);
+    level[v] = r < 15 ? 0 : r < 60 ? 1 : r < 85 ? 2 : 3;
+    at_level[level[v]].push_back(v);
+  }
+  host_csr<T> l(n, n);
+  const auto pick = [&](int below) {
+    const int lv = static_cast<int>(rng() % static_cast<unsigned>(below));
+    const auto& pool = at_level[lv].empty() ? at_level[0] : at_level[lv];
+    return pool[rng() % pool.size()];
+  };
+  for (index_t v = 0; v < n; ++v) {
+    std::vector<std::pair<index_t, double>> row;
+    const unsigned r = static_cast<unsigned>(rng() % 100);
+    if (level[v] == 0) {
+      row.emplace_back(v, 3.0);
+      if (r < 15) row.emplace_back(pick(1), 3.0);       // a tie with the loop: one system
+      else if (r < 30) row.emplace_back(pick(1), 0.001);  // below the bar
+    } else if (r >= 5) {  // 5% empty rows: missing nodes
+      const int targets = 1 + static_cast<int>(rng() % 3);
+      for (int k = 0; k < targets; ++k) row.emplace_back(pick(level[v]), 1.0 + static_cast<double>(rng() % 2));
+      if (r < 20) row.emplace_back(v, 0.01);  // a light loop: not an attractor
+    }
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end(),
+                          [](const auto& x, const auto& y) { return x.first == y.first; }),
+              row.end());
+    double sum = 0;
+    for (const auto& e : row) sum += e.second;
+    for (const auto& e : row) {
+      l.col.push_back(e.first);
+      l.val.push_back(static_cast<T>(e.second / sum));
+    }
+    l.rpt[v + 1] = static_cast<offset_t>(l.col.size());
+  }
+  return l;
+}
+
+// interpret runs in parallel from 32,768 nodes: on any thread count it equals the serial
+// reference (mcl_reference.hpp, the interpretation as it was before) cluster for cluster and in
+// order, in every overlap mode, with ties, overlap and missing nodes; below that size too.
+template <class T>
+void expect_interpret_equals_reference(index_t n, std::uint64_t seed) {
+  const host_csr<T> l = random_limit<T>(n, seed);
+  for (overlap_mode mode : {overlap_mode::cut, overlap_mode::keep, overlap_mode::split}) {
+    const clustering want = interpret_reference(l, mode);
+    for (int threads : {1, 2, 3, 8}) {
+      const clustering got = interpret(l, mode, threads);
+      const std::string what = "n " + std::to_string(n) + " seed " + std::to_string(seed) +
+                               " mode " + std::to_string(static_cast<int>(mode)) + " threads " +
+                               std::to_string(threads);
+      EXPECT_EQ(got.attractors, want.attractors) << what;
+      EXPECT_EQ(got.overlap, want.overlap) << what;
+      EXPECT_EQ(got.missing, want.missing) << what;
+      EXPECT_TRUE(got.clusters == want.clusters) << what;
+    }
+    EXPECT_GT(want.overlap, 0u);
+    EXPECT_GT(want.missing, 0u);
+  }
+}
+
+TEST(MclInterpret, ParallelEqualsSerialReference) {
+  for (std::uint64_t seed : {1u, 2u}) {
+    expect_interpret_equals_reference<float>(50000, seed);
+    expect_interpret_equals_reference<double>(40000, seed);
+  }
+  expect_interpret_equals_reference<float>(3000, 3);  // the one-thread path
 }
 
 // opsparse-mcl asks CUDA for one hardware queue (faster context creation and exit) but leaves a
