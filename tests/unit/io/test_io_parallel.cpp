@@ -480,6 +480,27 @@ TEST(ParallelReaders, EdgeListBadLineInALaterChunkNamesItsLine) {
                             ".txt");
 }
 
+// A file of 16 MiB or more is searched for NUL bytes in 1 MiB blocks on every thread: the first
+// NUL byte is reported (line and byte offset), not the first block's to finish.
+TEST(ParallelReaders, FirstNulByteOfALargeFile) {
+  scratch_dir dir;
+  std::string text;
+  const std::string line = "P000001\tP000002\t0.5\n";  // 22 bytes
+  while (text.size() < (std::size_t(20) << 20)) text += line;
+  const std::size_t first = (std::size_t(13) << 20) + 3 * line.size() + 4;  // in block 13
+  text[(std::size_t(17) << 20) + 5] = '\0';
+  text[first] = '\0';
+  text[(std::size_t(19) << 20) + 1] = '\0';
+  const std::string path = dir.write("nul.abc", text);
+  const long long line_no = static_cast<long long>(first / line.size()) + 1;
+  for (const int threads : {1, 3}) {
+    threads_scope t(threads);
+    EXPECT_TRUE(throws_parse_error([&] { io::read_abc(path); }, path, line_no,
+                                   "NUL byte at byte offset " + std::to_string(first)))
+        << threads << " threads";
+  }
+}
+
 TEST(ParallelReaders, NoEdgesCountsEveryLine) {
   scratch_dir dir;
   std::string text;
