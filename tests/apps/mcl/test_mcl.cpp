@@ -527,9 +527,10 @@ TEST(MclStartMatrix, ParallelEqualsSerialBitForBit) {
 }
 
 // A random limit-like matrix (transposed, rows are mcl columns) over n nodes: attractors (a
-// heaviest loop, sometimes tied with an edge to another attractor), nodes that flow to nodes of
-// lower levels (ties between targets make overlap; a light loop below the bar), empty rows and
-// rows that reach no attractor (missing nodes). Levels keep the DAG's reach short.
+// heaviest loop, sometimes tied with an edge to another attractor or to a node that is none),
+// nodes that flow to nodes of lower levels (ties between targets make overlap; a light loop
+// below the bar), empty rows and rows that reach no attractor (missing nodes). Levels keep the
+// DAG's reach short.
 template <class T>
 host_csr<T> random_limit(index_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -553,6 +554,8 @@ host_csr<T> random_limit(index_t n, std::uint64_t seed) {
       row.emplace_back(v, 3.0);
       if (r < 15) row.emplace_back(pick(1), 3.0);       // a tie with the loop: one system
       else if (r < 30) row.emplace_back(pick(1), 0.001);  // below the bar
+      else if (r < 35 && !at_level[1].empty())            // kept, to a node that is no attractor
+        row.emplace_back(at_level[1][rng() % at_level[1].size()], 3.0);
     } else if (r >= 5) {  // 5% empty rows: missing nodes
       const int targets = 1 + static_cast<int>(rng() % 3);
       for (int k = 0; k < targets; ++k) row.emplace_back(pick(level[v]), 1.0 + static_cast<double>(rng() % 2));
