@@ -330,6 +330,11 @@ namespace {
 
 /// Below this many nodes the interpretation runs on one thread: waking a team costs more.
 constexpr index_t interpret_parallel_min_nodes = index_t(1) << 15;
+/// ... and below this many when the thread count is left to it (threads 0). One thread takes
+/// about 12 ms over a 200,000-node limit and two 9 ms; but a pass is a dozen parallel loops, and
+/// with one of the two cores busy with another process each loop's barrier waited for a
+/// descheduled thread: 130 ms.
+constexpr index_t interpret_auto_parallel_min_nodes = index_t(1) << 18;
 /// Nodes per block of the parallel passes: small enough for 16 threads to balance on 200,000
 /// nodes, large enough that a block's bookkeeping (a vector of memberships) is negligible.
 constexpr index_t interpret_block_nodes = index_t(1) << 13;
@@ -524,7 +529,7 @@ template <class T>
 clustering interpret(const host_csr<T>& limit, overlap_mode mode, int threads) {
   OPSPARSE_EXPECTS(limit.rows == limit.cols, "interpret: the limit matrix must be square");
   const index_t n = limit.rows;
-  if (threads <= 0) threads = omp_get_max_threads();
+  if (threads <= 0) threads = n < interpret_auto_parallel_min_nodes ? 1 : omp_get_max_threads();
   if (n < interpret_parallel_min_nodes) threads = 1;
   const std::size_t blocks =
       (static_cast<std::size_t>(n) + interpret_block_nodes - 1) / interpret_block_nodes;
