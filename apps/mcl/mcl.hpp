@@ -218,9 +218,10 @@ struct clustering {
 /// through kept entries) are clusters, numbered by size then lexicographically; every other node
 /// joins the clusters of all attractors it reaches; unclaimed nodes form one extra cluster;
 /// overlap is resolved by `mode`; clusters are sorted largest first, equal sizes by their node
-/// lists (mcl's revsize order).
+/// lists (mcl's revsize order). Runs on `threads` OpenMP threads (0: all from 262,144 nodes,
+/// one below; any count: one below 32,768 nodes); the result does not depend on the count.
 template <class T>
-clustering interpret(const host_csr<T>& limit, overlap_mode mode);
+clustering interpret(const host_csr<T>& limit, overlap_mode mode, int threads = 0);
 
 /// Writes clusters as mcl -o does in label mode: one per line, tab-separated labels.
 void write_clusters(std::ostream& os, const clustering& c, const std::vector<std::string>& labels);

@@ -6,12 +6,43 @@ namespace opsparse::io {
 
 using namespace internal;
 
+namespace {
+
+/// validate(a) on the OpenMP threads: the rows are checked in parallel and validate() runs only
+/// when one fails, to throw its message (the first violation). It checked 44 million entries
+/// on one thread, a tenth of symmetrize_max's time on 16 threads.
+void validate_in_parallel(const host_csr<double>& a) {
+  const std::size_t rows = static_cast<std::size_t>(a.rows);
+  bool ok = a.rows >= 0 && a.cols >= 0 && a.rpt.size() == rows + 1 && a.rpt[0] == 0 &&
+            static_cast<offset_t>(a.col.size()) == a.rpt.back() && a.val.size() == a.col.size();
+  if (ok) {
+    bool bad = false;  // rpt decreases: the rows' entries cannot be read yet
+#pragma omp parallel for schedule(static) reduction(|| : bad)
+    for (index_t i = 0; i < a.rows; ++i) bad = bad || a.rpt[i + 1] < a.rpt[i];
+    ok = !bad;
+  }
+  if (ok) {
+    bool bad = false;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(|| : bad)
+    for (index_t i = 0; i < a.rows; ++i) {
+      const offset_t k0 = a.rpt[i], k1 = a.rpt[i + 1];
+      for (offset_t k = k0; k < k1 && !bad; ++k)
+        bad = a.col[k] < 0 || a.col[k] >= a.cols || (k > k0 && a.col[k - 1] >= a.col[k]);
+    }
+    ok = !bad;
+  }
+  if (!ok) validate(a);
+}
+
+}  // namespace
+
 host_csr<double> symmetrize_max(const host_csr<double>& a) {
   OPSPARSE_EXPECTS(a.rows == a.cols, "symmetrize_max needs a square matrix");
-  validate(a);
   const index_t n = a.rows;
   const std::size_t rows = static_cast<std::size_t>(n);
   const bool parallel = a.col.size() >= parallel_rows_min_entries && omp_get_max_threads() > 1;
+  if (parallel) validate_in_parallel(a);
+  else validate(a);
 
   // A^T, grouped by row from blocks of rows of A taken in order: a row of A^T then lists its
   // columns in increasing order, as transpose() does.

@@ -137,8 +137,15 @@ struct abc_format {
                                         base + (b.where >> length_bits) + 16, length - 16) == 0);
   }
   std::string label(const key& k) const {
-    return std::string(base + (k.where >> length_bits),
-                       static_cast<std::size_t>(k.where & max_label_length));
+    const std::size_t length = static_cast<std::size_t>(k.where & max_label_length);
+    if (length <= sizeof k.head) {
+      // The head holds the label's bytes (load_word keeps their order): the file, visited in
+      // the order of the keys, is not read again.
+      char bytes[sizeof k.head];
+      std::memcpy(bytes, k.head, sizeof k.head);
+      return std::string(bytes, length);
+    }
+    return std::string(base + (k.where >> length_bits), length);
   }
   static std::string bad_shape(std::string_view line) {
     return "expected 'label<TAB>label[<TAB>weight]', found " + quote(line);

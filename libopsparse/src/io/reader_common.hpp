@@ -78,11 +78,26 @@ inline std::string quote(std::string_view s) {
                         ": binary data, not a text file");
 }
 
-inline void reject_nul(const std::string& path, std::string_view data) {
-  if (const void* z = std::memchr(data.data(), '\0', data.size())) {
-    const std::size_t at = static_cast<std::size_t>(static_cast<const char*>(z) - data.data());
-    throw_nul(path, data.substr(0, at), at);
+/// The offset of the first NUL byte in `data`, or data.size(). Large files are searched in
+/// blocks on the OpenMP threads: one thread took 65 ms over a 735 MB ABC file, a tenth of its
+/// parallel reading on 16 cores.
+inline std::size_t find_nul(std::string_view data) {
+  constexpr std::size_t block = std::size_t(1) << 20;
+  const std::size_t blocks = (data.size() + block - 1) / block;
+  std::size_t first = data.size();
+#pragma omp parallel for schedule(dynamic, 8) reduction(min : first) if (blocks >= 16)
+  for (long long b = 0; b < static_cast<long long>(blocks); ++b) {
+    const std::size_t at = static_cast<std::size_t>(b) * block;
+    const std::size_t size = std::min(block, data.size() - at);
+    if (const void* z = std::memchr(data.data() + at, '\0', size))
+      first = std::min(first, static_cast<std::size_t>(static_cast<const char*>(z) - data.data()));
   }
+  return first;
+}
+
+inline void reject_nul(const std::string& path, std::string_view data) {
+  const std::size_t at = find_nul(data);
+  if (at < data.size()) throw_nul(path, data.substr(0, at), at);
 }
 
 /// The bytes of a whole file, or parse_error(path, 0, ...) when it cannot be opened or read.

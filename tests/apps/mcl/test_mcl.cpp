@@ -15,6 +15,7 @@
 
 #include "common/backend.hpp"
 #include "mcl.hpp"
+#include "mcl_reference.hpp"
 #include "mcl_test_util.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/io.hpp"
@@ -454,17 +455,26 @@ TEST_F(Mcl, SameClustersAsTheMclBinary) {
 }  // namespace
 
 // start_matrix runs in parallel above 65,536 entries: the same matrix, bit for bit, on 1 and on 3
-// threads, with loops, repeated edges, zero weights, -c and -pi; and the same first error.
+// threads, with loops, zero-weight loops, repeated edges, zero weights, isolated nodes, nodes
+// with only zero weights, -c (0 too), -pi, --discard-loops=n and without mirroring; and the same
+// first error.
 TEST(MclStartMatrix, ParallelEqualsSerialBitForBit) {
   const index_t n = 30000;
   std::mt19937_64 rng(3);
   host_csr<double> a(n, n);
   for (index_t i = 0; i < n; ++i) {
     std::vector<std::pair<index_t, double>> row;
-    for (int k = 0; k < 4; ++k)
-      row.emplace_back(static_cast<index_t>(rng() % n), 0.1 + (rng() % 1000) / 100.0);
+    const bool isolated = i % 13 == 5;  // no edge in either direction
+    for (int k = 0; k < 4 && !isolated; ++k) {
+      index_t c = static_cast<index_t>(rng() % n);
+      if (c % 13 == 5) --c;
+      row.emplace_back(c, 0.1 + (rng() % 1000) / 100.0);
+    }
+    if (i % 17 == 3)  // only zero weights
+      for (auto& e : row) e.second = 0;
     if (i % 7 == 0) row.emplace_back(i, 2.5);           // a loop
-    if (i % 11 == 0) row.emplace_back(row[0].first, 0);  // a zero weight
+    if (i % 19 == 1) row.emplace_back(i, 0.0);          // a zero-weight loop
+    if (i % 11 == 0 && !row.empty()) row.emplace_back(row[0].first, 0);  // a zero weight
     std::sort(row.begin(), row.end());
     row.erase(std::unique(row.begin(), row.end(),
                           [](auto& x, auto& y) { return x.first == y.first; }),
@@ -477,10 +487,18 @@ TEST(MclStartMatrix, ParallelEqualsSerialBitForBit) {
   }
   ASSERT_GT(a.nnz(), 65536);
   const int old = omp_get_max_threads();
-  for (int variant = 0; variant < 3; ++variant) {
+  for (int variant = 0; variant < 7; ++variant) {
     params p;
     if (variant == 1) p.loop_scale = 0.5;
     if (variant == 2) p.pre_inflation = 1.7;
+    if (variant == 3) p.discard_loops = false;
+    if (variant == 4) p.loop_scale = 0;
+    if (variant == 5) p.mirror = false;
+    if (variant == 6) {
+      p.discard_loops = false;
+      p.loop_scale = 2;
+      p.mirror = false;
+    }
     omp_set_num_threads(1);
     const auto one = start_matrix(a, p);
     omp_set_num_threads(3);
@@ -506,6 +524,87 @@ TEST(MclStartMatrix, ParallelEqualsSerialBitForBit) {
   omp_set_num_threads(old);
   EXPECT_FALSE(msg[0].empty());
   EXPECT_EQ(msg[0], msg[1]);
+}
+
+// A random limit-like matrix (transposed, rows are mcl columns) over n nodes: attractors (a
+// heaviest loop, sometimes tied with an edge to another attractor or to a node that is none),
+// nodes that flow to nodes of lower levels (ties between targets make overlap; a light loop
+// below the bar), empty rows and rows that reach no attractor (missing nodes). Levels keep the
+// DAG's reach short.
+template <class T>
+host_csr<T> random_limit(index_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int> level(static_cast<std::size_t>(n));
+  std::vector<std::vector<index_t>> at_level(4);
+  for (index_t v = 0; v < n; ++v) {
+    const unsigned r = static_cast<unsigned>(rng() % 100);
+    level[v] = r < 15 ? 0 : r < 60 ? 1 : r < 85 ? 2 : 3;
+    at_level[level[v]].push_back(v);
+  }
+  host_csr<T> l(n, n);
+  const auto pick = [&](int below) {
+    const int lv = static_cast<int>(rng() % static_cast<unsigned>(below));
+    const auto& pool = at_level[lv].empty() ? at_level[0] : at_level[lv];
+    return pool[rng() % pool.size()];
+  };
+  for (index_t v = 0; v < n; ++v) {
+    std::vector<std::pair<index_t, double>> row;
+    const unsigned r = static_cast<unsigned>(rng() % 100);
+    if (level[v] == 0) {
+      row.emplace_back(v, 3.0);
+      if (r < 15) row.emplace_back(pick(1), 3.0);       // a tie with the loop: one system
+      else if (r < 30) row.emplace_back(pick(1), 0.001);  // below the bar
+      else if (r < 35 && !at_level[1].empty())            // kept, to a node that is no attractor
+        row.emplace_back(at_level[1][rng() % at_level[1].size()], 3.0);
+    } else if (r >= 5) {  // 5% empty rows: missing nodes
+      const int targets = 1 + static_cast<int>(rng() % 3);
+      for (int k = 0; k < targets; ++k) row.emplace_back(pick(level[v]), 1.0 + static_cast<double>(rng() % 2));
+      if (r < 20) row.emplace_back(v, 0.01);  // a light loop: not an attractor
+    }
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end(),
+                          [](const auto& x, const auto& y) { return x.first == y.first; }),
+              row.end());
+    double sum = 0;
+    for (const auto& e : row) sum += e.second;
+    for (const auto& e : row) {
+      l.col.push_back(e.first);
+      l.val.push_back(static_cast<T>(e.second / sum));
+    }
+    l.rpt[v + 1] = static_cast<offset_t>(l.col.size());
+  }
+  return l;
+}
+
+// interpret runs in parallel from 32,768 nodes: on any thread count it equals the serial
+// reference (mcl_reference.hpp, the interpretation as it was before) cluster for cluster and in
+// order, in every overlap mode, with ties, overlap and missing nodes; below that size too.
+template <class T>
+void expect_interpret_equals_reference(index_t n, std::uint64_t seed) {
+  const host_csr<T> l = random_limit<T>(n, seed);
+  for (overlap_mode mode : {overlap_mode::cut, overlap_mode::keep, overlap_mode::split}) {
+    const clustering want = interpret_reference(l, mode);
+    for (int threads : {1, 2, 3, 8}) {
+      const clustering got = interpret(l, mode, threads);
+      const std::string what = "n " + std::to_string(n) + " seed " + std::to_string(seed) +
+                               " mode " + std::to_string(static_cast<int>(mode)) + " threads " +
+                               std::to_string(threads);
+      EXPECT_EQ(got.attractors, want.attractors) << what;
+      EXPECT_EQ(got.overlap, want.overlap) << what;
+      EXPECT_EQ(got.missing, want.missing) << what;
+      EXPECT_TRUE(got.clusters == want.clusters) << what;
+    }
+    EXPECT_GT(want.overlap, 0u);
+    EXPECT_GT(want.missing, 0u);
+  }
+}
+
+TEST(MclInterpret, ParallelEqualsSerialReference) {
+  for (std::uint64_t seed : {1u, 2u}) {
+    expect_interpret_equals_reference<float>(50000, seed);
+    expect_interpret_equals_reference<double>(40000, seed);
+  }
+  expect_interpret_equals_reference<float>(3000, 3);  // the one-thread path
 }
 
 // opsparse-mcl asks CUDA for one hardware queue (faster context creation and exit) but leaves a

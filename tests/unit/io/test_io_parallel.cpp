@@ -351,6 +351,47 @@ TEST(ParallelReaders, SymmetrizeMaxIsTheSameOnEveryThreadCount) {
   }
 }
 
+// symmetrize_max checks its input on every thread above 65,536 entries: an invalid matrix is
+// refused with validate()'s message (its first violation) whatever the thread count.
+TEST(ParallelReaders, SymmetrizeMaxRefusesInvalidInputLikeValidate) {
+  const index_t n = 20000;
+  opsparse::host_csr<double> a(n, n);
+  for (index_t i = 0; i < n; ++i) {
+    for (index_t k = 0; k < 5; ++k) {
+      a.col.push_back((i + 7 * k) % n);
+      a.val.push_back(1.0 + k);
+    }
+    std::sort(a.col.end() - 5, a.col.end());
+    a.rpt[static_cast<std::size_t>(i) + 1] = static_cast<offset_t>(a.col.size());
+  }
+  ASSERT_GT(a.col.size(), std::size_t(1) << 16);
+  std::vector<opsparse::host_csr<double>> bad(5, a);
+  bad[0].col[bad[0].rpt[15000] + 1] = bad[0].col[bad[0].rpt[15000]];  // repeated column
+  bad[0].col[bad[0].rpt[17000] + 1] = bad[0].col[bad[0].rpt[17000]];  // (the first one counts)
+  bad[1].col[bad[1].rpt[12345] + 4] = n;                              // out of range
+  bad[2].rpt[9000] = bad[2].rpt[9001] + 1;                            // rpt decreases
+  bad[3].val.pop_back();                                              // sizes differ
+  std::swap(bad[4].col[bad[4].rpt[19999]], bad[4].col[bad[4].rpt[19999] + 1]);  // unsorted
+  for (std::size_t b = 0; b < bad.size(); ++b) {
+    std::string want;
+    try {
+      opsparse::validate(bad[b]);
+    } catch (const std::invalid_argument& e) {
+      want = e.what();
+    }
+    ASSERT_FALSE(want.empty()) << b;
+    for (const int threads : {1, 3}) {
+      threads_scope t(threads);
+      try {
+        io::symmetrize_max(bad[b]);
+        ADD_FAILURE() << "case " << b << ": no error on " << threads << " threads";
+      } catch (const std::invalid_argument& e) {
+        EXPECT_EQ(e.what(), want) << "case " << b << ", " << threads << " threads";
+      }
+    }
+  }
+}
+
 namespace {
 
 struct bad_line {
@@ -437,6 +478,27 @@ TEST(ParallelReaders, EdgeListBadLineInALaterChunkNamesItsLine) {
                              {"1 2 -inf", "not finite"},
                              {"1 2 3 4\r", "unexpected text"}},
                             ".txt");
+}
+
+// A file of 16 MiB or more is searched for NUL bytes in 1 MiB blocks on every thread: the first
+// NUL byte is reported (line and byte offset), not the first block's to finish.
+TEST(ParallelReaders, FirstNulByteOfALargeFile) {
+  scratch_dir dir;
+  std::string text;
+  const std::string line = "P000001\tP000002\t0.5\n";  // 22 bytes
+  while (text.size() < (std::size_t(20) << 20)) text += line;
+  const std::size_t first = (std::size_t(13) << 20) + 3 * line.size() + 4;  // in block 13
+  text[(std::size_t(17) << 20) + 5] = '\0';
+  text[first] = '\0';
+  text[(std::size_t(19) << 20) + 1] = '\0';
+  const std::string path = dir.write("nul.abc", text);
+  const long long line_no = static_cast<long long>(first / line.size()) + 1;
+  for (const int threads : {1, 3}) {
+    threads_scope t(threads);
+    EXPECT_TRUE(throws_parse_error([&] { io::read_abc(path); }, path, line_no,
+                                   "NUL byte at byte offset " + std::to_string(first)))
+        << threads << " threads";
+  }
 }
 
 TEST(ParallelReaders, NoEdgesCountsEveryLine) {
