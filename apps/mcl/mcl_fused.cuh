@@ -19,6 +19,11 @@
 // over the candidates, the kept entries are renormalised and appended, in column order, to an
 // output buffer; a gather then lays the rows out as the next iterate.
 //
+// Presence is read from the value (the visit keeps no presence bits): an expanded entry whose
+// sum is exactly 0 does not exist here, where the stored expansion keeps it. Only a product
+// with a cell that inflation rounded to 0 (a float below 1e-45, from a value below ~1e-23) makes
+// one; it would change a row's length, never a value or a partition.
+//
 // A row whose candidates cannot be brought under the scratch's capacity (only with huge ties,
 // or without any selection, recovery and cutoff) marks the block overflowed: the backend then
 // computes that block unfused, so results never depend on the capacity.
