@@ -44,6 +44,10 @@ namespace opsparse::mcl {
 
 namespace {
 
+/// The deepest rank (max(S, R)) the fused expansion handles; deeper ones expand unfused (the
+/// candidates' scratch is twice a window plus twice K entries a thread block).
+constexpr long long fused_max_rank = 1 << 20;
+
 constexpr int warp_size = 32;
 constexpr int block_threads = 256;  // 8 warps, one row each
 constexpr unsigned full_mask = 0xffffffffu;
@@ -689,6 +693,13 @@ class gpu_backend final : public backend<T> {
     const index_t m = r1_ - r0_;
     if (m == 0) return;
     const long long k = std::max(rule.select, rule.recover);
+    if (k > fused_max_rank) {
+      // Ranks this deep need scratch of several times K a thread block: the stored expansion.
+      ++fused_fallbacks_;
+      expand_unfused(r0_, r1_);
+      prune_expanded(rule);
+      return;
+    }
     epilogue epi{};
     epi.rule = rule;
     epi.rank_k = k;
@@ -706,8 +717,11 @@ class gpu_backend final : public backend<T> {
     keep_.reserve(static_cast<std::size_t>(m) + 1);
     counters_.reserve(1);
     cub_scratch(scan_bytes(static_cast<long long>(m) + 1));
+    // Room for K kept entries a row (at most 2,048 assumed; the visit runs again with the exact
+    // size when rows keep more).
     unsigned long long out_cap = std::max<unsigned long long>(
-        out_col_.capacity(), static_cast<unsigned long long>(m) * static_cast<unsigned long long>(k + 64));
+        out_col_.capacity(),
+        static_cast<unsigned long long>(m) * static_cast<unsigned long long>(std::min(k, 1984ll) + 64));
     const csr_view<T> b{n_, n_, m_.nnz, m_.rpt.data(), m_.col.data(), m_.val.data()};
     csr_view<T> a = b;
     a.rows = m;
