@@ -29,8 +29,8 @@ namespace {
 //     (v, u). Their maximum so combined is symmetrize_max's, which takes max(A(u,v), A(v,u)) of the
 //     combined entries, the first one on a tie: the same value and the same zero's sign. The
 //     directed matrix and its transpose (16 bytes an entry, and a serial zero-fill of the
-//     result's 12) are not made: mcl's mirroring took 0.92 s of the 1M-node network's 1.40 s
-//     start matrix on two threads.
+//     result's 12) are not made: mcl's mirroring took 0.92 s of the 1M-node network's 1.41 s
+//     start matrix on two threads (2-core build machine).
 // Errors: a chunk stops at its first bad line and records it. The first chunk with an error holds
 // the file's first bad line, whose number is the lines of the chunks before it plus its line in
 // the chunk; the message is the serial reader's. Every result is independent of the thread count.
