@@ -506,9 +506,13 @@ int run_main(int argc, char** argv) {
       return stream_tf(w);
     };
   stage = "reading the input";
-  io::labelled_graph g = io::read_graph(path, format, read_opts);
+  // mcl clusters a native matrix as it is, directed or not, and mirrors everything else: the
+  // reader mirrors as it assembles the rows (no directed copy to mirror afterwards), so that
+  // start_matrix gets the graph ready (format is mcl_native here for any native input: above).
   const bool native = format == io::file_format::mcl_native;
-  p.mirror = !native;  // mcl clusters a native matrix as it is, directed or not
+  read_opts.symmetrize = !native;
+  io::labelled_graph g = io::read_graph(path, format, read_opts);
+  p.mirror = false;
   // A native matrix's labels are its domain's indices: kept as numbers for the output.
   std::vector<std::int64_t> node_ids;
   bool canonical_ids = true;
@@ -521,7 +525,6 @@ int run_main(int argc, char** argv) {
   }
   if (vm.count("write-graph") || !matrix_tf.empty()) {
     // mcl's order: the graph as read (mirrored for ABC and the like) for -write-graph, then -tf.
-    if (p.mirror) g.adj = io::symmetrize_max(g.adj);
     if (vm.count("write-graph")) {
       host_csr<double> nz = g.adj;
       mcl::transform_values(nz, mcl::value_transform::parse("gt(0)"));
@@ -608,7 +611,7 @@ int run_main(int argc, char** argv) {
   if (!inflations.empty()) {
     stage = "clustering (inflation sweep)";
     // clm info's measures of each clustering over the graph as clustered (mirrored unless native).
-    const host_csr<double> measured = p.mirror ? io::symmetrize_max(g.adj) : g.adj;
+    const host_csr<double>& measured = g.adj;
     std::ostringstream table;
     table << "[" << prog << "] inflation  clusters  iterations  seconds  mass-fraction  area-fraction\n";
     mcl::cluster_sweep(start, p, inflations, gpu, prec, progress,

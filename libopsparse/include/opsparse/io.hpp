@@ -41,6 +41,10 @@ struct read_options {
   /// Edge lists and ABC: applied to every weight as it is read (1 for a line without one),
   /// before duplicates are merged and before the `nonnegative` check (mcl's -abc-tf).
   std::function<double(double)> weight_transform;
+  /// The graph as symmetrize_max makes it (mcl's mirroring): same matrix, bit for bit. Edge
+  /// lists and ABC files mirror every edge while their rows are assembled, with no directed
+  /// copy of the graph; the other formats call symmetrize_max after reading.
+  bool symmetrize = false;
 };
 
 /// Reads a Matrix Market coordinate file. Symmetric and skew-symmetric files are expanded.

@@ -83,6 +83,7 @@ labelled_graph finish_graph(const std::string& path, const line_reader& lines, t
   const index_t n = static_cast<index_t>(labels.size());
   labelled_graph g;
   g.adj = assemble(path, n, n, t, combine_max, "");
+  if (r.options.symmetrize) g.adj = symmetrize_max(g.adj);
   g.labels = std::move(labels);
   return g;
 }
@@ -269,17 +270,22 @@ labelled_graph read_graph(const std::string& path, file_format format,
                              : file_format::edge_list;
   }
   switch (format) {
-    case file_format::abc: return read_abc(path, options);
+    case file_format::abc: return read_abc(path, options);  // they mirror as they read
     case file_format::edge_list: return read_edge_list(path, options);
-    case file_format::mcl_native: return read_mcl_native_graph(path, options);
+    case file_format::mcl_native:
     case file_format::matrix_market:
     case file_format::automatic: break;
   }
   return guard_memory(path, [&] {
     labelled_graph g;
-    g.adj = read_matrix_market_graph(path, options);
-    g.labels.reserve(static_cast<std::size_t>(g.adj.rows));
-    for (index_t i = 0; i < g.adj.rows; ++i) g.labels.push_back(std::to_string(i + 1));
+    if (format == file_format::mcl_native) {
+      g = read_mcl_native_graph(path, options);
+    } else {
+      g.adj = read_matrix_market_graph(path, options);
+      g.labels.reserve(static_cast<std::size_t>(g.adj.rows));
+      for (index_t i = 0; i < g.adj.rows; ++i) g.labels.push_back(std::to_string(i + 1));
+    }
+    if (options.symmetrize) g.adj = symmetrize_max(g.adj);
     return g;
   });
 }

@@ -301,6 +301,96 @@ TEST(ParallelReaders, DuplicatesKeepTheFirstOfEqualMaxima) {
   EXPECT_FALSE(std::signbit(g.adj.val[3]));   // (d, c): 0 first
 }
 
+namespace {
+
+/// Reads `path` mirrored (read_options::symmetrize) with every chunk size on 1 and 3 threads,
+/// and serially; each must be symmetrize_max of the directed serial reading, bit for bit.
+void expect_symmetrized_reading(io::labelled_graph (*read)(const std::string&,
+                                                           const io::read_options&),
+                                const std::string& path) {
+  io::labelled_graph want;
+  {
+    tuning_scope serial(0, true);
+    want = read(path, io::read_options{});
+  }
+  want.adj = io::symmetrize_max(want.adj);
+  io::read_options mirror;
+  mirror.symmetrize = true;
+  {
+    tuning_scope serial(0, true);
+    EXPECT_TRUE(same_graph(read(path, mirror), want)) << "serial reader";
+  }
+  for (const int threads : {1, 3}) {
+    threads_scope t(threads);
+    for (const std::size_t bytes : chunk_sizes) {
+      tuning_scope cut(bytes);
+      EXPECT_TRUE(same_graph(read(path, mirror), want)) << threads << " threads, chunks of " << bytes;
+    }
+  }
+}
+
+}  // namespace
+
+TEST(ParallelReaders, SymmetrizeWhileReadingEqualsSymmetrizeMax) {
+  // Random files with duplicates in both directions, loops, labels with spaces (TAB-separated
+  // lines), weights and lines without them: the rows made with every edge's mirror are
+  // symmetrize_max of the directed reading.
+  scratch_dir dir;
+  std::mt19937 rng(4242);
+  std::vector<std::string> labels = make_labels(rng, 60);  // few labels: many (u, v) and (v, u)
+  labels.push_back("gene 1");
+  labels.push_back("gene  1 b");
+  const std::vector<std::string> ids = make_ids(rng, 50);
+  for (int variant = 0; variant < 2; ++variant) {
+    const std::string abc = dir.write("m" + std::to_string(variant) + ".abc",
+                                      make_text(rng, labels, 800, variant == 1, variant == 0));
+    expect_symmetrized_reading(io::read_abc, abc);
+    const std::string edges = dir.write("m" + std::to_string(variant) + ".txt",
+                                        make_text(rng, ids, 800, variant == 0, variant == 1));
+    expect_symmetrized_reading(io::read_edge_list, edges);
+  }
+}
+
+TEST(ParallelReaders, SymmetrizeWhileReadingKeepsSymmetrizeMaxsZeroSigns) {
+  // max(A(u,v), A(v,u)) of the combined entries keeps A(u,v) on a tie: 0 against -0 in either
+  // order and in either direction, duplicates included, whichever chunks they fall into.
+  scratch_dir dir;
+  const std::string p = dir.write("z.abc",
+                                  "a\tb\t0\nc\td\t-0\nb\ta\t-0\r\na\tb\t-0\nd\tc\t0\nc\td\t0\n"
+                                  "e\tf\t-0\nf\te\t0\ng\th\t0\nh\tg\t-0\ng\tg\t-0\n"
+                                  "b\ta\t0\na\tb\t0.5\nb\ta\t0.25\nx\ty\t0.25\ny\tx\t0.5\n");
+  expect_symmetrized_reading(io::read_abc, p);
+}
+
+TEST(ParallelReaders, SymmetrizeWhileReadingALargeFileAndOtherFormats) {
+  // Over 2^16 edges: the mirrored rows are sorted in parallel. read_graph mirrors a Matrix
+  // Market file with symmetrize_max.
+  scratch_dir dir;
+  std::mt19937 rng(5150);
+  const std::vector<std::string> labels = make_labels(rng, 3000);
+  const std::string p = dir.write("large.abc", make_text(rng, labels, 90000, false, false));
+  io::labelled_graph want;
+  {
+    tuning_scope serial(0, true);
+    want = io::read_abc(p);
+  }
+  want.adj = io::symmetrize_max(want.adj);
+  io::read_options mirror;
+  mirror.symmetrize = true;
+  for (const int threads : {1, 4}) {
+    threads_scope t(threads);
+    EXPECT_TRUE(same_graph(io::read_graph(p, io::file_format::automatic, mirror), want))
+        << threads << " threads";
+  }
+  const std::string m = dir.write("g.mtx",
+                                  "%%MatrixMarket matrix coordinate real general\n3 3 3\n"
+                                  "1 2 0.5\n2 1 0.75\n3 1 2\n");
+  const io::labelled_graph g = io::read_graph(m, io::file_format::automatic, mirror);
+  EXPECT_EQ(g.adj.rpt, (std::vector<offset_t>{0, 2, 3, 4}));
+  EXPECT_EQ(g.adj.col, (std::vector<index_t>{1, 2, 0, 0}));
+  EXPECT_EQ(g.adj.val, (std::vector<double>{0.75, 2, 0.75, 2}));
+}
+
 TEST(ParallelReaders, SymmetrizeMaxIsTheSameOnEveryThreadCount) {
   // Over 2^16 entries, so that A^T and the merge are built in parallel; weights with ties
   // between 0 and -0, where the larger of A(i,j) and A(j,i) is A(i,j) (std::max keeps the first).
