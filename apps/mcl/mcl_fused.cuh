@@ -224,7 +224,7 @@ struct prune_epilogue {
   }
 
   /// Candidates at or above bar and their mass (every thread gets them).
-  __device__ void measure(shared_storage& s, const T* val, int n, double bar, int& count,
+  __device__ void measure(shared_storage& s, const T* val, int n, double bar, long long& count,
                           double& mass) const {
     int c = 0;
     double m = 0;
@@ -409,40 +409,12 @@ struct prune_epilogue {
       return;
     }
     const int pcase = prune_case_of(rule, full, np, mass_prune);
-    double bar = rule.cutoff, mass = mass_prune;
-    int count = static_cast<int>(np);
-    switch (pcase) {
-      case case_emergency:
-        count = 1;
-        break;
-      case case_keep_all:
-        bar = keep_all_bar;
-        measure(s, cv, n, bar, count, mass);
-        break;
-      case case_recover:
-        bar = static_cast<double>(select(s, cv, n, rule.recover));
-        measure(s, cv, n, bar, count, mass);
-        break;
-      case case_select: {
-        const double sbar = static_cast<double>(select(s, cv, n, rule.select));
-        int n_sel = 0;
-        double mass_sel = 0;
-        measure(s, cv, n, sbar, n_sel, mass_sel);
-        if (select_recovers(rule, n_sel, mass_sel)) {
-          bar = select_recovery_needs_rank_r(rule, np) ? static_cast<double>(select(s, cv, n, rule.recover))
-                                                       : rule.cutoff;
-          measure(s, cv, n, bar, count, mass);
-        } else {
-          bar = sbar;
-          count = n_sel;
-          mass = mass_sel;
-        }
-        break;
-      }
-      default:
-        measure(s, cv, n, bar, count, mass);  // the cutoff result stands
-        break;
-    }
+    const prune_decision d = decide(
+        rule, pcase, np, mass_prune,
+        [&](long long k) { return static_cast<double>(select(s, cv, n, k)); },
+        [&](double at_least, long long& count, double& mass) { measure(s, cv, n, at_least, count, mass); });
+    const double bar = d.bar, mass = d.mass;
+    const long long count = d.count;
     if (threadIdx.x == 0) {
       chaos[r0 + row] = (mx - ssq) * static_cast<double>(count);
       const unsigned long long base = atomicAdd(&cnt->out_cursor, static_cast<unsigned long long>(count));
@@ -472,7 +444,7 @@ struct prune_epilogue {
           const bool k = i < n && v >= bar;
           int total;
           const int pos = block_exclusive_sum(s, k ? 1 : 0, &total);
-          if (k) {
+          if (k && pos < count - static_cast<long long>(at - base)) {  // never past the row's room
             out_col[at + pos] = cc[i];
             out_val[at + pos] = static_cast<T>(mass != 0 ? v / mass : v);
           }

@@ -285,45 +285,17 @@ __global__ void prune_decide_kernel(index_t m, index_t r0, const offset_t* __res
   if (row >= m) return;
   const offset_t b = rpt[row], e = rpt[row + 1];
   const row_stat s = st[row];
-  double bar = rule.cutoff, mass = s.mass_prune;
-  long long count = s.n_prune;
   // ranked[k - 1] is the value of rank k (descending) for rows that needed ranks: their top
   // entries, all those at or above a bar (see prune_stats_kernel). Rounding to T is monotone,
   // so the rank-k cell is the rounded rank-k sum.
   const double* ranked = sorted + seg_off[row];
-  switch (s.pcase) {
-    case case_emergency:
-      bar = 0;
-      mass = 1;
-      count = 1;
-      break;
-    case case_keep_all:
-      bar = keep_all_bar;
-      measure_row<T, TEAM>(val, b, e, bar, count, mass);
-      break;
-    case case_recover:
-      bar = cell<T>(ranked[rule.recover - 1]);
-      measure_row<T, TEAM>(val, b, e, bar, count, mass);
-      break;
-    case case_select: {
-      const double sbar = cell<T>(ranked[rule.select - 1]);
-      long long n_sel = 0;
-      double mass_sel = 0;
-      measure_row<T, TEAM>(val, b, e, sbar, n_sel, mass_sel);
-      if (select_recovers(rule, n_sel, mass_sel)) {
-        bar = select_recovery_needs_rank_r(rule, s.n_prune) ? cell<T>(ranked[rule.recover - 1])
-                                                            : rule.cutoff;
+  const prune_decision d = decide(
+      rule, s.pcase, s.n_prune, s.mass_prune, [&](long long k) { return cell<T>(ranked[k - 1]); },
+      [&](double bar, long long& count, double& mass) {
         measure_row<T, TEAM>(val, b, e, bar, count, mass);
-      } else {
-        bar = sbar;
-        count = n_sel;
-        mass = mass_sel;
-      }
-      break;
-    }
-    default:
-      break;  // the cutoff result stands
-  }
+      });
+  const double bar = d.bar, mass = d.mass;
+  const long long count = d.count;
   if (team_lane<TEAM>() == 0) {
     dec[row] = row_decision{bar, mass};
     keep[row] = count;

@@ -67,4 +67,51 @@ OPSPARSE_HD bool select_recovery_needs_rank_r(const prune_rule& r, offset_t n_pr
 /// A row needs an order statistic (its values sorted) in cases recover and select.
 OPSPARSE_HD bool case_needs_ranks(int c) { return c == case_recover || c == case_select; }
 
+/// What a row keeps: its entries at or above `bar` (all of them for keep_all_bar), `count` of
+/// them, of mass `mass` (the emergency loop: count 1, mass 1).
+struct prune_decision {
+  double bar;
+  long long count;
+  double mass;
+};
+
+/// Steps 2-5 above for a row of case `pcase` whose cutoff pass kept n_prune entries of mass
+/// mass_prune. rank(k) gives the row's value of rank k (descending, k >= 1); measure(bar,
+/// count, mass) counts and sums the row's entries at or above bar. Both backends' GPU paths
+/// call it (the stored expansion's pruning kernels and the fused expansion's epilogue).
+template <class Rank, class Measure>
+OPSPARSE_HD prune_decision decide(const prune_rule& r, int pcase, offset_t n_prune, double mass_prune,
+                                  Rank&& rank, Measure&& measure) {
+  prune_decision d{r.cutoff, static_cast<long long>(n_prune), mass_prune};
+  switch (pcase) {
+    case case_emergency:
+      d = prune_decision{0.0, 1, 1.0};
+      break;
+    case case_keep_all:
+      d.bar = keep_all_bar;
+      measure(d.bar, d.count, d.mass);
+      break;
+    case case_recover:
+      d.bar = rank(r.recover);
+      measure(d.bar, d.count, d.mass);
+      break;
+    case case_select: {
+      const double sbar = rank(r.select);
+      long long n_sel = 0;
+      double mass_sel = 0;
+      measure(sbar, n_sel, mass_sel);
+      if (select_recovers(r, n_sel, mass_sel)) {
+        d.bar = select_recovery_needs_rank_r(r, n_prune) ? rank(r.recover) : r.cutoff;
+        measure(d.bar, d.count, d.mass);
+      } else {
+        d = prune_decision{sbar, n_sel, mass_sel};
+      }
+      break;
+    }
+    default:
+      break;  // the cutoff result stands
+  }
+  return d;
+}
+
 }  // namespace opsparse::mcl
