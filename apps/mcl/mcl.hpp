@@ -138,7 +138,7 @@ std::unique_ptr<backend<T>> make_cpu_backend(int threads,
 inline constexpr offset_t gpu_block_pruned_row_entries = 4096;
 
 /// Whether the GPU backend expands and prunes at once (mcl_fused.cuh): `automatic` for dense
-/// expansions (a quarter of the columns in products per row, on average), where the unpruned
+/// expansions (at least as many products a row as there are columns, on average), where the unpruned
 /// rows would be nearly dense; `always` and `never` for tests and the benchmark's ablation
 /// (the program reads OPSPARSE_MCL_FUSED=1 or 0).
 enum class fused_expansion { automatic, always, never };

@@ -341,43 +341,18 @@ class cpu_backend final : public backend<T> {
         }
       }
     };
+    const int pcase = prune_case_of(rule, n, n_prune, mass_prune);
+    const prune_decision pd = mcl::decide(rule, pcase, n_prune, mass_prune, rank_value,
+                                          [&](double bar, long long& count, double& mass) {
+                                       offset_t c = 0;
+                                       measure(bar, c, mass);
+                                       count = static_cast<long long>(c);
+                                     });
     row_decision d;
-    switch (prune_case_of(rule, n, n_prune, mass_prune)) {
-      case case_emergency:
-        d.emergency = true;
-        d.keep = 1;
-        d.mass = 1;
-        break;
-      case case_keep_all:
-        d.bar = keep_all_bar;
-        measure(d.bar, d.keep, d.mass);
-        break;
-      case case_recover:
-        d.bar = rank_value(rule.recover);
-        measure(d.bar, d.keep, d.mass);
-        break;
-      case case_select: {
-        const double sbar = rank_value(rule.select);
-        offset_t n_sel = 0;
-        double mass_sel = 0;
-        measure(sbar, n_sel, mass_sel);
-        if (select_recovers(rule, n_sel, mass_sel)) {
-          d.bar = select_recovery_needs_rank_r(rule, n_prune) ? rank_value(rule.recover)
-                                                               : rule.cutoff;
-          measure(d.bar, d.keep, d.mass);
-        } else {
-          d.bar = sbar;
-          d.keep = n_sel;
-          d.mass = mass_sel;
-        }
-        break;
-      }
-      default:
-        d.bar = rule.cutoff;
-        d.keep = n_prune;
-        d.mass = mass_prune;
-        break;
-    }
+    d.emergency = pcase == case_emergency;
+    d.bar = pd.bar;
+    d.keep = static_cast<offset_t>(pd.count);
+    d.mass = pd.mass;
     chaos = (maxval - center) * static_cast<double>(d.keep);
     return d;
   }

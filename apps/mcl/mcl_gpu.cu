@@ -13,7 +13,7 @@
 // Every device array is grow-only and reused, so that once the iterates stop growing an
 // iteration allocates nothing (opsparse::device_allocation_count() shows it with -V).
 //
-// Dense expansions (a quarter of the columns in products per row, on average) are expanded and
+// Dense expansions (at least as many products a row as there are columns, on average) are expanded and
 // pruned at once (mcl_fused.cuh): the unpruned rows never reach device memory and no symbolic
 // phase sizes them. Sparse ones go through the engine's product and the pruning kernels below.
 //
@@ -667,7 +667,6 @@ class gpu_backend final : public backend<T> {
     const long long k = std::max(rule.select, rule.recover);
     if (k > fused_max_rank) {
       // Ranks this deep need scratch of several times K a thread block: the stored expansion.
-      ++fused_fallbacks_;
       expand_unfused(r0_, r1_);
       prune_expanded(rule);
       return;
@@ -725,8 +724,7 @@ class gpu_backend final : public backend<T> {
       times_.expand += elapsed(0, 1);
       times_.numeric += elapsed(0, 1);
       if (c.flags & fused::overflow_candidates) {
-        ++fused_fallbacks_;
-        expand_unfused(r0_, r1_);
+          expand_unfused(r0_, r1_);
         prune_expanded(rule);
         return;
       }
@@ -736,7 +734,10 @@ class gpu_backend final : public backend<T> {
     times_.products += products_between(r0_, r1_);
     expanded_nnz_ += static_cast<offset_t>(c.expanded);
     // The rows' kept counts (keep_) scanned into offsets; the rows gathered into the next iterate.
-    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[2], s));
+    // Timed like the stored path's compaction: read once the stream has passed it (the next
+    // block's readback or stats()), so this block adds no wait of its own.
+    if (compact_pending_) times_.prune += elapsed(4, 5);  // the last block's: the stream is past it
+    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[4], s));
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(keep_.data() + m, 0, sizeof(offset_t), s));
     OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(cub_.data(), cub_bytes_, keep_.data(),
                                                     static_cast<long long>(m) + 1, s));
@@ -748,9 +749,8 @@ class gpu_backend final : public backend<T> {
         m, r0_, base, keep_.data(), row_base_.data(), out_col_.data(), out_val_.data(),
         next_.rpt.data(), next_.col.data(), next_.val.data());
     check_launch("gather_rows_kernel");
-    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[3], s));
-    OPSPARSE_CUDA_TRY(cudaEventSynchronize(ev_[3]));
-    times_.prune += elapsed(2, 3);
+    OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[5], s));
+    compact_pending_ = true;
     next_.nnz = base + kept;
     ctx_.note_memory();
   }
@@ -917,7 +917,6 @@ class gpu_backend final : public backend<T> {
   fused_expansion fused_mode_;
   int fused_max_window_;          ///< tests: columns per fused window (0: as many as fit)
   bool fused_ = false;            ///< this expansion is fused with its pruning
-  long long fused_fallbacks_ = 0; ///< fused blocks redone unfused (candidates overflowed)
   long long total_products_ = 0;  ///< products of the whole expansion
   index_t r1_ = 0;
   plan plan_;
