@@ -35,7 +35,10 @@
 #include "mcl_fused.cuh"
 #include "opsparse/context.hpp"
 #include "opsparse/dense_rows.cuh"
+#include "opsparse/detail/device_utils.cuh"
+#include "opsparse/detail/launch.hpp"
 #include "opsparse/device_csr.hpp"
+#include "opsparse/graph_ops.cuh"
 #include "opsparse/error.hpp"
 #include "opsparse/plan.hpp"
 #include "opsparse/spgemm.hpp"
@@ -48,25 +51,12 @@ namespace {
 /// candidates' scratch is twice a window plus twice K entries a thread block).
 constexpr long long fused_max_rank = 1 << 20;
 
-constexpr int warp_size = 32;
+using detail::check_launch;
+constexpr int warp_size = detail::warp_threads;
 constexpr int block_threads = 256;  // 8 warps, one row each
-constexpr unsigned full_mask = 0xffffffffu;
+constexpr unsigned full_mask = detail::full_warp;
 
-unsigned warp_grid(long long rows) {
-  const long long warps_per_block = block_threads / warp_size;
-  return static_cast<unsigned>((rows + warps_per_block - 1) / warps_per_block);
-}
-
-void check_launch(const char* kernel) {
-  const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess)
-    throw cuda_error(std::string("launch of ") + kernel, cudaGetErrorName(e), __FILE__, __LINE__);
-}
-
-__device__ __forceinline__ double warp_sum(double x) {
-  for (int o = warp_size / 2; o > 0; o >>= 1) x += __shfl_xor_sync(full_mask, x, o);
-  return x;
-}
+unsigned warp_grid(long long rows) { return detail::warp_grid_for(rows, block_threads); }
 
 /// An expanded value as the iterate's cell type stores it (mcl rounds each double sum to float).
 template <class T>
@@ -91,22 +81,6 @@ struct row_decision {
   double mass;  ///< their sum
 };
 
-// ---- block planning: products per row of X·X, in place of an exclusive scan -----------------
-__global__ void row_products_kernel(index_t n, const offset_t* __restrict__ rpt,
-                                    const index_t* __restrict__ col, offset_t* __restrict__ out) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) {
-    offset_t s = 0;
-    for (offset_t k = rpt[i]; k < rpt[i + 1]; ++k) {
-      const index_t c = col[k];
-      s += rpt[c + 1] - rpt[c];
-    }
-    out[i] = s;
-  } else if (i == n) {
-    out[n] = 0;  // the exclusive scan leaves the total here
-  }
-}
-
 // ---- pruning: a team of threads per expanded row -------------------------------------------
 // A team is a warp (TEAM = 32, eight rows per block) for ordinary rows, or a whole block
 // (TEAM = block_threads, one row per block) when the expanded rows are long: dense expansions
@@ -123,27 +97,8 @@ __device__ __forceinline__ int team_lane() {
   return static_cast<int>(threadIdx.x % TEAM);
 }
 
-/// Reduces x over the team (every thread gets the result); a block team syncs.
-template <int TEAM, class V, class Op>
-__device__ V team_reduce(V x, Op op) {
-  for (int o = warp_size / 2; o > 0; o >>= 1) x = op(x, __shfl_xor_sync(full_mask, x, o));
-  if constexpr (TEAM == warp_size) {
-    return x;
-  } else {
-    constexpr int warps = TEAM / warp_size;
-    __shared__ V part[warps];
-    __syncthreads();  // an earlier call's readers are done with part
-    if (threadIdx.x % warp_size == 0) part[threadIdx.x / warp_size] = x;
-    __syncthreads();
-    V r = part[0];
-    for (int w = 1; w < warps; ++w) r = op(r, part[w]);
-    return r;
-  }
-}
-struct plus_op {
-  template <class V>
-  __device__ V operator()(V a, V b) const { return a + b; }
-};
+using detail::block_reduce;
+using plus_op = detail::sum_op;
 struct max_op {
   __device__ double operator()(double a, double b) const { return fmax(a, b); }
 };
@@ -214,17 +169,17 @@ __global__ void prune_stats_kernel(index_t m, const offset_t* __restrict__ rpt,
       for (int l = 0; l < rank_levels; ++l) below[l] += v >= rank_level(rule.cutoff, l);
     }
   }
-  mx = team_reduce<TEAM>(mx, max_op{});
-  ctr = team_reduce<TEAM>(ctr, plus_op{});
-  mass = team_reduce<TEAM>(mass, plus_op{});
-  np = team_reduce<TEAM>(np, plus_op{});
+  mx = block_reduce<TEAM>(mx, max_op{});
+  ctr = block_reduce<TEAM>(ctr, plus_op{});
+  mass = block_reduce<TEAM>(mass, plus_op{});
+  np = block_reduce<TEAM>(np, plus_op{});
   const int c = prune_case_of(rule, e - b, np, mass);
   double rank_bar = keep_all_bar;
   offset_t ranked = e - b;
   if (c == case_recover) {  // uniform per team
 #pragma unroll
     for (int l = 0; l < rank_levels; ++l) {
-      const long long reach = np + team_reduce<TEAM>(below[l], plus_op{});
+      const long long reach = np + block_reduce<TEAM>(below[l], plus_op{});
       if (rank_bar == keep_all_bar && reach >= rule.recover) {
         rank_bar = rank_level(rule.cutoff, l);
         ranked = reach;
@@ -268,8 +223,8 @@ __device__ void measure_row(const double* __restrict__ val, offset_t b, offset_t
       s += v;
     }
   }
-  count = team_reduce<TEAM>(c, plus_op{});
-  mass = team_reduce<TEAM>(s, plus_op{});
+  count = block_reduce<TEAM>(c, plus_op{});
+  mass = block_reduce<TEAM>(s, plus_op{});
 }
 
 // ---- pruning, step 2 (after the segmented sort): bars, kept counts, chaos --------------------
@@ -373,34 +328,11 @@ __global__ void inflate_kernel(index_t n, const offset_t* __restrict__ rpt, T* _
     val[k] = p;
     s += static_cast<double>(p);
   }
-  s = warp_sum(s);
+  s = detail::warp_sum(s);
   if (s > 0)
     for (offset_t k = b + lane; k < e; k += warp_size)
       val[k] = static_cast<T>(static_cast<double>(val[k]) / s);
 }
-
-/// A device array that keeps its content when it grows (the next iterate is appended block by
-/// block). Growth copies once; reuse allocates nothing.
-template <class U>
-void grow_keep(device_buffer<U>& buf, std::size_t need, std::size_t used, cudaStream_t s) {
-  if (need <= buf.capacity()) return;
-  device_buffer<U> fresh(std::max(need, buf.capacity() + buf.capacity() / 2));
-  if (used)
-    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(fresh.data(), buf.data(), used * sizeof(U),
-                                      cudaMemcpyDeviceToDevice, s));
-  buf = std::move(fresh);  // the old array's cudaFree waits for the copy
-}
-
-/// The iterate: CSR on the device with grow-only arrays.
-template <class T>
-struct iterate {
-  index_t rows = 0;
-  offset_t nnz = 0;
-  device_buffer<offset_t> rpt;
-  device_buffer<index_t> col;
-  device_buffer<T> val;
-  csr_view<T> view() const { return {rows, rows, nnz, rpt.data(), col.data(), val.data()}; }
-};
 
 template <class T>
 class gpu_backend final : public backend<T> {
@@ -436,21 +368,18 @@ class gpu_backend final : public backend<T> {
     OPSPARSE_EXPECTS(start.rows == start.cols, "the MCL start matrix must be square");
     n_ = start.rows;
     cudaStream_t s = ctx_.stream();
-    m_.rows = n_;
-    m_.nnz = start.nnz();
-    m_.rpt.reserve(static_cast<std::size_t>(n_) + 1);
-    m_.col.reserve(std::max<std::size_t>(1, start.col.size()));
-    m_.val.reserve(std::max<std::size_t>(1, start.val.size()));
-    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m_.rpt.data(), start.rpt.data(),
+    // the iterates grow from the context's pool (stream-ordered, no synchronisation)
+    m_.set_shape(n_, n_, ctx_.memory());
+    m_.set_nnz(start.nnz(), ctx_.memory());
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m_.rpt(), start.rpt.data(),
                                       start.rpt.size() * sizeof(offset_t), cudaMemcpyHostToDevice, s));
-    if (m_.nnz) {
-      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m_.col.data(), start.col.data(),
+    if (m_.nnz()) {
+      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m_.col(), start.col.data(),
                                         start.col.size() * sizeof(index_t), cudaMemcpyHostToDevice, s));
-      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m_.val.data(), start.val.data(),
+      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m_.val(), start.val.data(),
                                         start.val.size() * sizeof(T), cudaMemcpyHostToDevice, s));
     }
-    next_.rows = n_;
-    next_.rpt.reserve(static_cast<std::size_t>(n_) + 1);
+    next_.set_shape(n_, n_, ctx_.memory());
     chaos_.reserve(std::max<std::size_t>(1, static_cast<std::size_t>(n_)));
     products_.reserve(static_cast<std::size_t>(n_) + 1);
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(chaos_.data(), 0, std::max<std::size_t>(1, n_) * sizeof(double), s));
@@ -462,15 +391,14 @@ class gpu_backend final : public backend<T> {
   std::vector<index_t> expansion_blocks(long long max_products) override {
     cudaStream_t s = ctx_.stream();
     expanded_nnz_ = 0;
-    next_.nnz = 0;
+    next_.set_nnz(0);
     times_ = stage_times{};
     compact_pending_ = false;
     if (n_ == 0) return {0};
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(next_.rpt.data(), 0, sizeof(offset_t), s));
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(next_.rpt(), 0, sizeof(offset_t), s));
     // Products per row (an upper bound of the expanded nnz), scanned in place.
-    row_products_kernel<<<static_cast<unsigned>((static_cast<long long>(n_) + 1 + 255) / 256), 256,
-                          0, s>>>(n_, m_.rpt.data(), m_.col.data(), products_.data());
-    check_launch("row_products_kernel");
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(products_.data() + n_, 0, sizeof(offset_t), s));
+    row_products(ctx_, m_.view(), m_.view(), products_.data());
     cub_scratch(scan_bytes(static_cast<long long>(n_) + 1));
     OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(cub_.data(), cub_bytes_, products_.data(),
                                                     static_cast<long long>(n_) + 1, s));
@@ -549,10 +477,10 @@ class gpu_backend final : public backend<T> {
   void expand_unfused(index_t r0, index_t r1) {
     // Rows [r0, r1) of X as a view: the engine indexes col/val by absolute row pointers, so the
     // block is X's row pointers from r0 on, with X's column and value arrays.
-    const csr_view<T> b{n_, n_, m_.nnz, m_.rpt.data(), m_.col.data(), m_.val.data()};
+    const csr_view<T> b = m_.view();
     csr_view<T> a = b;
     a.rows = r1 - r0;
-    a.rpt = m_.rpt.data() + r0;
+    a.rpt = m_.rpt() + r0;
     try {
       spgemm<plus_times<double>, T, T>(ctx_, plan_, a, b, e_, no_mask{}, opt_);
       // The engine's phase events (opt_.time_phases) time the expansion.
@@ -641,17 +569,15 @@ class gpu_backend final : public backend<T> {
     times_.prune += elapsed(0, 1) + elapsed(2, 3);
     times_.sort += elapsed(1, 2);
     if (compact_pending_) times_.prune += elapsed(4, 5);
-    const offset_t base = next_.nnz;
-    grow_keep(next_.col, static_cast<std::size_t>(base + kept), static_cast<std::size_t>(base), s);
-    grow_keep(next_.val, static_cast<std::size_t>(base + kept), static_cast<std::size_t>(base), s);
+    const offset_t base = next_.nnz();
+    next_.grow_nnz(base + kept, ctx_.memory(), s);
     OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[4], s));
     prune_compact_kernel<T, TEAM><<<grid, block_threads, 0, s>>>(
         m, r0_, base, e_.rpt(), e_.col(), e_.val(), stat_.data(), dec_.data(), keep_.data(),
-        next_.rpt.data(), next_.col.data(), next_.val.data());
+        next_.rpt(), next_.col(), next_.val());
     check_launch("prune_compact_kernel");
     OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[5], s));
     compact_pending_ = true;
-    next_.nnz = base + kept;
     ctx_.note_memory();
   }
 
@@ -693,10 +619,10 @@ class gpu_backend final : public backend<T> {
     unsigned long long out_cap = std::max<unsigned long long>(
         out_col_.capacity(),
         static_cast<unsigned long long>(m) * static_cast<unsigned long long>(std::min(k, 1984ll) + 64));
-    const csr_view<T> b{n_, n_, m_.nnz, m_.rpt.data(), m_.col.data(), m_.val.data()};
+    const csr_view<T> b = m_.view();
     csr_view<T> a = b;
     a.rows = m;
-    a.rpt = m_.rpt.data() + r0_;
+    a.rpt = m_.rpt() + r0_;
     dense_rows_options vo;
     vo.b_sorted = m_sorted_;
     vo.max_window = epi.window_cols;
@@ -742,16 +668,14 @@ class gpu_backend final : public backend<T> {
     OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(cub_.data(), cub_bytes_, keep_.data(),
                                                     static_cast<long long>(m) + 1, s));
     const offset_t kept = read_scalar(keep_.data() + m);
-    const offset_t base = next_.nnz;
-    grow_keep(next_.col, static_cast<std::size_t>(base + kept), static_cast<std::size_t>(base), s);
-    grow_keep(next_.val, static_cast<std::size_t>(base + kept), static_cast<std::size_t>(base), s);
+    const offset_t base = next_.nnz();
+    next_.grow_nnz(base + kept, ctx_.memory(), s);
     gather_rows_kernel<T><<<warp_grid(m), block_threads, 0, s>>>(
         m, r0_, base, keep_.data(), row_base_.data(), out_col_.data(), out_val_.data(),
-        next_.rpt.data(), next_.col.data(), next_.val.data());
+        next_.rpt(), next_.col(), next_.val());
     check_launch("gather_rows_kernel");
     OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[5], s));
     compact_pending_ = true;
-    next_.nnz = base + kept;
     ctx_.note_memory();
   }
 
@@ -772,9 +696,7 @@ class gpu_backend final : public backend<T> {
   void finish_expansion() override {
     m_sorted_ = opt_.sorted;  // pruning keeps the order of the expanded rows
     std::swap(m_, next_);
-    m_.rows = n_;
-    next_.rows = n_;
-    next_.nnz = 0;
+    next_.set_nnz(0);
   }
 
   double chaos() override {
@@ -795,44 +717,29 @@ class gpu_backend final : public backend<T> {
 
   void inflate_normalise(double power) override {
     if (n_ == 0) return;
-    inflate_kernel<T><<<warp_grid(n_), block_threads, 0, ctx_.stream()>>>(n_, m_.rpt.data(),
-                                                                           m_.val.data(), power);
+    inflate_kernel<T><<<warp_grid(n_), block_threads, 0, ctx_.stream()>>>(n_, m_.rpt(),
+                                                                           m_.val(), power);
     check_launch("inflate_kernel");
   }
 
-  offset_t nnz() const override { return m_.nnz; }
+  offset_t nnz() const override { return m_.nnz(); }
   offset_t expanded_nnz() const override { return expanded_nnz_; }
 
   host_csr<T> download() override {
     cudaStream_t s = ctx_.stream();
     // The iterate's rows are unsorted (see the constructor): sorted by column here, once, into
     // the spare arrays, so that callers get a canonical CSR.
-    if (m_.nnz > 0) {
-      next_.col.reserve(static_cast<std::size_t>(m_.nnz));
-      next_.val.reserve(static_cast<std::size_t>(m_.nnz));
-      std::size_t bytes = 0;
-      OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(
-          nullptr, bytes, m_.col.data(), next_.col.data(), m_.val.data(), next_.val.data(),
-          static_cast<std::int64_t>(m_.nnz), static_cast<std::int64_t>(n_), m_.rpt.data(),
-          m_.rpt.data() + 1, s));
-      cub_scratch(bytes);
-      OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(
-          cub_.data(), bytes, m_.col.data(), next_.col.data(), m_.val.data(), next_.val.data(),
-          static_cast<std::int64_t>(m_.nnz), static_cast<std::int64_t>(n_), m_.rpt.data(),
-          m_.rpt.data() + 1, s));
-      std::swap(m_.col, next_.col);
-      std::swap(m_.val, next_.val);
-    }
+    sort_iterate_rows();
     host_csr<T> h(n_, n_);
-    h.col.resize(static_cast<std::size_t>(m_.nnz));
-    h.val.resize(static_cast<std::size_t>(m_.nnz));
+    h.col.resize(static_cast<std::size_t>(m_.nnz()));
+    h.val.resize(static_cast<std::size_t>(m_.nnz()));
     if (n_ > 0)
-      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h.rpt.data(), m_.rpt.data(), h.rpt.size() * sizeof(offset_t),
+      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h.rpt.data(), m_.rpt(), h.rpt.size() * sizeof(offset_t),
                                         cudaMemcpyDeviceToHost, s));
-    if (m_.nnz > 0) {
-      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h.col.data(), m_.col.data(), h.col.size() * sizeof(index_t),
+    if (m_.nnz() > 0) {
+      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h.col.data(), m_.col(), h.col.size() * sizeof(index_t),
                                         cudaMemcpyDeviceToHost, s));
-      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h.val.data(), m_.val.data(), h.val.size() * sizeof(T),
+      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h.val.data(), m_.val(), h.val.size() * sizeof(T),
                                         cudaMemcpyDeviceToHost, s));
     }
     OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
@@ -864,23 +771,10 @@ class gpu_backend final : public backend<T> {
  private:
   /// Sorts every row of the iterate by column (next_'s arrays as the output, then swapped).
   void sort_iterate_rows() {
-    cudaStream_t s = ctx_.stream();
-    const offset_t nnz = m_.nnz;
-    if (nnz > 0) {
-      next_.col.reserve(static_cast<std::size_t>(nnz));
-      next_.val.reserve(static_cast<std::size_t>(nnz));
-      std::size_t bytes = 0;
-      OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(
-          nullptr, bytes, m_.col.data(), next_.col.data(), m_.val.data(), next_.val.data(),
-          static_cast<std::int64_t>(nnz), static_cast<std::int64_t>(n_), m_.rpt.data(),
-          m_.rpt.data() + 1, s));
-      cub_scratch(bytes);
-      OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(
-          cub_.data(), bytes, m_.col.data(), next_.col.data(), m_.val.data(), next_.val.data(),
-          static_cast<std::int64_t>(nnz), static_cast<std::int64_t>(n_), m_.rpt.data(),
-          m_.rpt.data() + 1, s));
-      std::swap(m_.col, next_.col);
-      std::swap(m_.val, next_.val);
+    if (m_.nnz() > 0) {
+      sort_rows(ctx_, m_.view(), next_);
+      std::swap(m_, next_);
+      next_.set_nnz(0);
     }
     m_sorted_ = true;
   }
@@ -928,8 +822,8 @@ class gpu_backend final : public backend<T> {
   void* pinned_ = nullptr;
   index_t n_ = 0;
   index_t r0_ = 0;
-  iterate<T> m_;     // current iterate X (rows are mcl columns)
-  iterate<T> next_;  // the next iterate, assembled block by block
+  device_csr<T> m_;     // current iterate X (rows are mcl columns)
+  device_csr<T> next_;  // the next iterate, assembled block by block (grow_nnz keeps its rows)
   device_csr<double> e_;        // the expanded block (double sums), reused by every product
   device_buffer<double> sorted_;
   device_buffer<row_stat> stat_;

@@ -1,4 +1,5 @@
 #include <cuda_runtime.h>
+#include <algorithm>
 #include <dlfcn.h>
 
 #include <cstdint>
@@ -76,6 +77,7 @@ context::context(int device) {
 
 context::~context() {
   detail::device_release(scratch_);
+  detail::device_release(workspace_, memory_);
   if (pinned_) OPSPARSE_CUDA_TRY_NO_THROW(cudaFreeHost(pinned_));
   for (int i = 0; i < max_bins; ++i) {
     if (bin_events_[i]) OPSPARSE_CUDA_TRY_NO_THROW(cudaEventDestroy(bin_events_[i]));
@@ -112,6 +114,19 @@ void* context::pinned(std::size_t bytes) {
     pinned_bytes_ = bytes;
   }
   return pinned_;
+}
+
+void* context::workspace(std::size_t bytes) {
+  if (bytes > workspace_bytes_) {
+    // half as much again: an op sized a little larger next time does not allocate again
+    const std::size_t want = std::max<std::size_t>(bytes + bytes / 2, 4096);
+    detail::device_release(workspace_, memory_);
+    workspace_ = nullptr;
+    workspace_bytes_ = 0;
+    workspace_ = detail::device_allocate(want, memory_);
+    workspace_bytes_ = want;
+  }
+  return workspace_;
 }
 
 void context::synchronize() const { OPSPARSE_CUDA_TRY(cudaStreamSynchronize(stream())); }

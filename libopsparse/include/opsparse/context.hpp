@@ -49,6 +49,11 @@ class context {
   /// before its first kernel. Stream-ordered on stream(), like the pinned staging.
   void* scratch() noexcept { return scratch_; }
   static constexpr std::size_t scratch_bytes = 256;
+  /// Grow-only device scratch for the graph operations (graph_ops.cuh) and the apps' CUB calls:
+  /// at least `bytes`, 256-byte aligned, stream-ordered on stream(); valid until the next call
+  /// of workspace() (a larger request frees the old block, stream-ordered). An iterative app's
+  /// loop then allocates nothing once its largest step has run.
+  void* workspace(std::size_t bytes);
   /// The memory pool the engines allocate plans and results from (device_buffer::reserve,
   /// device_csr::set_shape/set_nnz take it): stream-ordered on stream(), so an allocation costs
   /// microseconds of host time and no synchronisation once the pool holds the memory, and a
@@ -70,6 +75,8 @@ class context {
   void* pinned_ = nullptr;
   std::size_t pinned_bytes_ = 0;
   void* scratch_ = nullptr;
+  void* workspace_ = nullptr;
+  std::size_t workspace_bytes_ = 0;
 };
 
 /// True when a CUDA device is present and usable; `why` says what is missing otherwise.

@@ -5,6 +5,7 @@
 // costs ~40-50 us of host time on an H200, more than a small product's kernels).
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -144,6 +145,33 @@ class device_csr {
       entries_.reserve(col_offset(n) + n * sizeof(index_t), from);
       cap_ = n;
     }
+  }
+
+  /// Sets nnz keeping the entries already there (the first min(old nnz, nnz)): a matrix built
+  /// by appending rows block after block. Growth takes half as much again as asked, copies the
+  /// kept entries on `stream` and frees the old block after them (from a context's pool, give
+  /// its stream: the free is ordered on it).
+  void grow_nnz(offset_t nnz, const detail::pool_ref& from = {}, cudaStream_t stream = nullptr) {
+    OPSPARSE_EXPECTS(nnz >= 0, "nnz must be non-negative");
+    const std::size_t n = static_cast<std::size_t>(nnz);
+    const std::size_t keep = static_cast<std::size_t>(std::min(nnz, nnz_));
+    if (n > cap_) {
+      const std::size_t cap = std::max(n, cap_ + cap_ / 2);
+      device_buffer<unsigned char> fresh;
+      fresh.reserve(col_offset(cap) + cap * sizeof(index_t), from);
+      if (keep > 0) {
+        if constexpr (has_values_v<V>)
+          OPSPARSE_CUDA_TRY(cudaMemcpyAsync(fresh.data(), entries_.data(), keep * sizeof(V),
+                                            cudaMemcpyDeviceToDevice, stream));
+        OPSPARSE_CUDA_TRY(cudaMemcpyAsync(fresh.data() + col_offset(cap),
+                                          entries_.data() + col_offset(cap_),
+                                          keep * sizeof(index_t), cudaMemcpyDeviceToDevice,
+                                          stream));
+      }
+      entries_ = std::move(fresh);  // cudaFree (or the pool's ordered free) after the copies
+      cap_ = cap;
+    }
+    nnz_ = nnz;
   }
 
   csr_view<V> view() const noexcept { return {rows_, cols_, nnz_, rpt(), col(), val()}; }

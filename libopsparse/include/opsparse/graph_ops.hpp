@@ -94,6 +94,14 @@ struct count_one {
   OPSPARSE_HD T operator()(index_t, index_t, V) const { return T(1); }
 };
 
+/// The length of B's row j for an entry (i, j) of A: reduced over A's row i, the products of
+/// row i of A·B (row_products).
+struct row_length_of {
+  const offset_t* rpt = nullptr;  ///< B's row pointers (host or device, as the engine)
+  template <class V>
+  OPSPARSE_HD offset_t operator()(index_t, index_t j, V) const { return rpt[j + 1] - rpt[j]; }
+};
+
 // ---- monoids: value_type, identity(), add(a, b) and the GPU's add_kind (see semiring.hpp) ---
 template <class T>
 struct plus_monoid {
@@ -106,14 +114,16 @@ template <class T>
 struct max_monoid {
   using value_type = T;
   static constexpr add_kind kind = add_kind::custom;
-  OPSPARSE_HD static T identity() { return std::numeric_limits<T>::lowest(); }
+  static constexpr T lowest = std::numeric_limits<T>::lowest();  // a constant: device code reads it
+  OPSPARSE_HD static T identity() { return lowest; }
   OPSPARSE_HD static T add(T a, T b) { return a < b ? b : a; }
 };
 template <class T>
 struct min_monoid {
   using value_type = T;
   static constexpr add_kind kind = add_kind::min;
-  OPSPARSE_HD static T identity() { return std::numeric_limits<T>::max(); }
+  static constexpr T largest = std::numeric_limits<T>::max();
+  OPSPARSE_HD static T identity() { return largest; }
   OPSPARSE_HD static T add(T a, T b) { return b < a ? b : a; }
 };
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "opsparse/detail/device_utils.cuh"
 #include "opsparse/mask.hpp"
 #include "opsparse/semiring.hpp"
 #include "opsparse/types.hpp"
@@ -263,9 +264,5 @@ __device__ void block_bitonic_sort(int* keys, T* vals, int n) {
   }
 }
 
-__device__ __forceinline__ int warp_sum(int v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  return v;
-}
 
 }  // namespace opsparse::detail
