@@ -109,11 +109,10 @@ inline std::array<int, 8> launch_order(bool large_first) {
   return o;
 }
 
-template <class Semiring, class VA, class VB, class Mask>
-void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b,
-              device_csr<typename Semiring::value_type>& c, const Mask& mask,
-              const spgemm_options& opt) {
-  using T = typename Semiring::value_type;
+/// Argument checks shared by every product.
+template <class VA, class VB, class Mask>
+void check_product(const csr_view<VA>& a, const csr_view<VB>& b, const Mask& mask,
+                   const spgemm_options& opt) {
   OPSPARSE_EXPECTS(a.cols == b.rows, "inner dimensions differ: A is " + std::to_string(a.rows) +
                                          "x" + std::to_string(a.cols) + ", B is " +
                                          std::to_string(b.rows) + "x" + std::to_string(b.cols));
@@ -123,15 +122,25 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
                          ", C is " + std::to_string(a.rows) + "x" + std::to_string(b.cols));
   OPSPARSE_EXPECTS(opt.symbolic_range >= 1.0 && opt.numeric_range >= 1.0,
                    "binning range factors must be at least 1");
-  plan_state& st = p.state();
-  static const pool_ref no_pool;
-  const pool_ref& mem = opt.pooled_memory ? ctx.memory() : no_pool;
-  st.numeric_ready = false;
-  st.stats = spgemm_stats{};
+}
+
+/// B's columns as a shared-memory bitmap (the dense kernels), when they fit.
+struct dense_columns {
+  long long words;    ///< 32-bit words of the bitmap
+  std::size_t bytes;  ///< its shared memory
+  bool fits;          ///< dense kernels usable (and asked for)
+};
+
+/// Step 1: products per row into C.rpt, the longest B row read back with the binning's first
+/// counters; the plan's one metadata allocation issued after the launch, so that it overlaps
+/// the kernel. Returns the bytes of C.rpt's scan.
+template <class VA, class VB, class Mask, class T>
+std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a,
+                       const csr_view<VB>& b, device_csr<T>& c, const Mask& mask,
+                       const spgemm_options& opt, const pool_ref& mem) {
   const index_t m = a.rows;
   cudaStream_t s = ctx.stream();
   const device_info& dev = ctx.device();
-  c.set_shape(m, b.cols, mem);
   {
     auto* staging = static_cast<unsigned char*>(ctx.pinned(sizeof(bin_counters) + 64));
     st.h_counters = reinterpret_cast<bin_counters*>(staging);
@@ -142,9 +151,6 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
     st.ensure_timing_events();
     OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[0], s));
   }
-
-  // Step 1: setup. Products per row go straight into C.rpt; the metadata allocation is issued
-  // after the launch so that it overlaps the kernel.
   if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
   {
     // lanes per row: A's average row rounded up to a power of two, 4 to 32
@@ -176,28 +182,23 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   st.d_b_unsorted = reinterpret_cast<unsigned*>(st.meta.data() + off_flags);
   st.scan_bytes = scan_bytes;
   if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[1], s));
+  return scan_bytes;
+}
 
-  // Step 2: symbolic binning on the products per row.
-  const phase_config sym = symbolic_config(dev, opt.symbolic_range);
-  const int sym_shared = static_cast<int>(sym.bins.size()) - 1;  // bins 0-7 in shared memory
-  unsigned long long rows[max_bins], max_prod = 0, total_prod = 0;
-  run_binning(ctx, st, c.rpt(), m, ranges_of(sym, sym_shared - 1), opt.shared_binning, rows,
-              max_prod, total_prod);
-  st.stats.products = static_cast<offset_t>(total_prod);
-  st.stats.max_row_products = static_cast<offset_t>(max_prod);
-  st.stats.symbolic_bin_rows.assign(rows, rows + sym_shared);
-  if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[2], s));
-
-  // Step 3: symbolic kernels, one stream per bin, largest rows first.
-  const unsigned long long longest_b_row = m > 0 ? *st.h_max_b_row : 0;
-  st.glog = group_log2(longest_b_row);
-  if (opt.flatten_products && st.glog == 5 && b.rows > 0 && b.nnz < 24 * static_cast<offset_t>(b.rows))
-    st.glog = flat_glog;
+/// Step 3: the symbolic kernels, one stream per bin, largest rows first; rows past bin 7's
+/// table to the dense kernel (bitmap) or the global hash pool, allocated after a kernel runs.
+template <class VA, class VB, class Mask, class T>
+void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const csr_view<VB>& b,
+                   device_csr<T>& c, const Mask& mask, const spgemm_options& opt,
+                   const pool_ref& mem, const phase_config& sym, const unsigned long long* rows,
+                   unsigned long long max_prod, const dense_columns& dc) {
+  const device_info& dev = ctx.device();
+  const int sym_shared = static_cast<int>(sym.bins.size()) - 1;
+  const long long words = dc.words;
+  const std::size_t dense_bytes = dc.bytes;
+  const bool dense = dc.fits;
   const int glog = st.glog;
   const hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables};
-  const long long words = (static_cast<long long>(b.cols) + 31) / 32;
-  const std::size_t dense_bytes = dense_smem_bytes(words);
-  const bool dense = opt.dense_long_rows && dense_bytes <= dev.smem_per_block_optin;
   ctx.fork();
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < sym_shared; ++i) off[i + 1] = off[i] + rows[i];
@@ -274,6 +275,91 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
     sym_pool();
   }
   ctx.join(sym_shared);
+
+}
+
+/// Step 4's pools: the last numeric bin's rows take shared-memory windows (nothing to allocate
+/// but the sortedness flag's test), a dense accumulator per block, or a global hash pool.
+template <class T, class VB>
+void numeric_pools(context& ctx, plan_state& st, const csr_view<VB>& b,
+                   unsigned long long last_rows, unsigned long long max_nnz, bool dense,
+                   bool windows, const pool_ref& mem) {
+  cudaStream_t s = ctx.stream();
+  const device_info& dev = ctx.device();
+  if (last_rows && windows) {
+    // Shared-memory windows (window_rows_kernel): one block per SM, no global accumulator.
+    // Whether B's rows are sorted decides how a window finds its part of them; the flag is
+    // read on the device, after this kernel, so nobody waits for it.
+    // In the plan, not the context: another plan's product may run before this one's numeric.
+    unsigned* flag = st.d_b_unsorted;
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(flag, 0, sizeof(unsigned), s));
+    if (b.rows > 0) {
+      const long long want = (static_cast<long long>(b.rows) * 32 + 255) / 256;
+      const unsigned grid = static_cast<unsigned>(std::min<long long>(want, 4ll * dev.sm_count * 8));
+      rows_unsorted_kernel<<<grid, 256, 0, s>>>(b.rows, b.rpt, b.col, flag);
+      check_launch("rows_unsorted_kernel");
+    }
+    st.num_pool_blocks = static_cast<int>(std::min<unsigned long long>(last_rows, dev.sm_count));
+    st.num_pool_table = engine_window_columns<T>(dev, b.cols);
+  } else if (last_rows && dense) {
+    // one dense accumulator of B.cols values per resident block (one block per SM)
+    const std::size_t per_block = static_cast<std::size_t>(b.cols) * (has_values_v<T> ? sizeof(T) : 0);
+    int blocks = static_cast<int>(std::min<unsigned long long>(last_rows, dev.sm_count));
+    while (blocks > 1 && blocks * per_block > (1ull << 30)) blocks /= 2;
+    st.reserve_pool(st.num_pool, std::max<std::size_t>(1, blocks * per_block), mem);
+    st.num_pool_blocks = blocks;
+    st.num_pool_table = b.cols;
+  } else if (last_rows) {
+    const unsigned long long want = next_pow2(std::max<unsigned long long>(1, max_nnz)) * 2;
+    const std::size_t entry = 4 + (has_values_v<T> ? sizeof(T) : 0);
+    int blocks = static_cast<int>(std::min<unsigned long long>(last_rows, 2ull * dev.sm_count));
+    while (blocks > 1 && blocks * want * entry > (1ull << 30)) blocks /= 2;
+    st.reserve_pool(st.num_pool, align_up(blocks * want * (has_values_v<T> ? sizeof(T) : 0)) +
+                                     blocks * want * 4, mem);
+    st.num_pool_blocks = blocks;
+    st.num_pool_table = static_cast<long long>(want);
+  }
+}
+
+template <class Semiring, class VA, class VB, class Mask>
+void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b,
+              device_csr<typename Semiring::value_type>& c, const Mask& mask,
+              const spgemm_options& opt) {
+  using T = typename Semiring::value_type;
+  check_product(a, b, mask, opt);
+  plan_state& st = p.state();
+  static const pool_ref no_pool;
+  const pool_ref& mem = opt.pooled_memory ? ctx.memory() : no_pool;
+  st.numeric_ready = false;
+  st.stats = spgemm_stats{};
+  const index_t m = a.rows;
+  cudaStream_t s = ctx.stream();
+  const device_info& dev = ctx.device();
+  c.set_shape(m, b.cols, mem);
+  std::size_t scan_bytes = setup_step(ctx, st, a, b, c, mask, opt, mem);
+
+  // Step 2: symbolic binning on the products per row.
+  const phase_config sym = symbolic_config(dev, opt.symbolic_range);
+  const int sym_shared = static_cast<int>(sym.bins.size()) - 1;  // bins 0-7 in shared memory
+  unsigned long long rows[max_bins], max_prod = 0, total_prod = 0;
+  run_binning(ctx, st, c.rpt(), m, ranges_of(sym, sym_shared - 1), opt.shared_binning, rows,
+              max_prod, total_prod);
+  st.stats.products = static_cast<offset_t>(total_prod);
+  st.stats.max_row_products = static_cast<offset_t>(max_prod);
+  st.stats.symbolic_bin_rows.assign(rows, rows + sym_shared);
+  if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[2], s));
+
+  // Step 3
+  const unsigned long long longest_b_row = m > 0 ? *st.h_max_b_row : 0;
+  st.glog = group_log2(longest_b_row);
+  if (opt.flatten_products && st.glog == 5 && b.rows > 0 && b.nnz < 24 * static_cast<offset_t>(b.rows))
+    st.glog = flat_glog;
+  dense_columns dc;
+  dc.words = (static_cast<long long>(b.cols) + 31) / 32;
+  dc.bytes = dense_smem_bytes(dc.words);
+  dc.fits = opt.dense_long_rows && dc.bytes <= dev.smem_per_block_optin;
+  const bool dense = dc.fits;
+  symbolic_bins(ctx, st, a, b, c, mask, opt, mem, sym, rows, max_prod, dc);
   if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[3], s));
 
   // Step 4: numeric binning on the exact row sizes; nnz(C) from its first pass; in-place scan of
@@ -301,39 +387,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   st.num_max_row = max_nnz;
   st.num_dense = dense;
   st.num_windows = windows;
-  if (rows[num_shared] && windows) {
-    // Shared-memory windows (window_rows_kernel): one block per SM, no global accumulator.
-    // Whether B's rows are sorted decides how a window finds its part of them; the flag is
-    // read on the device, after this kernel, so nobody waits for it.
-    // In the plan, not the context: another plan's product may run before this one's numeric.
-    unsigned* flag = st.d_b_unsorted;
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(flag, 0, sizeof(unsigned), s));
-    if (b.rows > 0) {
-      const long long want = (static_cast<long long>(b.rows) * 32 + 255) / 256;
-      const unsigned grid = static_cast<unsigned>(std::min<long long>(want, 4ll * dev.sm_count * 8));
-      rows_unsorted_kernel<<<grid, 256, 0, s>>>(b.rows, b.rpt, b.col, flag);
-      check_launch("rows_unsorted_kernel");
-    }
-    st.num_pool_blocks = static_cast<int>(std::min<unsigned long long>(rows[num_shared], dev.sm_count));
-    st.num_pool_table = engine_window_columns<T>(dev, b.cols);
-  } else if (rows[num_shared] && dense) {
-    // one dense accumulator of B.cols values per resident block (one block per SM)
-    const std::size_t per_block = static_cast<std::size_t>(b.cols) * (has_values_v<T> ? sizeof(T) : 0);
-    int blocks = static_cast<int>(std::min<unsigned long long>(rows[num_shared], dev.sm_count));
-    while (blocks > 1 && blocks * per_block > (1ull << 30)) blocks /= 2;
-    st.reserve_pool(st.num_pool, std::max<std::size_t>(1, blocks * per_block), mem);
-    st.num_pool_blocks = blocks;
-    st.num_pool_table = b.cols;
-  } else if (rows[num_shared]) {
-    const unsigned long long want = next_pow2(std::max<unsigned long long>(1, max_nnz)) * 2;
-    const std::size_t entry = 4 + (has_values_v<T> ? sizeof(T) : 0);
-    int blocks = static_cast<int>(std::min<unsigned long long>(rows[num_shared], 2ull * dev.sm_count));
-    while (blocks > 1 && blocks * want * entry > (1ull << 30)) blocks /= 2;
-    st.reserve_pool(st.num_pool, align_up(blocks * want * (has_values_v<T> ? sizeof(T) : 0)) +
-                                     blocks * want * 4, mem);
-    st.num_pool_blocks = blocks;
-    st.num_pool_table = static_cast<long long>(want);
-  }
+  numeric_pools<T>(ctx, st, b, rows[num_shared], max_nnz, dense, windows, mem);
   st.rows = m;
   st.cols = b.cols;
   st.a_nnz = a.nnz;
@@ -344,6 +398,46 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   st.stats.max_row_nnz = static_cast<offset_t>(max_nnz);
   st.stats.numeric_bin_rows.assign(rows, rows + num_shared + 1);
   if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[4], s));
+}
+
+/// A numeric bin of one row per block (bins 1-6 and the largest shared bin): the kernel
+/// compiled for the bin's block size, CUB's block radix sort for rows past twice the block's
+/// threads when its temporary storage fits the table's shared memory.
+template <class Semiring, class VA, class VB, class Mask, class T>
+void numeric_block_bin(const bin_config& cfg, cudaStream_t bs, const index_t* bins, int n,
+                       const csr_view<VA>& a, const csr_view<VB>& b, const dev_out<T>& out,
+                       hash_policy hp, int glog, const spgemm_options& opt, const Mask& mask,
+                       long long cols) {
+  auto launch = [&](auto kernel, int radix_bits = 0) {
+    allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
+    kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), out,
+                                                         cfg.table_size,
+                                                         hp, glog,
+                                                         opt.sorted, mask, radix_bits);
+    check_launch("numeric_block_kernel");
+  };
+  // Rows past twice the block's threads are sorted with CUB's block radix sort on the key
+  // bits B's columns need, when its temporary storage fits the table's shared memory.
+  const int key_bits = std::max(1, ceil_log2(cols));
+  auto radix = [&](auto bs, auto minb) {
+    constexpr int E = radix_items_for(decltype(minb)::value);
+    return opt.radix_sort_rows && row_radix<decltype(bs)::value, E, T>::temp_bytes <= cfg.smem_bytes ? key_bits : 0;
+  };
+  using std::integral_constant;
+  // The largest shared bin (one block per SM) is compiled for 64 registers a thread.
+  if (cfg.block_threads == 1024 && cfg.blocks_per_sm == 1) {
+    launch(numeric_block_kernel<1024, Semiring, VA, VB, Mask, 1>,
+           radix(integral_constant<int, 1024>{}, integral_constant<int, 1>{}));
+    return;
+  }
+  constexpr int full = threads_per_sm_target;
+  switch (cfg.block_threads) {
+    case 64: launch(numeric_block_kernel<64, Semiring, VA, VB, Mask>, radix(integral_constant<int, 64>{}, integral_constant<int, full / 64>{})); break;
+    case 128: launch(numeric_block_kernel<128, Semiring, VA, VB, Mask>, radix(integral_constant<int, 128>{}, integral_constant<int, full / 128>{})); break;
+    case 256: launch(numeric_block_kernel<256, Semiring, VA, VB, Mask>, radix(integral_constant<int, 256>{}, integral_constant<int, full / 256>{})); break;
+    case 512: launch(numeric_block_kernel<512, Semiring, VA, VB, Mask>, radix(integral_constant<int, 512>{}, integral_constant<int, full / 512>{})); break;
+    default: launch(numeric_block_kernel<1024, Semiring, VA, VB, Mask>, radix(integral_constant<int, 1024>{}, integral_constant<int, full / 1024>{})); break;
+  }
 }
 
 template <class Semiring, class VA, class VB, class Mask>
@@ -409,36 +503,9 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
           for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size)), opt.sorted, mask);
       check_launch("numeric_multi_kernel");
     } else {
-      auto launch = [&](auto kernel, int radix_bits = 0) {
-        allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
-        kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), out,
-                                                             cfg.table_size,
-                                                             for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size)), glog,
-                                                             opt.sorted, mask, radix_bits);
-        check_launch("numeric_block_kernel");
-      };
-      // Rows past twice the block's threads are sorted with CUB's block radix sort on the key
-      // bits B's columns need, when its temporary storage fits the table's shared memory.
-      const int key_bits = std::max(1, ceil_log2(static_cast<long long>(st.cols)));
-      auto radix = [&](auto bs, auto minb) {
-        constexpr int E = radix_items_for(decltype(minb)::value);
-        return opt.radix_sort_rows && row_radix<decltype(bs)::value, E, T>::temp_bytes <= cfg.smem_bytes ? key_bits : 0;
-      };
-      using std::integral_constant;
-      // The largest shared bin (one block per SM) is compiled for 64 registers a thread.
-      if (cfg.block_threads == 1024 && cfg.blocks_per_sm == 1) {
-        launch(numeric_block_kernel<1024, Semiring, VA, VB, Mask, 1>,
-               radix(integral_constant<int, 1024>{}, integral_constant<int, 1>{}));
-        continue;
-      }
-      constexpr int full = threads_per_sm_target;
-      switch (cfg.block_threads) {
-        case 64: launch(numeric_block_kernel<64, Semiring, VA, VB, Mask>, radix(integral_constant<int, 64>{}, integral_constant<int, full / 64>{})); break;
-        case 128: launch(numeric_block_kernel<128, Semiring, VA, VB, Mask>, radix(integral_constant<int, 128>{}, integral_constant<int, full / 128>{})); break;
-        case 256: launch(numeric_block_kernel<256, Semiring, VA, VB, Mask>, radix(integral_constant<int, 256>{}, integral_constant<int, full / 256>{})); break;
-        case 512: launch(numeric_block_kernel<512, Semiring, VA, VB, Mask>, radix(integral_constant<int, 512>{}, integral_constant<int, full / 512>{})); break;
-        default: launch(numeric_block_kernel<1024, Semiring, VA, VB, Mask>, radix(integral_constant<int, 1024>{}, integral_constant<int, full / 1024>{})); break;
-      }
+      numeric_block_bin<Semiring>(cfg, bs, bins, n, a, b, out,
+                                  for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size)),
+                                  glog, opt, mask, st.cols);
     }
   }
   ctx.join(num_shared + 1);

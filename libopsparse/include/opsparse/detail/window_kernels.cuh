@@ -152,6 +152,46 @@ __device__ __forceinline__ offset_t window_part(const dev_csr<VB>& b, offset_t q
   }
 }
 
+/// A lane's cursor into the B row of A's nonzero j (nothing past the row's end).
+template <class VA, class VB>
+__device__ __forceinline__ void start_cursor(const dev_csr<VA>& a, const dev_csr<VB>& b,
+                                             offset_t j, offset_t ahi, offset_t& cur, int& rem) {
+  if (j < ahi) {
+    const index_t k = __ldg(a.col + j);
+    cur = __ldg(b.rpt + k);
+    rem = static_cast<int>(__ldg(b.rpt + k + 1) - cur);
+  }
+}
+
+/// A warp's steps [t, steps) of a window beyond its cursors: the nonzeros first + nwarps·t of A.
+/// Sorted B rows: the window's part found by a search; unsorted: every window walks the whole
+/// B row and keeps what falls inside.
+template <class S, bool Bits, class VA, class VB, class Mask, class T>
+__device__ __forceinline__ void window_steps_after(const dev_csr<VA>& a, const dev_csr<VB>& b,
+                                                   offset_t first, int nwarps, int t, int steps,
+                                                   bool sorted_b, index_t w0, index_t w1,
+                                                   const mask_row& mr, unsigned* bits, T* vals,
+                                                   int lane) {
+  for (; t < steps; ++t) {
+    const offset_t j = first + static_cast<offset_t>(nwarps) * t;
+    const VA av = load_value(a.val, j);
+    const index_t k = __ldg(a.col + j);
+    const offset_t pe = __ldg(b.rpt + k + 1);
+    if (sorted_b) {
+      const offset_t q =
+          w0 == 0 ? __ldg(b.rpt + k) : warp_lower_bound(b.col, __ldg(b.rpt + k), pe, w0, lane);
+      window_part<S, Bits, VA, VB, Mask>(b, q, pe, w0, w1, av, mr, bits, vals, lane);
+      continue;
+    }
+    for (offset_t p = __ldg(b.rpt + k) + lane; __any_sync(0xffffffffu, p < pe); p += 32) {
+      if (p >= pe) continue;
+      const index_t key = __ldg(b.col + p);
+      if (key < w0 || key >= w1 || !mask_keeps<Mask>(mr, key)) continue;
+      window_add<S, Bits>(key - w0, av, load_value(b.val, p), bits, vals);
+    }
+  }
+}
+
 /// The rows `rows[0..n_rows)` of A·B (rows == nullptr: rows 0..n_rows-1), one block of
 /// dense_block threads a row, grid-stride. Each window's values and presence bits (unless
 /// Epi::presence_bits is false: then only values, summed with +) are complete
@@ -190,17 +230,8 @@ __global__ void __launch_bounds__(dense_block, 1)
     int rem0 = 0, rem1 = 0;
     {
       const offset_t j0 = alo + warp + static_cast<offset_t>(nwarps) * lane;
-      const offset_t j1 = j0 + static_cast<offset_t>(nwarps) * 32;
-      if (j0 < ahi) {
-        const index_t k = __ldg(a.col + j0);
-        cur0 = __ldg(b.rpt + k);
-        rem0 = static_cast<int>(__ldg(b.rpt + k + 1) - cur0);
-      }
-      if (j1 < ahi) {
-        const index_t k = __ldg(a.col + j1);
-        cur1 = __ldg(b.rpt + k);
-        rem1 = static_cast<int>(__ldg(b.rpt + k + 1) - cur1);
-      }
+      start_cursor(a, b, j0, ahi, cur0, rem0);
+      start_cursor(a, b, j0 + static_cast<offset_t>(nwarps) * 32, ahi, cur1, rem1);
     }
     for (index_t w0 = 0; w0 < cols; w0 += window) {
       const index_t w1 = cols - w0 > window ? w0 + window : cols;
@@ -260,28 +291,8 @@ __global__ void __launch_bounds__(dense_block, 1)
         }
 #undef OPSPARSE_WINDOW_FETCH
       }
-      for (; t < steps; ++t) {
-        const offset_t j = alo + warp + static_cast<offset_t>(nwarps) * t;
-        const VA av = load_value(a.val, j);
-        if (sorted_b) {
-          // beyond the cursors: the window's part found by search
-          const index_t k = __ldg(a.col + j);
-          const offset_t pe = __ldg(b.rpt + k + 1);
-          const offset_t q =
-              w0 == 0 ? __ldg(b.rpt + k) : warp_lower_bound(b.col, __ldg(b.rpt + k), pe, w0, lane);
-          window_part<S, Bits, VA, VB, Mask>(b, q, pe, w0, w1, av, mr, bits, vals, lane);
-          continue;
-        }
-        const index_t k = __ldg(a.col + j);
-        const offset_t pe = __ldg(b.rpt + k + 1);
-        // Unsorted rows: every window walks the whole B row and keeps what falls inside.
-        for (offset_t p = __ldg(b.rpt + k) + lane; __any_sync(full, p < pe); p += 32) {
-          if (p >= pe) continue;
-          const index_t key = __ldg(b.col + p);
-          if (key < w0 || key >= w1 || !mask_keeps<Mask>(mr, key)) continue;
-          window_add<S, Bits>(key - w0, av, load_value(b.val, p), bits, vals);
-        }
-      }
+      window_steps_after<S, Bits, VA, VB, Mask>(a, b, alo + warp, nwarps, t, steps, sorted_b, w0,
+                                                w1, mr, bits, vals, lane);
       __syncthreads();
       epi.window(epi_smem, row, w0, static_cast<int>(w1 - w0), vals, bits);
       __syncthreads();  // the epilogue has read the window

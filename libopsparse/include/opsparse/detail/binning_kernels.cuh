@@ -1,0 +1,220 @@
+#pragma once
+// The OpSparse kernels' first steps (paper §4-5.1): products per row (setup) and the two-pass
+// binning in shared memory, plus the types every kernel shares. The symbolic and numeric
+// kernels are in kernels.cuh; the driver in spgemm_impl.cuh picks and launches them.
+#include <cuda_runtime.h>
+
+#include "opsparse/context.hpp"
+#include "opsparse/detail/device_ops.cuh"
+#include "opsparse/detail/plan_state.hpp"
+
+namespace opsparse::detail {
+/// Register budget for full occupancy: T/B blocks of B threads (T = 2048 on V100, A100, H100).
+constexpr int threads_per_sm_target = 2048;
+
+struct bin_ranges {
+  offset_t r[max_bins];
+  int n;
+};
+
+__device__ __forceinline__ int bin_of(offset_t v, const bin_ranges& rg) {
+  for (int j = 0; j < rg.n - 1; ++j)
+    if (v <= rg.r[j]) return j;
+  return rg.n - 1;
+}
+
+template <class V>
+struct dev_csr {
+  const offset_t* rpt;
+  const index_t* col;
+  const V* val;
+};
+
+// ---- step 1: products per row, written into C.rpt (no separate array) -------------------------
+/// Groups of 2^rlog lanes per row (the host sizes them to A's average row, at most a warp: rows
+/// of A with thousands of entries, web graphs, would serialise one thread), grid-stride, so that
+/// the longest B row read is reduced per block and reaches global memory with one atomic per
+/// block rather than one per row (16.7M atomics on one address cost delaunay_n24 13 ms).
+template <class VA, class VB, class Mask>
+__global__ void __launch_bounds__(256, threads_per_sm_target / 256) setup_kernel(index_t m, dev_csr<VA> a, dev_csr<VB> b,
+                                                    offset_t* crpt, Mask mask,
+                                                    unsigned long long* max_b_row, int rlog) {
+  __shared__ unsigned long long s_longest;
+  const long long gt = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (gt == 0) crpt[m] = 0;  // the in-place exclusive scan then leaves nnz(C) here
+  if (threadIdx.x == 0) s_longest = 0;
+  __syncthreads();
+  const int g = 1 << rlog, lane = threadIdx.x & (g - 1);
+  // products of row r, at most its mask row's entries under a structural mask
+  auto capped = [&](long long r, offset_t s) {
+    if constexpr (Mask::kind == mask_kind::structural) {
+      const offset_t mn = mask.rpt[r + 1] - mask.rpt[r];
+      return s < mn ? s : mn;
+    }
+    return s;
+  };
+  const long long groups = static_cast<long long>(gridDim.x) * blockDim.x >> rlog;
+  offset_t most = 0;
+  // Every lane of a warp runs the same number of iterations (the shuffles need the whole warp).
+  const long long first = gt >> rlog;
+  const long long warp_first = (gt & ~31ll) >> rlog;
+  for (long long base = warp_first; base < m; base += groups) {
+    const long long i = first + (base - warp_first);
+    offset_t s = 0, longest = 0;
+    bool deferred = false;
+    if (i < m) {
+      const offset_t start = a.rpt[i], end = a.rpt[i + 1];
+      // a row of A that would take its group more than 32 steps goes to the whole warp below
+      deferred = g < 32 && end - start > 32 * g;
+      if (!deferred) {
+        for (offset_t j = start + lane; j < end; j += g) {
+          const index_t k = __ldg(a.col + j);
+          const offset_t len = __ldg(b.rpt + k + 1) - __ldg(b.rpt + k);
+          s += len;
+          longest = len > longest ? len : longest;
+        }
+      }
+    }
+    for (int o = g / 2; o > 0; o >>= 1) {
+      s += __shfl_down_sync(0xffffffffu, s, o, g);
+      const offset_t other = __shfl_down_sync(0xffffffffu, longest, o, g);
+      longest = other > longest ? other : longest;
+    }
+    if (lane == 0 && i < m && !deferred) {
+      most = longest > most ? longest : most;
+      crpt[i] = capped(i, s);
+    }
+    // Long rows of A (web graphs' hubs: thousands of entries, which kept 4 lanes busy for
+    // 0.46 ms of webbase-1M's setup), one at a time by all 32 lanes, four loads in flight each.
+    unsigned todo = __ballot_sync(0xffffffffu, deferred && lane == 0);
+    const int wl = threadIdx.x & 31;
+    while (todo) {
+      const int src = __ffs(todo) - 1;
+      todo &= todo - 1;
+      const long long r = __shfl_sync(0xffffffffu, i, src);
+      const offset_t end = a.rpt[r + 1];
+      offset_t s2 = 0, l2 = 0;
+      for (offset_t j = a.rpt[r] + wl; j < end; j += 4 * 32) {
+        index_t k[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) k[u] = j + 32 * u < end ? __ldg(a.col + j + 32 * u) : -1;
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          if (k[u] < 0) continue;
+          const offset_t len = __ldg(b.rpt + k[u] + 1) - __ldg(b.rpt + k[u]);
+          s2 += len;
+          l2 = len > l2 ? len : l2;
+        }
+      }
+      for (int o = 16; o > 0; o >>= 1) {
+        s2 += __shfl_down_sync(0xffffffffu, s2, o);
+        const offset_t other = __shfl_down_sync(0xffffffffu, l2, o);
+        l2 = other > l2 ? other : l2;
+      }
+      if (wl == 0) {
+        most = l2 > most ? l2 : most;
+        crpt[r] = capped(r, s2);
+      }
+    }
+  }
+  if (most) atomicMax(&s_longest, static_cast<unsigned long long>(most));
+  __syncthreads();
+  if (threadIdx.x == 0 && s_longest) atomicMax(max_b_row, s_longest);
+}
+
+// ---- steps 2 and 4: binning (paper Algorithms 1-3) -------------------------------------------
+/// Pass 1: rows per bin counted with shared-memory atomics, one global atomic per bin per block;
+/// the largest row and the total tracked alike. SHARED=false: the global-atomic ablation.
+template <bool SHARED>
+__global__ void __launch_bounds__(1024) bin_count_kernel(const offset_t* sizes, index_t m,
+                                                         bin_ranges rg, bin_counters* c) {
+  __shared__ unsigned int s_rows[max_bins];
+  __shared__ unsigned long long s_max, s_total;
+  const int tid = threadIdx.x;
+  if (tid < max_bins) s_rows[tid] = 0;
+  if (tid == 0) s_max = 0, s_total = 0;
+  __syncthreads();
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + tid;
+  unsigned long long v = 0;
+  if (i < m) {
+    v = static_cast<unsigned long long>(sizes[i]);
+    const int b = bin_of(static_cast<offset_t>(v), rg);
+    if (SHARED) {
+      // the lanes of a warp that fall into the same bin add themselves with one atomic
+      const unsigned same = __match_any_sync(__activemask(), b);
+      if ((threadIdx.x & 31) == __ffs(same) - 1) atomicAdd(&s_rows[b], static_cast<unsigned>(__popc(same)));
+    } else {
+      atomicAdd(&c->rows[b], 1ull);
+      atomicMax(&c->max_row, v);
+      atomicAdd(&c->total, v);
+    }
+  }
+  if (SHARED) {
+    // Warp-aggregated: one shared atomic per warp for the maximum and the total.
+    unsigned long long wmax = v, wsum = v;
+    for (int o = 16; o > 0; o >>= 1) {
+      const unsigned long long x = __shfl_down_sync(0xffffffffu, wmax, o);
+      wmax = x > wmax ? x : wmax;
+      wsum += __shfl_down_sync(0xffffffffu, wsum, o);
+    }
+    if ((tid & 31) == 0 && wmax) {
+      atomicMax(&s_max, wmax);
+      atomicAdd(&s_total, wsum);
+    }
+    __syncthreads();
+    if (tid < rg.n && s_rows[tid]) atomicAdd(&c->rows[tid], static_cast<unsigned long long>(s_rows[tid]));
+    if (tid == 0) {
+      if (s_max) atomicMax(&c->max_row, s_max);
+      if (s_total) atomicAdd(&c->total, s_total);
+    }
+  }
+}
+
+/// Pass 2: row ids written to their bin's section of the one bins[M] array.
+template <bool SHARED>
+__global__ void __launch_bounds__(1024) bin_fill_kernel(const offset_t* sizes, index_t m,
+                                                        bin_ranges rg, bin_counters* c,
+                                                        index_t* bins) {
+  __shared__ unsigned int s_rows[max_bins];
+  __shared__ unsigned long long s_base[max_bins];
+  const int tid = threadIdx.x;
+  if (tid < max_bins) s_rows[tid] = 0;
+  __syncthreads();
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + tid;
+  int b = -1;
+  if (i < m) b = bin_of(sizes[i], rg);
+  if (!SHARED) {
+    if (b >= 0) {
+      unsigned long long off = 0;
+      for (int j = 0; j < b; ++j) off += c->rows[j];
+      bins[off + atomicAdd(&c->cursor[b], 1ull)] = static_cast<index_t>(i);
+    }
+    return;
+  }
+  // Warp-aggregated, as in pass 1: the lowest lane of each bin's group adds the group's count.
+  const unsigned same = __match_any_sync(0xffffffffu, b);
+  const int lane = tid & 31, leader = __ffs(same) - 1;
+  const unsigned rank = __popc(same & ((1u << lane) - 1u));
+  if (b >= 0 && lane == leader) atomicAdd(&s_rows[b], static_cast<unsigned>(__popc(same)));
+  __syncthreads();
+  if (tid < rg.n) {
+    unsigned long long off = 0;
+    for (int j = 0; j < tid; ++j) off += c->rows[j];
+    s_base[tid] = off + (s_rows[tid] ? atomicAdd(&c->cursor[tid], static_cast<unsigned long long>(s_rows[tid])) : 0ull);
+    s_rows[tid] = 0;
+  }
+  __syncthreads();
+  unsigned at = 0;
+  if (b >= 0 && lane == leader) at = atomicAdd(&s_rows[b], static_cast<unsigned>(__popc(same)));
+  at = __shfl_sync(0xffffffffu, at, leader);
+  if (b >= 0) bins[s_base[b] + at + rank] = static_cast<index_t>(i);
+}
+
+/// Every row in bin 0: bins[i] = i, no comparisons (paper Algorithm 3).
+template <class I>
+__global__ void bin_identity_kernel(I m, I* bins) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < m) bins[i] = static_cast<index_t>(i);
+}
+
+}  // namespace opsparse::detail
