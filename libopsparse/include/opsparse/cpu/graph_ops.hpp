@@ -1,0 +1,519 @@
+#pragma once
+// The graph/matrix operations on host matrices (OpenMP, header-only like the CPU engine): the
+// oracle of their GPU twins in opsparse/graph_ops.cuh, which return exactly what these return.
+// The vocabulary (predicates, entry functions, monoids, unary functions, union rules) and the
+// LAGraph/GraphBLAS names are in opsparse/graph_ops.hpp.
+//
+// Every operation is deterministic: its result does not depend on the number of threads (the
+// folds of reduce_cols and reduce run over row blocks fixed by the matrix alone). Pattern
+// matrices pass pattern{} as the value to predicates and functions, and pattern results carry no
+// values. Call these qualified (cpu::transpose): opsparse::transpose(host_csr) is found by
+// argument-dependent lookup too. row_products(A, B) is the CPU engine's (cpu/spgemm.hpp).
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "opsparse/cpu/spgemm.hpp"  // row_products, detail::check_operand
+#include "opsparse/csr.hpp"
+#include "opsparse/error.hpp"
+#include "opsparse/graph_ops.hpp"
+
+namespace opsparse::cpu {
+
+namespace graph_ops_detail {
+
+/// Below this many entries plus rows an operation runs serially: waking a team costs more than
+/// the work (and spins on a busy machine). The threshold of cpu/graph.hpp.
+constexpr std::size_t parallel_size = std::size_t(1) << 16;
+
+template <class V>
+bool worth_parallel(const host_csr<V>& a) {
+  return a.col.size() + static_cast<std::size_t>(a.rows) >= parallel_size;
+}
+
+inline int max_threads() {
+#ifdef _OPENMP
+  return std::max(1, omp_get_max_threads());
+#else
+  return 1;
+#endif
+}
+
+/// The value of entry p: pattern{} for a pattern matrix.
+template <class V>
+V value_at(const host_csr<V>& a, offset_t p) {
+  if constexpr (has_values_v<V>)
+    return a.val[static_cast<std::size_t>(p)];
+  else
+    return pattern{};
+}
+
+/// rpt[i + 1] holds row i's length on entry, the row pointer on return.
+inline void scan_lengths(std::vector<offset_t>& rpt) {
+  for (std::size_t i = 1; i < rpt.size(); ++i) rpt[i] += rpt[i - 1];
+}
+
+/// `blocks` + 1 row boundaries that split a's entries into blocks of about equal size (a row
+/// is never split; empty blocks are possible).
+template <class V>
+std::vector<index_t> row_blocks(const host_csr<V>& a, int blocks) {
+  std::vector<index_t> first(static_cast<std::size_t>(blocks) + 1, a.rows);
+  first[0] = 0;
+  const offset_t nnz = a.nnz();
+  for (int c = 1; c < blocks; ++c) {
+    const offset_t target = nnz / blocks * c + nnz % blocks * c / blocks;
+    const auto it = std::lower_bound(a.rpt.begin(), a.rpt.end(), target);
+    first[c] = std::max(first[c - 1],
+                        static_cast<index_t>(std::min<std::ptrdiff_t>(it - a.rpt.begin(), a.rows)));
+  }
+  return first;
+}
+
+/// Sorts entries [b, e) of `a` by column, values following; equal columns keep their order.
+/// `keys` is scratch.
+template <class V>
+void sort_segment(host_csr<V>& a, offset_t b, offset_t e,
+                  std::vector<std::pair<index_t, offset_t>>& keys, std::vector<V>& vals) {
+  const auto cb = a.col.begin() + b, ce = a.col.begin() + e;
+  if (std::is_sorted(cb, ce)) return;
+  if constexpr (!has_values_v<V>) {
+    std::sort(cb, ce);  // equal pattern entries are indistinguishable
+  } else {
+    keys.clear();
+    for (offset_t p = b; p < e; ++p) keys.emplace_back(a.col[p], p);
+    std::sort(keys.begin(), keys.end());  // (column, position): stable
+    vals.assign(a.val.begin() + b, a.val.begin() + e);
+    for (offset_t q = 0; q < e - b; ++q) {
+      a.col[b + q] = keys[q].first;
+      a.val[b + q] = vals[keys[q].second - b];
+    }
+  }
+}
+
+}  // namespace graph_ops_detail
+
+/// The operations run on the OpenMP default team; a caller with its own thread count (the CPU
+/// engine's options::threads) sets it for a scope: `threads` > 0 while the guard lives, then
+/// the earlier default (0: nothing changes).
+class scoped_threads {
+ public:
+  explicit scoped_threads(int threads) {
+#ifdef _OPENMP
+    if (threads > 0) {
+      was_ = omp_get_max_threads();
+      omp_set_num_threads(threads);
+    }
+#else
+    (void)threads;
+#endif
+  }
+  ~scoped_threads() {
+#ifdef _OPENMP
+    if (was_ > 0) omp_set_num_threads(was_);
+#endif
+  }
+  scoped_threads(const scoped_threads&) = delete;
+  scoped_threads& operator=(const scoped_threads&) = delete;
+
+ private:
+  int was_ = 0;
+};
+
+/// Aᵀ: row j holds A's entries of column j ordered by their row i (entries of A with equal (i, j)
+/// in A's order), whether or not A's rows are sorted. The result is that of the serial counting
+/// sort on any number of threads: rows of A are split into blocks, each block counts its
+/// columns, and block c's entries of column j go after those of blocks < c.
+template <class V>
+host_csr<V> transpose(const host_csr<V>& a) {
+  detail::check_operand("A", a);
+  namespace gd = graph_ops_detail;
+  host_csr<V> t(a.cols, a.rows);
+  const offset_t nnz = a.nnz();
+  t.col.resize(static_cast<std::size_t>(nnz));
+  if constexpr (has_values_v<V>) t.val.resize(static_cast<std::size_t>(nnz));
+  // A block's counters cost a.cols: blocks are only worth it while they are far fewer than the
+  // entries per column.
+  const long long per_col = nnz / (static_cast<offset_t>(a.cols) + 1);
+  const int blocks =
+      gd::worth_parallel(a) ? static_cast<int>(std::clamp<long long>(per_col / 2, 1, gd::max_threads())) : 1;
+  if (blocks == 1) {
+    for (index_t c : a.col) ++t.rpt[static_cast<std::size_t>(c) + 1];
+    gd::scan_lengths(t.rpt);
+    std::vector<offset_t> next(t.rpt.begin(), t.rpt.end() - 1);
+    for (index_t i = 0; i < a.rows; ++i)
+      for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p) {
+        const offset_t dst = next[a.col[p]]++;
+        t.col[dst] = i;
+        if constexpr (has_values_v<V>) t.val[dst] = a.val[p];
+      }
+    return t;
+  }
+  const std::vector<index_t> first = gd::row_blocks(a, blocks);
+  const std::size_t cols = static_cast<std::size_t>(a.cols);
+  std::vector<offset_t> at(static_cast<std::size_t>(blocks) * cols, 0);  // at[c * cols + j]
+#pragma omp parallel for schedule(static, 1) num_threads(blocks)
+  for (int c = 0; c < blocks; ++c) {
+    offset_t* mine = at.data() + static_cast<std::size_t>(c) * cols;
+    for (offset_t p = a.rpt[first[c]]; p < a.rpt[first[c + 1]]; ++p) ++mine[a.col[p]];
+  }
+  const long long ncols = a.cols;
+#pragma omp parallel for schedule(static)
+  for (long long j = 0; j < ncols; ++j) {
+    offset_t total = 0;
+    for (int c = 0; c < blocks; ++c) total += at[static_cast<std::size_t>(c) * cols + j];
+    t.rpt[j + 1] = total;
+  }
+  gd::scan_lengths(t.rpt);
+#pragma omp parallel for schedule(static)
+  for (long long j = 0; j < ncols; ++j) {
+    offset_t run = t.rpt[j];
+    for (int c = 0; c < blocks; ++c) {
+      offset_t& x = at[static_cast<std::size_t>(c) * cols + j];
+      const offset_t n = x;
+      x = run;
+      run += n;
+    }
+  }
+#pragma omp parallel for schedule(static, 1) num_threads(blocks)
+  for (int c = 0; c < blocks; ++c) {
+    offset_t* next = at.data() + static_cast<std::size_t>(c) * cols;
+    for (index_t i = first[c]; i < first[c + 1]; ++i)
+      for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p) {
+        const offset_t dst = next[a.col[p]]++;
+        t.col[dst] = i;
+        if constexpr (has_values_v<V>) t.val[dst] = a.val[p];
+      }
+  }
+  return t;
+}
+
+/// The entries (i, j, v) of A with keep(i, j, v), in their order within each row; same shape.
+/// keep is called twice per entry (count, then copy) and must give the same answer both times.
+template <class V, class Keep>
+host_csr<V> select(const host_csr<V>& a, Keep keep) {
+  detail::check_operand("A", a);
+  namespace gd = graph_ops_detail;
+  const bool par = gd::worth_parallel(a);
+  const long long n = a.rows;
+  host_csr<V> s(a.rows, a.cols);
+#pragma omp parallel for schedule(dynamic, 1024) if (par)
+  for (long long i = 0; i < n; ++i) {
+    offset_t k = 0;
+    for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p)
+      k += keep(static_cast<index_t>(i), a.col[p], gd::value_at(a, p)) ? 1 : 0;
+    s.rpt[i + 1] = k;
+  }
+  gd::scan_lengths(s.rpt);
+  s.col.resize(static_cast<std::size_t>(s.nnz()));
+  if constexpr (has_values_v<V>) s.val.resize(s.col.size());
+#pragma omp parallel for schedule(dynamic, 1024) if (par)
+  for (long long i = 0; i < n; ++i) {
+    offset_t out = s.rpt[i];
+    for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p) {
+      if (!keep(static_cast<index_t>(i), a.col[p], gd::value_at(a, p))) continue;
+      s.col[out] = a.col[p];
+      if constexpr (has_values_v<V>) s.val[out] = a.val[p];
+      ++out;
+    }
+  }
+  return s;
+}
+
+/// B(r, col_map[j]) = A(row_order[r], j): B has row_order.size() rows (a subset, a repeat or a
+/// reordering of A's) and A's columns. Without col_map the rows are copied as they are; with
+/// it every row of B is sorted by its new columns, stably (P·A·Qᵀ; P·A·Pᵀ when col_map is the
+/// inverse of row_order, see invert_permutation). Throws std::invalid_argument when an entry of
+/// row_order is not a row of A, or col_map has not A.cols entries in [0, A.cols).
+template <class V>
+host_csr<V> permute(const host_csr<V>& a, const std::vector<index_t>& row_order,
+                    const std::vector<index_t>* col_map) {
+  detail::check_operand("A", a);
+  namespace gd = graph_ops_detail;
+  OPSPARSE_EXPECTS(row_order.size() <= static_cast<std::size_t>(std::numeric_limits<index_t>::max()),
+                   "permute: row_order has more entries than a matrix has rows");
+  const index_t rows = static_cast<index_t>(row_order.size());
+  for (index_t r = 0; r < rows; ++r)
+    OPSPARSE_EXPECTS(row_order[r] >= 0 && row_order[r] < a.rows,
+                     "permute: row_order[" + std::to_string(r) + "] = " + std::to_string(row_order[r]) +
+                         " is not a row of a " + std::to_string(a.rows) + "-row matrix");
+  if (col_map != nullptr) {
+    OPSPARSE_EXPECTS(col_map->size() == static_cast<std::size_t>(a.cols),
+                     "permute: col_map has " + std::to_string(col_map->size()) + " entries for " +
+                         std::to_string(a.cols) + " columns");
+    for (index_t j = 0; j < a.cols; ++j)
+      OPSPARSE_EXPECTS((*col_map)[j] >= 0 && (*col_map)[j] < a.cols,
+                       "permute: col_map[" + std::to_string(j) + "] = " +
+                           std::to_string((*col_map)[j]) + " is not a column");
+  }
+  host_csr<V> b(rows, a.cols);
+  for (index_t r = 0; r < rows; ++r) b.rpt[r + 1] = a.rpt[row_order[r] + 1] - a.rpt[row_order[r]];
+  gd::scan_lengths(b.rpt);
+  b.col.resize(static_cast<std::size_t>(b.nnz()));
+  if constexpr (has_values_v<V>) b.val.resize(b.col.size());
+  const bool par = b.col.size() + static_cast<std::size_t>(rows) >= gd::parallel_size;
+  const long long n = rows;
+#pragma omp parallel if (par)
+  {
+    std::vector<std::pair<index_t, offset_t>> keys;
+    std::vector<V> vals;
+#pragma omp for schedule(dynamic, 1024)
+    for (long long r = 0; r < n; ++r) {
+      const index_t i = row_order[r];
+      const offset_t src = a.rpt[i], len = a.rpt[i + 1] - src, dst = b.rpt[r];
+      if (col_map == nullptr) {
+        std::copy_n(a.col.begin() + src, len, b.col.begin() + dst);
+      } else {
+        for (offset_t q = 0; q < len; ++q) b.col[dst + q] = (*col_map)[a.col[src + q]];
+      }
+      if constexpr (has_values_v<V>) std::copy_n(a.val.begin() + src, len, b.val.begin() + dst);
+      if (col_map != nullptr) gd::sort_segment(b, dst, dst + len, keys, vals);
+    }
+  }
+  return b;
+}
+
+/// out[i] = Monoid::identity() ⊕ f(i, j, v) ⊕ ... over row i's entries in their order; out gets
+/// A.rows entries. accumulate: out[i] = out[i] ⊕ (that fold), and out must already have A.rows
+/// entries (else std::invalid_argument).
+template <class Monoid, class V, class F>
+void reduce_rows(const host_csr<V>& a, F f, std::vector<typename Monoid::value_type>& out,
+                 bool accumulate = false) {
+  using T = typename Monoid::value_type;
+  detail::check_operand("A", a);
+  namespace gd = graph_ops_detail;
+  if (accumulate)
+    OPSPARSE_EXPECTS(out.size() == static_cast<std::size_t>(a.rows),
+                     "reduce_rows: accumulating into " + std::to_string(out.size()) +
+                         " entries for " + std::to_string(a.rows) + " rows");
+  else
+    out.resize(static_cast<std::size_t>(a.rows));
+  const long long n = a.rows;
+#pragma omp parallel for schedule(dynamic, 1024) if (gd::worth_parallel(a))
+  for (long long i = 0; i < n; ++i) {
+    T acc = Monoid::identity();
+    for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p)
+      acc = Monoid::add(acc, f(static_cast<index_t>(i), a.col[p], gd::value_at(a, p)));
+    out[i] = accumulate ? Monoid::add(out[i], acc) : acc;
+  }
+}
+
+/// out[j] = the fold of f(i, j, v) over column j, out getting A.cols entries (accumulate: as in
+/// reduce_rows, out must have A.cols entries). Each of up to 16 blocks of rows, fixed by the
+/// matrix alone, folds its entries in row order from the identity, and the blocks' results are
+/// folded in block order: one block (small matrices) is the plain serial fold, and the result is
+/// the same on any number of threads.
+template <class Monoid, class V, class F>
+void reduce_cols(const host_csr<V>& a, F f, std::vector<typename Monoid::value_type>& out,
+                 bool accumulate = false) {
+  using T = typename Monoid::value_type;
+  detail::check_operand("A", a);
+  namespace gd = graph_ops_detail;
+  if (accumulate)
+    OPSPARSE_EXPECTS(out.size() == static_cast<std::size_t>(a.cols),
+                     "reduce_cols: accumulating into " + std::to_string(out.size()) +
+                         " entries for " + std::to_string(a.cols) + " columns");
+  const std::size_t cols = static_cast<std::size_t>(a.cols);
+  // A block's partial vector costs a.cols; blocks are worth it while that is well below its
+  // share of the entries.
+  constexpr int max_blocks = 16;
+  const long long per_col = a.nnz() / (static_cast<offset_t>(a.cols) + 1);
+  const int blocks =
+      gd::worth_parallel(a) ? static_cast<int>(std::clamp<long long>(per_col / 4, 1, max_blocks)) : 1;
+  const std::vector<index_t> first = gd::row_blocks(a, blocks);
+  std::vector<T> part(static_cast<std::size_t>(blocks) * cols, Monoid::identity());
+#pragma omp parallel for schedule(dynamic, 1) if (blocks > 1)
+  for (int c = 0; c < blocks; ++c) {
+    T* mine = part.data() + static_cast<std::size_t>(c) * cols;
+    for (index_t i = first[c]; i < first[c + 1]; ++i)
+      for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p) {
+        const index_t j = a.col[p];
+        mine[j] = Monoid::add(mine[j], f(i, j, gd::value_at(a, p)));
+      }
+  }
+  if (blocks == 1 && !accumulate) {
+    out = std::move(part);
+    return;
+  }
+  out.resize(cols);
+  const long long ncols = a.cols;
+#pragma omp parallel for schedule(static) if (blocks > 1)
+  for (long long j = 0; j < ncols; ++j) {
+    T acc = blocks == 1 ? part[j] : Monoid::identity();
+    if (blocks > 1)
+      for (int c = 0; c < blocks; ++c) acc = Monoid::add(acc, part[static_cast<std::size_t>(c) * cols + j]);
+    out[j] = accumulate ? Monoid::add(out[j], acc) : acc;
+  }
+}
+
+/// The fold of f(i, j, v) over all of A's entries: each of up to 64 blocks of rows, fixed by
+/// the matrix alone, folds in row order from the identity, then the blocks in order (the same
+/// result on any number of threads; one block, the serial fold, for small matrices).
+template <class Monoid, class V, class F>
+typename Monoid::value_type reduce(const host_csr<V>& a, F f) {
+  using T = typename Monoid::value_type;
+  detail::check_operand("A", a);
+  namespace gd = graph_ops_detail;
+  constexpr int max_blocks = 64;
+  const int blocks = gd::worth_parallel(a) ? max_blocks : 1;
+  const std::vector<index_t> first = gd::row_blocks(a, blocks);
+  std::vector<T> part(static_cast<std::size_t>(blocks), Monoid::identity());
+#pragma omp parallel for schedule(dynamic, 1) if (blocks > 1)
+  for (int c = 0; c < blocks; ++c) {
+    T acc = Monoid::identity();
+    for (index_t i = first[c]; i < first[c + 1]; ++i)
+      for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p)
+        acc = Monoid::add(acc, f(i, a.col[p], gd::value_at(a, p)));
+    part[c] = acc;
+  }
+  if (blocks == 1) return part[0];
+  T acc = Monoid::identity();
+  for (const T& x : part) acc = Monoid::add(acc, x);
+  return acc;
+}
+
+/// A(i, j) ← f(A(i, j)) for every stored value; nothing for a pattern matrix.
+template <class V, class F>
+void apply(host_csr<V>& a, F f) {
+  if constexpr (has_values_v<V>) {
+    const long long n = static_cast<long long>(a.val.size());
+#pragma omp parallel for schedule(static) if (n >= static_cast<long long>(graph_ops_detail::parallel_size))
+    for (long long k = 0; k < n; ++k) a.val[k] = f(a.val[k]);
+  }
+}
+
+/// Each row's entries by column, values following; entries of equal column keep their order.
+template <class V>
+void sort_rows(host_csr<V>& a) {
+  detail::check_operand("A", a);
+  namespace gd = graph_ops_detail;
+  const long long n = a.rows;
+#pragma omp parallel if (gd::worth_parallel(a))
+  {
+    std::vector<std::pair<index_t, offset_t>> keys;
+    std::vector<V> vals;
+#pragma omp for schedule(dynamic, 1024)
+    for (long long i = 0; i < n; ++i) gd::sort_segment(a, a.rpt[i], a.rpt[i + 1], keys, vals);
+  }
+}
+
+/// A's row indices ordered by row length (ascending or descending), equal lengths by index
+/// ascending in both directions: a stable counting sort, O(rows + longest row).
+template <class V>
+std::vector<index_t> degree_order(const host_csr<V>& a, bool ascending) {
+  detail::check_operand("A", a);
+  const index_t n = a.rows;
+  offset_t longest = 0;
+  for (index_t i = 0; i < n; ++i) longest = std::max(longest, a.rpt[i + 1] - a.rpt[i]);
+  auto key = [&](index_t i) {
+    const offset_t d = a.rpt[i + 1] - a.rpt[i];
+    return static_cast<std::size_t>(ascending ? d : longest - d);
+  };
+  std::vector<index_t> at(static_cast<std::size_t>(longest) + 2, 0);
+  for (index_t i = 0; i < n; ++i) ++at[key(i) + 1];
+  for (std::size_t k = 1; k < at.size(); ++k) at[k] += at[k - 1];
+  std::vector<index_t> order(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) order[at[key(i)]++] = i;
+  return order;
+}
+
+/// inverse[order[r]] = r (new_of_old from old_of_new). Throws std::invalid_argument when order
+/// is not a permutation of 0 .. order.size() - 1.
+inline std::vector<index_t> invert_permutation(const std::vector<index_t>& order) {
+  OPSPARSE_EXPECTS(order.size() <= static_cast<std::size_t>(std::numeric_limits<index_t>::max()),
+                   "invert_permutation: more entries than index_t counts");
+  const index_t n = static_cast<index_t>(order.size());
+  std::vector<index_t> inv(order.size(), -1);
+  for (index_t r = 0; r < n; ++r) {
+    const index_t v = order[r];
+    OPSPARSE_EXPECTS(v >= 0 && v < n && inv[v] < 0,
+                     "invert_permutation: order[" + std::to_string(r) + "] = " + std::to_string(v) +
+                         " is out of range or repeated");
+    inv[v] = r;
+  }
+  return inv;
+}
+
+/// out[i] = src[idx[i]]. Throws std::invalid_argument when an index is outside src.
+template <class T>
+std::vector<T> gather(const std::vector<T>& src, const std::vector<index_t>& idx) {
+  for (std::size_t i = 0; i < idx.size(); ++i)
+    OPSPARSE_EXPECTS(idx[i] >= 0 && static_cast<std::size_t>(idx[i]) < src.size(),
+                     "gather: idx[" + std::to_string(i) + "] = " + std::to_string(idx[i]) +
+                         " is outside a source of " + std::to_string(src.size()));
+  std::vector<T> out(idx.size());
+  const long long n = static_cast<long long>(idx.size());
+#pragma omp parallel for schedule(static) if (n >= static_cast<long long>(graph_ops_detail::parallel_size))
+  for (long long i = 0; i < n; ++i) out[i] = src[idx[i]];
+  return out;
+}
+
+/// The value type of ewise_add(A, B, rule): what rule.left returns for A's values.
+template <class VA, class Rule>
+using ewise_result_t = std::decay_t<decltype(std::declval<const Rule&>().left(std::declval<VA>()))>;
+
+/// The union of A's and B's entries (GrB_eWiseAdd): rule.both(a, b) where both have (i, j),
+/// rule.left(a) where only A does, rule.right(b) where only B does. A's and B's rows must be
+/// sorted without repeats; the result's are. Throws std::invalid_argument unless the shapes match.
+template <class VA, class VB, class Rule>
+host_csr<ewise_result_t<VA, Rule>> ewise_add(const host_csr<VA>& a, const host_csr<VB>& b, Rule rule) {
+  using R = ewise_result_t<VA, Rule>;
+  detail::check_operand("A", a);
+  detail::check_operand("B", b);
+  namespace gd = graph_ops_detail;
+  OPSPARSE_EXPECTS(a.rows == b.rows && a.cols == b.cols,
+                   "ewise_add: A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
+                       ", B is " + std::to_string(b.rows) + "x" + std::to_string(b.cols));
+  host_csr<R> c(a.rows, a.cols);
+  const bool par = a.col.size() + b.col.size() + static_cast<std::size_t>(a.rows) >= gd::parallel_size;
+  const long long n = a.rows;
+#pragma omp parallel for schedule(dynamic, 1024) if (par)
+  for (long long i = 0; i < n; ++i) {
+    offset_t p = a.rpt[i], q = b.rpt[i], k = 0;
+    const offset_t pe = a.rpt[i + 1], qe = b.rpt[i + 1];
+    while (p < pe && q < qe) {
+      const index_t ja = a.col[p], jb = b.col[q];
+      p += ja <= jb;
+      q += jb <= ja;
+      ++k;
+    }
+    c.rpt[i + 1] = k + (pe - p) + (qe - q);
+  }
+  gd::scan_lengths(c.rpt);
+  c.col.resize(static_cast<std::size_t>(c.nnz()));
+  if constexpr (has_values_v<R>) c.val.resize(c.col.size());
+#pragma omp parallel for schedule(dynamic, 1024) if (par)
+  for (long long i = 0; i < n; ++i) {
+    offset_t p = a.rpt[i], q = b.rpt[i], out = c.rpt[i];
+    const offset_t pe = a.rpt[i + 1], qe = b.rpt[i + 1];
+    while (p < pe || q < qe) {
+      const index_t ja = p < pe ? a.col[p] : a.cols, jb = q < qe ? b.col[q] : b.cols;
+      if (ja == jb) {
+        c.col[out] = ja;
+        if constexpr (has_values_v<R>) c.val[out] = static_cast<R>(rule.both(gd::value_at(a, p), gd::value_at(b, q)));
+        ++p;
+        ++q;
+      } else if (ja < jb) {
+        c.col[out] = ja;
+        if constexpr (has_values_v<R>) c.val[out] = static_cast<R>(rule.left(gd::value_at(a, p)));
+        ++p;
+      } else {
+        c.col[out] = jb;
+        if constexpr (has_values_v<R>) c.val[out] = static_cast<R>(rule.right(gd::value_at(b, q)));
+        ++q;
+      }
+      ++out;
+    }
+  }
+  return c;
+}
+
+}  // namespace opsparse::cpu
