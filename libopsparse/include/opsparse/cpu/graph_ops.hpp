@@ -5,9 +5,9 @@
 // LAGraph/GraphBLAS names are in opsparse/graph_ops.hpp.
 //
 // Every operation is deterministic: its result does not depend on the number of threads (the
-// floating-point folds of reduce_cols and reduce run over row blocks fixed by the matrix alone). Pattern
-// matrices pass pattern{} as the value to predicates and functions, and pattern results carry no
-// values. Call these qualified (cpu::transpose): opsparse::transpose(host_csr) is found by
+// floating-point folds of reduce_cols and reduce run over row blocks fixed by the matrix alone).
+// Pattern matrices pass pattern{} as the value to predicates and functions, and pattern results
+// carry no values. Only shapes are checked (O(1)); A's invariants are trusted (validate()). Call these qualified (cpu::transpose): opsparse::transpose(host_csr) is found by
 // argument-dependent lookup too. row_products(A, B) is the CPU engine's (cpu/spgemm.hpp).
 #include <algorithm>
 #include <cstddef>
@@ -217,8 +217,8 @@ host_csr<V> transpose(const host_csr<V>& a) {
   const offset_t nnz = a.nnz();
   t.col.resize(static_cast<std::size_t>(nnz));
   if constexpr (has_values_v<V>) t.val.resize(static_cast<std::size_t>(nnz));
-  // A block's counters cost a.cols: blocks are only worth it while they are far fewer than the
-  // entries per column.
+  // A block's counters cost a.cols: at most half as many blocks as entries per column, so that
+  // the counters' passes cost less than the scatter.
   const long long per_col = nnz / (static_cast<offset_t>(a.cols) + 1);
   const int blocks =
       gd::worth_parallel(a) ? static_cast<int>(std::clamp<long long>(per_col / 2, 1, gd::max_threads())) : 1;
