@@ -23,6 +23,7 @@
 #include <numeric>
 
 #include "msbfs/msbfs.hpp"
+#include "opsparse/cpu/graph_ops.hpp"
 #include "opsparse/error.hpp"
 
 namespace opsparse::msbfs {
@@ -335,16 +336,10 @@ class cpu_backend final : public backend {
     return found;
   }
 
-  /// Aᵀ by counting sort: the pull of a directed graph reads in-edges.
+  /// Aᵀ: the pull of a directed graph reads in-edges.
   void build_transpose() {
-    const index_t n = a_.rows;
-    at_ = host_csr<pattern>(n, n);
-    for (index_t c : a_.col) ++at_.rpt[c + 1];
-    for (index_t i = 0; i < n; ++i) at_.rpt[i + 1] += at_.rpt[i];
-    at_.col.resize(a_.col.size());
-    std::vector<offset_t> at(at_.rpt.begin(), at_.rpt.end() - 1);
-    for (index_t i = 0; i < n; ++i)
-      for (offset_t p = a_.rpt[i]; p < a_.rpt[i + 1]; ++p) at_.col[at[a_.col[p]]++] = i;
+    const cpu::scoped_threads team(threads_);
+    at_ = cpu::transpose(a_);
     has_transpose_ = true;
   }
 

@@ -1,9 +1,10 @@
 // triangle::backend on the CPU engine (opsparse::cpu::spgemm, OpenMP): the oracle of the GPU
-// backend and the program's engine where no GPU is present.
+// backend and the program's engine where no GPU is present. Relabelling, L/U and the sums are
+// the library's graph operations (cpu/graph_ops.hpp), on the engine's thread count.
 #include <algorithm>
-#include <numeric>
 #include <stdexcept>
 
+#include "opsparse/cpu/graph_ops.hpp"
 #include "opsparse/cpu/spgemm.hpp"
 #include "opsparse/error.hpp"
 #include "triangle/triangle.hpp"
@@ -27,50 +28,26 @@ class cpu_backend final : public backend {
   }
 
   void sort_by_degree(bool ascending) override {
-    const index_t n = a_.rows;
-    std::vector<index_t> order(static_cast<std::size_t>(n));  // order[new] = old
-    std::iota(order.begin(), order.end(), 0);
-    auto deg = [&](index_t v) { return a_.rpt[v + 1] - a_.rpt[v]; };
+    const cpu::scoped_threads team(opt_.threads);
     // Stable, so that equal degrees keep their vertex order (as the GPU's radix sort does).
-    if (ascending)
-      std::stable_sort(order.begin(), order.end(), [&](index_t x, index_t y) { return deg(x) < deg(y); });
-    else
-      std::stable_sort(order.begin(), order.end(), [&](index_t x, index_t y) { return deg(x) > deg(y); });
-    std::vector<index_t> new_of_old(static_cast<std::size_t>(n));
-    for (index_t r = 0; r < n; ++r) new_of_old[order[r]] = r;
-
-    host_csr<pattern> p(n, n);
-    p.col.resize(a_.col.size());
-    for (index_t r = 0; r < n; ++r) p.rpt[r + 1] = p.rpt[r] + deg(order[r]);
-    for (index_t r = 0; r < n; ++r) {
-      const index_t v = order[r];
-      offset_t out = p.rpt[r];
-      for (offset_t q = a_.rpt[v]; q < a_.rpt[v + 1]; ++q) p.col[out++] = new_of_old[a_.col[q]];
-      std::sort(p.col.begin() + p.rpt[r], p.col.begin() + p.rpt[r + 1]);
-    }
-    a_ = std::move(p);
+    const std::vector<index_t> order = cpu::degree_order(a_, ascending);  // order[new] = old
+    std::vector<index_t> new_of_old = cpu::invert_permutation(order);
+    a_ = cpu::permute(a_, order, &new_of_old);  // P·A·Pᵀ, rows sorted again
     has_l_ = has_u_ = false;  // derived from the old numbering
     // Compose with an earlier relabelling, if any.
-    if (new_of_old_.empty()) {
-      new_of_old_ = std::move(new_of_old);
-    } else {
-      for (auto& v : new_of_old_) v = new_of_old[v];
-    }
+    new_of_old_ = new_of_old_.empty() ? std::move(new_of_old) : cpu::gather(new_of_old, new_of_old_);
   }
 
   void extract(operand which) override {
     OPSPARSE_EXPECTS(which != operand::a, "extract takes L or U");
-    const bool lower = which == operand::l;
-    host_csr<pattern> t(a_.rows, a_.cols);
-    for (index_t i = 0; i < a_.rows; ++i) {
-      for (offset_t p = a_.rpt[i]; p < a_.rpt[i + 1]; ++p) {
-        const index_t j = a_.col[p];
-        if (lower ? j < i : j > i) t.col.push_back(j);
-      }
-      t.rpt[i + 1] = static_cast<offset_t>(t.col.size());
+    const cpu::scoped_threads team(opt_.threads);
+    if (which == operand::l) {
+      l_ = cpu::select(a_, lower_triangle{-1});
+      has_l_ = true;
+    } else {
+      u_ = cpu::select(a_, upper_triangle{1});
+      has_u_ = true;
     }
-    (lower ? l_ : u_) = std::move(t);
-    (lower ? has_l_ : has_u_) = true;
   }
 
   std::int64_t product(operand x, operand y, operand mask, bool /*keep*/) override {
@@ -80,9 +57,8 @@ class cpu_backend final : public backend {
     c_ = cpu::spgemm<plus_pair<std::int64_t>>(mx, my, cpu::host_mask<structural_mask>(mm), opt_);
     info_.products = cpu::count_products(mx, my);
     info_.nnz = c_.nnz();
-    std::int64_t sum = 0;
-    for (std::int64_t v : c_.val) sum += v;
-    return sum;
+    const cpu::scoped_threads team(opt_.threads);
+    return cpu::reduce<plus_monoid<std::int64_t>>(c_, value_as<std::int64_t>{});
   }
 
   product_info last_product() const override { return info_; }
@@ -90,18 +66,16 @@ class cpu_backend final : public backend {
   void reset_vertex_counts() override { std::fill(counts_.begin(), counts_.end(), 0); }
 
   void add_vertex_counts(bool rows, bool cols) override {
-    for (index_t i = 0; i < c_.rows; ++i)
-      for (offset_t p = c_.rpt[i]; p < c_.rpt[i + 1]; ++p) {
-        if (rows) counts_[i] += c_.val[p];
-        if (cols) counts_[c_.col[p]] += c_.val[p];
-      }
+    const cpu::scoped_threads team(opt_.threads);
+    using sum = plus_monoid<std::int64_t>;
+    if (rows) cpu::reduce_rows<sum>(c_, value_as<std::int64_t>{}, counts_, true);
+    if (cols) cpu::reduce_cols<sum>(c_, value_as<std::int64_t>{}, counts_, true);
   }
 
   std::vector<std::int64_t> vertex_counts() override {
     if (new_of_old_.empty()) return counts_;
-    std::vector<std::int64_t> out(counts_.size());
-    for (std::size_t v = 0; v < out.size(); ++v) out[v] = counts_[new_of_old_[v]];
-    return out;
+    const cpu::scoped_threads team(opt_.threads);
+    return cpu::gather(counts_, new_of_old_);
   }
 
  private:

@@ -304,6 +304,9 @@ TEST(CpuGraphOps, ReduceSmall) {
   EXPECT_EQ(out, (std::vector<double>{1, 5, -3}));
   cpu::reduce_cols<plus_monoid<double>>(a, value_as<double>{}, out, true);
   EXPECT_EQ(out, (std::vector<double>{6, 10, -4}));
+  std::vector<std::int64_t> ccnt{10, 20, 30};
+  cpu::reduce_cols<plus_monoid<std::int64_t>>(a, count_one<std::int64_t>{}, ccnt, true);
+  EXPECT_EQ(ccnt, (std::vector<std::int64_t>{12, 21, 32}));
   // Entry functions see (i, j, v).
   cpu::reduce_cols<plus_monoid<double>>(a, [](index_t i, index_t, double v) { return i * v; }, out);
   EXPECT_EQ(out, (std::vector<double>{8, 10, -9}));
@@ -341,6 +344,9 @@ TEST(CpuGraphOps, ReduceRandomAgainstSerialFolds) {
     for (index_t i = 0; i < r; ++i) want_rows[i] = a.rpt[i + 1] - a.rpt[i];
     for (index_t j : a.col) ++want_cols[j];
     EXPECT_EQ(rows, want_rows);
+    EXPECT_EQ(cols, want_cols);
+    cpu::reduce_cols<plus_monoid<std::int64_t>>(a, count_one<std::int64_t>{}, cols, true);
+    for (auto& x : want_cols) x *= 2;
     EXPECT_EQ(cols, want_cols);
     EXPECT_EQ(cpu::reduce<plus_monoid<std::int64_t>>(a, count_one<std::int64_t>{}), a.nnz());
     // Values: row sums are serial folds, exactly; max is exact in any order; column and total

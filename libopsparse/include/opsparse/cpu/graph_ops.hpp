@@ -5,9 +5,9 @@
 // LAGraph/GraphBLAS names are in opsparse/graph_ops.hpp.
 //
 // Every operation is deterministic: its result does not depend on the number of threads (the
-// folds of reduce_cols and reduce run over row blocks fixed by the matrix alone). Pattern
-// matrices pass pattern{} as the value to predicates and functions, and pattern results carry no
-// values. Call these qualified (cpu::transpose): opsparse::transpose(host_csr) is found by
+// floating-point folds of reduce_cols and reduce run over row blocks fixed by the matrix alone).
+// Pattern matrices pass pattern{} as the value to predicates and functions, and pattern results
+// carry no values. Only shapes are checked (O(1)); A's invariants are trusted (validate()). Call these qualified (cpu::transpose): opsparse::transpose(host_csr) is found by
 // argument-dependent lookup too. row_products(A, B) is the CPU engine's (cpu/spgemm.hpp).
 #include <algorithm>
 #include <cstddef>
@@ -22,7 +22,7 @@
 #include <omp.h>
 #endif
 
-#include "opsparse/cpu/spgemm.hpp"  // row_products, detail::check_operand
+#include "opsparse/cpu/spgemm.hpp"  // row_products
 #include "opsparse/csr.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/graph_ops.hpp"
@@ -46,6 +46,24 @@ inline int max_threads() {
 #else
   return 1;
 #endif
+}
+
+/// O(1) shape checks: the arrays' sizes agree with rows and nnz. Rows are not scanned: A's
+/// invariants (columns in range, rpt not decreasing) are trusted, as validate() checks them, and
+/// an O(nnz) check would cost as much as select() itself.
+template <class V>
+void check_shape(const char* what, const host_csr<V>& a) {
+  const std::string name(what);
+  OPSPARSE_EXPECTS(a.rows >= 0 && a.cols >= 0, name + " has negative dimensions");
+  OPSPARSE_EXPECTS(a.rpt.size() == static_cast<std::size_t>(a.rows) + 1 && a.rpt[0] == 0,
+                   name + " row pointers must have rows + 1 entries, the first 0");
+  OPSPARSE_EXPECTS(static_cast<std::size_t>(a.rpt.back()) == a.col.size(),
+                   name + " has " + std::to_string(a.col.size()) + " column indices, rpt says " +
+                       std::to_string(a.rpt.back()));
+  if constexpr (has_values_v<V>)
+    OPSPARSE_EXPECTS(a.val.size() == a.col.size(),
+                     name + " has " + std::to_string(a.val.size()) + " values for " +
+                         std::to_string(a.col.size()) + " columns");
 }
 
 /// The value of entry p: pattern{} for a pattern matrix.
@@ -99,6 +117,65 @@ void sort_segment(host_csr<V>& a, offset_t b, offset_t e,
   }
 }
 
+/// body(i, j, v) for the entries of rows [begin, end) in order: one flat loop over the entries
+/// with a row cursor, which the compiler drops when body ignores i (a loop per row ran 3.6x
+/// slower on a sum of 4M values in rows of 13).
+template <class V, class Body>
+void for_each_entry(const host_csr<V>& a, index_t begin, index_t end, Body&& body) {
+  if (begin >= end) return;
+  const offset_t* rpt = a.rpt.data();
+  const index_t* col = a.col.data();
+  index_t i = begin;
+  offset_t row_end = rpt[begin + 1];
+  for (offset_t p = rpt[begin], last = rpt[end]; p < last; ++p) {
+    while (p >= row_end) row_end = rpt[++i + 1];
+    if constexpr (has_values_v<V>)
+      body(i, col[p], a.val.data()[p]);
+    else
+      body(i, col[p], pattern{});
+  }
+}
+
+/// How many blocks of rows a fold (reduce_cols, reduce) runs in: 1 when small; else one per
+/// thread (at most `bound`) when T is an integer, where any grouping gives the same result; else
+/// `fixed` (at most `bound`), a number that does not depend on the thread count, so that a
+/// floating-point result, rounding included, is the same on any number of threads.
+template <class T>
+int fold_blocks(bool par, long long bound, int fixed) {
+  if (!par) return 1;
+  const int want = std::is_integral_v<T> ? max_threads() : fixed;
+  return static_cast<int>(std::clamp<long long>(bound, 1, want));
+}
+
+/// select() over rows [begin, end): the kept entries appended to col and val, srpt[i + 1] the
+/// count kept in rows [begin, i]. Everything the loop reads is a local copy: through captured
+/// references or containers (or outlined into an OpenMP body when serial) it ran at half the
+/// speed of a plain serial loop, reloading them after every push_back.
+template <class V, class Keep>
+void select_rows(const host_csr<V>& a, index_t begin, index_t end, Keep keep, offset_t* srpt,
+                 std::vector<index_t>& col_out, std::vector<V>& val_out) {
+  const offset_t* rpt = a.rpt.data();
+  const index_t* acol = a.col.data();
+  const V* aval = a.val.data();
+  std::vector<index_t> col;
+  std::vector<V> val;
+  for (index_t i = begin; i < end; ++i) {
+    for (offset_t p = rpt[i]; p < rpt[i + 1]; ++p) {
+      const index_t j = acol[p];
+      if constexpr (has_values_v<V>) {
+        if (!keep(i, j, aval[p])) continue;
+        val.push_back(aval[p]);
+      } else {
+        if (!keep(i, j, pattern{})) continue;
+      }
+      col.push_back(j);
+    }
+    srpt[static_cast<std::size_t>(i) + 1] = static_cast<offset_t>(col.size());
+  }
+  col_out = std::move(col);
+  val_out = std::move(val);
+}
+
 }  // namespace graph_ops_detail
 
 /// The operations run on the OpenMP default team; a caller with its own thread count (the CPU
@@ -134,14 +211,14 @@ class scoped_threads {
 /// columns, and block c's entries of column j go after those of blocks < c.
 template <class V>
 host_csr<V> transpose(const host_csr<V>& a) {
-  detail::check_operand("A", a);
   namespace gd = graph_ops_detail;
+  gd::check_shape("A", a);
   host_csr<V> t(a.cols, a.rows);
   const offset_t nnz = a.nnz();
   t.col.resize(static_cast<std::size_t>(nnz));
   if constexpr (has_values_v<V>) t.val.resize(static_cast<std::size_t>(nnz));
-  // A block's counters cost a.cols: blocks are only worth it while they are far fewer than the
-  // entries per column.
+  // A block's counters cost a.cols: at most half as many blocks as entries per column, so that
+  // the counters' passes cost less than the scatter.
   const long long per_col = nnz / (static_cast<offset_t>(a.cols) + 1);
   const int blocks =
       gd::worth_parallel(a) ? static_cast<int>(std::clamp<long long>(per_col / 2, 1, gd::max_threads())) : 1;
@@ -197,33 +274,38 @@ host_csr<V> transpose(const host_csr<V>& a) {
 }
 
 /// The entries (i, j, v) of A with keep(i, j, v), in their order within each row; same shape.
-/// keep is called twice per entry (count, then copy) and must give the same answer both times.
+/// One pass over A: each block of rows (one per thread, one when small) appends what it keeps to
+/// a list of its own, and the lists are then copied into place (a single list is moved).
 template <class V, class Keep>
 host_csr<V> select(const host_csr<V>& a, Keep keep) {
-  detail::check_operand("A", a);
   namespace gd = graph_ops_detail;
-  const bool par = gd::worth_parallel(a);
-  const long long n = a.rows;
+  gd::check_shape("A", a);
+  const int blocks = gd::worth_parallel(a) ? gd::max_threads() : 1;
+  const std::vector<index_t> first = gd::row_blocks(a, blocks);
+  std::vector<std::vector<index_t>> cols(static_cast<std::size_t>(blocks));
+  std::vector<std::vector<V>> vals(static_cast<std::size_t>(blocks));
   host_csr<V> s(a.rows, a.cols);
-#pragma omp parallel for schedule(dynamic, 1024) if (par)
-  for (long long i = 0; i < n; ++i) {
-    offset_t k = 0;
-    for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p)
-      k += keep(static_cast<index_t>(i), a.col[p], gd::value_at(a, p)) ? 1 : 0;
-    s.rpt[i + 1] = k;
+  offset_t* srpt = s.rpt.data();
+  const auto run = [&](int c) {
+    gd::select_rows(a, first[c], first[c + 1], keep, srpt, cols[c], vals[c]);
+  };
+  if (blocks == 1) {
+    run(0);
+    s.col = std::move(cols[0]);
+    if constexpr (has_values_v<V>) s.val = std::move(vals[0]);
+    return s;
   }
-  gd::scan_lengths(s.rpt);
-  s.col.resize(static_cast<std::size_t>(s.nnz()));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(blocks)
+  for (int c = 0; c < blocks; ++c) run(c);
+  std::vector<offset_t> base(static_cast<std::size_t>(blocks) + 1, 0);
+  for (int c = 0; c < blocks; ++c) base[c + 1] = base[c] + static_cast<offset_t>(cols[c].size());
+  s.col.resize(static_cast<std::size_t>(base[blocks]));
   if constexpr (has_values_v<V>) s.val.resize(s.col.size());
-#pragma omp parallel for schedule(dynamic, 1024) if (par)
-  for (long long i = 0; i < n; ++i) {
-    offset_t out = s.rpt[i];
-    for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p) {
-      if (!keep(static_cast<index_t>(i), a.col[p], gd::value_at(a, p))) continue;
-      s.col[out] = a.col[p];
-      if constexpr (has_values_v<V>) s.val[out] = a.val[p];
-      ++out;
-    }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(blocks)
+  for (int c = 0; c < blocks; ++c) {
+    for (index_t i = first[c]; i < first[c + 1]; ++i) srpt[static_cast<std::size_t>(i) + 1] += base[c];
+    std::copy(cols[c].begin(), cols[c].end(), s.col.begin() + base[c]);
+    if constexpr (has_values_v<V>) std::copy(vals[c].begin(), vals[c].end(), s.val.begin() + base[c]);
   }
   return s;
 }
@@ -236,8 +318,8 @@ host_csr<V> select(const host_csr<V>& a, Keep keep) {
 template <class V>
 host_csr<V> permute(const host_csr<V>& a, const std::vector<index_t>& row_order,
                     const std::vector<index_t>* col_map) {
-  detail::check_operand("A", a);
   namespace gd = graph_ops_detail;
+  gd::check_shape("A", a);
   OPSPARSE_EXPECTS(row_order.size() <= static_cast<std::size_t>(std::numeric_limits<index_t>::max()),
                    "permute: row_order has more entries than a matrix has rows");
   const index_t rows = static_cast<index_t>(row_order.size());
@@ -288,8 +370,8 @@ template <class Monoid, class V, class F>
 void reduce_rows(const host_csr<V>& a, F f, std::vector<typename Monoid::value_type>& out,
                  bool accumulate = false) {
   using T = typename Monoid::value_type;
-  detail::check_operand("A", a);
   namespace gd = graph_ops_detail;
+  gd::check_shape("A", a);
   if (accumulate)
     OPSPARSE_EXPECTS(out.size() == static_cast<std::size_t>(a.rows),
                      "reduce_rows: accumulating into " + std::to_string(out.size()) +
@@ -306,77 +388,74 @@ void reduce_rows(const host_csr<V>& a, F f, std::vector<typename Monoid::value_t
   }
 }
 
-/// out[j] = the fold of f(i, j, v) over column j, out getting A.cols entries (accumulate: as in
-/// reduce_rows, out must have A.cols entries). Each of up to 16 blocks of rows, fixed by the
-/// matrix alone, folds its entries in row order from the identity, and the blocks' results are
-/// folded in block order: one block (small matrices) is the plain serial fold, and the result is
-/// the same on any number of threads.
+/// out[j] = the fold of f(i, j, v) over column j in row order, out getting A.cols entries
+/// (accumulate: as in reduce_rows, out must have A.cols entries). Large matrices are folded in
+/// blocks of rows, each from the identity, and the blocks' results in block order; see
+/// graph_ops_detail::fold_blocks for why the result does not depend on the thread count.
 template <class Monoid, class V, class F>
 void reduce_cols(const host_csr<V>& a, F f, std::vector<typename Monoid::value_type>& out,
                  bool accumulate = false) {
   using T = typename Monoid::value_type;
-  detail::check_operand("A", a);
   namespace gd = graph_ops_detail;
+  gd::check_shape("A", a);
   if (accumulate)
     OPSPARSE_EXPECTS(out.size() == static_cast<std::size_t>(a.cols),
                      "reduce_cols: accumulating into " + std::to_string(out.size()) +
                          " entries for " + std::to_string(a.cols) + " columns");
   const std::size_t cols = static_cast<std::size_t>(a.cols);
-  // A block's partial vector costs a.cols; blocks are worth it while that is well below its
+  // A block's partial vector costs a.cols: blocks are worth it while that is well below its
   // share of the entries.
-  constexpr int max_blocks = 16;
   const long long per_col = a.nnz() / (static_cast<offset_t>(a.cols) + 1);
-  const int blocks =
-      gd::worth_parallel(a) ? static_cast<int>(std::clamp<long long>(per_col / 4, 1, max_blocks)) : 1;
+  const int blocks = gd::fold_blocks<T>(gd::worth_parallel(a), per_col / 4, 16);
   const std::vector<index_t> first = gd::row_blocks(a, blocks);
+  const auto fold = [&](int c, T* acc) {
+    gd::for_each_entry(a, first[c], first[c + 1], [&](index_t i, index_t j, auto v) {
+      acc[j] = Monoid::add(acc[j], f(i, j, v));
+    });
+  };
+  if (blocks == 1) {
+    // Straight into out: the same as out ⊕ (a fold from the identity) when T is an integer.
+    if (!accumulate || std::is_integral_v<T>) {
+      if (!accumulate) out.assign(cols, Monoid::identity());
+      fold(0, out.data());
+      return;
+    }
+  }
   std::vector<T> part(static_cast<std::size_t>(blocks) * cols, Monoid::identity());
 #pragma omp parallel for schedule(dynamic, 1) if (blocks > 1)
-  for (int c = 0; c < blocks; ++c) {
-    T* mine = part.data() + static_cast<std::size_t>(c) * cols;
-    for (index_t i = first[c]; i < first[c + 1]; ++i)
-      for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p) {
-        const index_t j = a.col[p];
-        mine[j] = Monoid::add(mine[j], f(i, j, gd::value_at(a, p)));
-      }
-  }
-  if (blocks == 1 && !accumulate) {
-    out = std::move(part);
-    return;
-  }
+  for (int c = 0; c < blocks; ++c) fold(c, part.data() + static_cast<std::size_t>(c) * cols);
   out.resize(cols);
   const long long ncols = a.cols;
 #pragma omp parallel for schedule(static) if (blocks > 1)
   for (long long j = 0; j < ncols; ++j) {
-    T acc = blocks == 1 ? part[j] : Monoid::identity();
-    if (blocks > 1)
-      for (int c = 0; c < blocks; ++c) acc = Monoid::add(acc, part[static_cast<std::size_t>(c) * cols + j]);
+    T acc = part[j];
+    for (int c = 1; c < blocks; ++c) acc = Monoid::add(acc, part[static_cast<std::size_t>(c) * cols + j]);
     out[j] = accumulate ? Monoid::add(out[j], acc) : acc;
   }
 }
 
-/// The fold of f(i, j, v) over all of A's entries: each of up to 64 blocks of rows, fixed by
-/// the matrix alone, folds in row order from the identity, then the blocks in order (the same
-/// result on any number of threads; one block, the serial fold, for small matrices).
+/// The fold of f(i, j, v) over all of A's entries in row order. Large matrices are folded in
+/// blocks of rows, each from the identity, then the blocks in order; see
+/// graph_ops_detail::fold_blocks for why the result does not depend on the thread count.
 template <class Monoid, class V, class F>
 typename Monoid::value_type reduce(const host_csr<V>& a, F f) {
   using T = typename Monoid::value_type;
-  detail::check_operand("A", a);
   namespace gd = graph_ops_detail;
-  constexpr int max_blocks = 64;
-  const int blocks = gd::worth_parallel(a) ? max_blocks : 1;
+  gd::check_shape("A", a);
+  const int blocks = gd::fold_blocks<T>(gd::worth_parallel(a), 64, 64);
   const std::vector<index_t> first = gd::row_blocks(a, blocks);
-  std::vector<T> part(static_cast<std::size_t>(blocks), Monoid::identity());
-#pragma omp parallel for schedule(dynamic, 1) if (blocks > 1)
-  for (int c = 0; c < blocks; ++c) {
+  const auto fold = [&](int c) {
     T acc = Monoid::identity();
-    for (index_t i = first[c]; i < first[c + 1]; ++i)
-      for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p)
-        acc = Monoid::add(acc, f(i, a.col[p], gd::value_at(a, p)));
-    part[c] = acc;
-  }
-  if (blocks == 1) return part[0];
-  T acc = Monoid::identity();
-  for (const T& x : part) acc = Monoid::add(acc, x);
+    gd::for_each_entry(a, first[c], first[c + 1],
+                       [&](index_t i, index_t j, auto v) { acc = Monoid::add(acc, f(i, j, v)); });
+    return acc;
+  };
+  if (blocks == 1) return fold(0);
+  std::vector<T> part(static_cast<std::size_t>(blocks));
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int c = 0; c < blocks; ++c) part[c] = fold(c);
+  T acc = part[0];
+  for (int c = 1; c < blocks; ++c) acc = Monoid::add(acc, part[c]);
   return acc;
 }
 
@@ -393,8 +472,8 @@ void apply(host_csr<V>& a, F f) {
 /// Each row's entries by column, values following; entries of equal column keep their order.
 template <class V>
 void sort_rows(host_csr<V>& a) {
-  detail::check_operand("A", a);
   namespace gd = graph_ops_detail;
+  gd::check_shape("A", a);
   const long long n = a.rows;
 #pragma omp parallel if (gd::worth_parallel(a))
   {
@@ -409,7 +488,7 @@ void sort_rows(host_csr<V>& a) {
 /// ascending in both directions: a stable counting sort, O(rows + longest row).
 template <class V>
 std::vector<index_t> degree_order(const host_csr<V>& a, bool ascending) {
-  detail::check_operand("A", a);
+  graph_ops_detail::check_shape("A", a);
   const index_t n = a.rows;
   offset_t longest = 0;
   for (index_t i = 0; i < n; ++i) longest = std::max(longest, a.rpt[i + 1] - a.rpt[i]);
@@ -466,9 +545,9 @@ using ewise_result_t = std::decay_t<decltype(std::declval<const Rule&>().left(st
 template <class VA, class VB, class Rule>
 host_csr<ewise_result_t<VA, Rule>> ewise_add(const host_csr<VA>& a, const host_csr<VB>& b, Rule rule) {
   using R = ewise_result_t<VA, Rule>;
-  detail::check_operand("A", a);
-  detail::check_operand("B", b);
   namespace gd = graph_ops_detail;
+  gd::check_shape("A", a);
+  gd::check_shape("B", b);
   OPSPARSE_EXPECTS(a.rows == b.rows && a.cols == b.cols,
                    "ewise_add: A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
                        ", B is " + std::to_string(b.rows) + "x" + std::to_string(b.cols));
