@@ -31,6 +31,11 @@ namespace opsparse {
 namespace detail {
 
 constexpr int ops_block = 256;
+/// Rows this long on average (entries) are reduced a block a row, or a thread an entry: a warp a
+/// row kept too few loads in flight on BFS's 1,024 rows of millions of entries (MS-BFS on R-MAT
+/// 22, H100: the warp-a-row reduction of the frontier's out-degrees made the search 12% slower
+/// than a kernel of its own that took an entry a thread).
+constexpr offset_t long_rows = 1024;
 
 /// Carves one aligned block (context::workspace) into parts, CUB style: sizes first, then the
 /// pointers.
@@ -252,6 +257,13 @@ void reduce_rows(context& ctx, csr_view<V> a, F f, typename Monoid::value_type* 
                  bool accumulate = false) {
   using namespace detail;
   if (a.rows == 0) return;
+  if (a.nnz >= long_rows * static_cast<offset_t>(a.rows)) {
+    const unsigned grid = static_cast<unsigned>(std::min<long long>(a.rows, 1 << 20));
+    reduce_long_rows_kernel<ops_block, Monoid><<<grid, ops_block, 0, ctx.stream()>>>(a, f, d_out,
+                                                                                   accumulate);
+    check_launch("reduce_long_rows_kernel");
+    return;
+  }
   reduce_rows_kernel<Monoid><<<warp_grid_for(a.rows, ops_block), ops_block, 0, ctx.stream()>>>(
       a, f, d_out, accumulate);
   check_launch("reduce_rows_kernel");
@@ -287,8 +299,14 @@ typename Monoid::value_type reduce(context& ctx, csr_view<V> a, F f) {
                                std::max(ctx.device().max_threads_per_sm / ops_block, 1);
     const unsigned grid = static_cast<unsigned>(
         std::min<long long>(warp_grid_for(a.rows, ops_block), resident));
-    reduce_all_kernel<ops_block, Monoid><<<grid, ops_block, 0, s>>>(a, f, total);
-    check_launch("reduce_all_kernel");
+    if (a.nnz >= long_rows * static_cast<offset_t>(a.rows)) {
+      const unsigned egrid = static_cast<unsigned>(std::min<long long>(grid_for(a.nnz, ops_block), resident));
+      reduce_entries_kernel<ops_block, Monoid><<<egrid, ops_block, 0, s>>>(a, f, total);
+      check_launch("reduce_entries_kernel");
+    } else {
+      reduce_all_kernel<ops_block, Monoid><<<grid, ops_block, 0, s>>>(a, f, total);
+      check_launch("reduce_all_kernel");
+    }
   }
   return read_back(ctx, total);
 }

@@ -32,9 +32,10 @@ struct shape {
   double per_row;
 };
 /// Empty, without rows, without columns, rectangular both ways, square sparse, square with
-/// rows longer than a warp (and a few hub rows through a skewed fill).
+/// rows longer than a warp, and a few rows of thousands of entries (the reductions' long-row
+/// kernels, as BFS's per-source rows take them).
 const shape shapes[] = {{0, 0, 0}, {0, 7, 0}, {9, 0, 0}, {7, 3, 2}, {40, 300, 12},
-                        {300, 40, 5}, {500, 500, 3}, {200, 200, 60}};
+                        {300, 40, 5}, {500, 500, 3}, {200, 200, 60}, {5, 9000, 3000}};
 
 template <class V>
 host_csr<V> matrix(const shape& s, std::uint64_t seed) {

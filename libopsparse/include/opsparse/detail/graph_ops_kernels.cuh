@@ -64,6 +64,35 @@ __global__ void reduce_rows_kernel(csr_view<V> a, F f, typename Monoid::value_ty
   if (lane_id() == 0) out[i] = accumulate ? Monoid::add(out[i], acc) : acc;
 }
 
+/// reduce_rows_kernel for long rows: a block a row (a warp a row leaves a few thousand rows of
+/// millions of entries, BFS's per-source rows, with too few loads in flight).
+template <int Block, class Monoid, class V, class F>
+__global__ void __launch_bounds__(Block) reduce_long_rows_kernel(csr_view<V> a, F f,
+                                                               typename Monoid::value_type* out,
+                                                               bool accumulate) {
+  using T = typename Monoid::value_type;
+  for (long long i = blockIdx.x; i < a.rows; i += gridDim.x) {
+    T acc = Monoid::identity();
+    for (offset_t p = a.rpt[i] + threadIdx.x; p < a.rpt[i + 1]; p += Block)
+      acc = Monoid::add(acc, f(static_cast<index_t>(i), a.col[p], entry_value(a.val, p)));
+    acc = block_reduce<Block>(acc, [](T x, T y) { return Monoid::add(x, y); });
+    if (threadIdx.x == 0) out[i] = accumulate ? Monoid::add(out[i], acc) : acc;
+  }
+}
+
+/// total ⊕= ⊕ over all entries of f, a thread an entry (grid-stride), its row found by a binary
+/// search: for matrices of long rows, whose rows are few.
+template <int Block, class Monoid, class V, class F>
+__global__ void __launch_bounds__(Block) reduce_entries_kernel(csr_view<V> a, F f,
+                                                             typename Monoid::value_type* total) {
+  using T = typename Monoid::value_type;
+  T acc = Monoid::identity();
+  for (long long p = thread_id(); p < a.nnz; p += thread_count())
+    acc = Monoid::add(acc, f(row_of(a.rpt, a.rows, p), a.col[p], entry_value(a.val, p)));
+  acc = block_reduce<Block>(acc, [](T x, T y) { return Monoid::add(x, y); });
+  if (threadIdx.x == 0) accumulate<Monoid>(total, acc);
+}
+
 /// out[j] ⊕= f(i, j, v) for every entry, with the monoid's atomic (device_ops.cuh).
 template <class Monoid, class V, class F>
 __global__ void reduce_cols_kernel(csr_view<V> a, F f, typename Monoid::value_type* out) {
