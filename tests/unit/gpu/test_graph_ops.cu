@@ -223,9 +223,11 @@ TEST_F(GraphOps, ApplySortAndRowProductsEqualTheCpu) {
   for (const shape& s : shapes) {
     auto a = matrix<double>(s, seed++);
     auto da = device_csr<double>::upload(a, ctx.stream());
+    // CUDA's pow is within 2 ulp of the correctly rounded power, glibc's within 1: values near
     apply(ctx, da, power{2.5});
     cpu::apply(a, power{2.5});
-    EXPECT_TRUE(same(da.download(ctx.stream()), a)) << "power 2.5";
+    EXPECT_TRUE(opsparse::test::csr_near(da.download(ctx.stream()), a, 1e-15)) << "power 2.5";
+    a = da.download(ctx.stream());  // the device's powers from here on: the rest is exact
     apply(ctx, da, scale_by{0.25});
     cpu::apply(a, scale_by{0.25});
     EXPECT_TRUE(same(da.download(ctx.stream()), a)) << "scale";
