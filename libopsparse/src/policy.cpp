@@ -175,9 +175,13 @@ device_info model_device(const char* name, int cc_major, int sm_count, std::size
 
 }  // namespace
 
-device_info v100_like() { return model_device("V100-like (paper)", 7, 80, 96 * 1024, 96 * 1024, 0); }
+device_info v100_like() {
+  return model_device("V100-like (paper)", 7, 80, 96 * 1024, 96 * 1024, 0);
+}
 
-device_info h100_like() { return model_device("H100-like", 9, 132, 228 * 1024, 227 * 1024, 1024); }
+device_info h100_like() {
+  return model_device("H100-like", 9, 132, 228 * 1024, 227 * 1024, 1024);
+}
 
 std::string describe(const phase_config& cfg, const char* phase) {
   std::ostringstream os;

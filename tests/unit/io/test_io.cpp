@@ -347,7 +347,8 @@ TEST(EdgeListErrors, EachCaseNamesFileLineAndProblem) {
       {"trailing_garbage", "1 2\n# c\n1 2 3 4\n", 3, "unexpected text"},
   };
   scratch_dir dir;
-  expect_parse_errors(dir, cases, ".txt", [](const std::string& p) { return io::read_edge_list(p); });
+  expect_parse_errors(dir, cases, ".txt",
+                      [](const std::string& p) { return io::read_edge_list(p); });
   const std::string missing = dir.path("missing.txt");
   EXPECT_TRUE(throws_parse_error([&] { io::read_edge_list(missing); }, missing, 0, "cannot open"));
 }
