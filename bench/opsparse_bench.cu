@@ -262,6 +262,23 @@ std::vector<float> timed(context& ctx, timer& t, const device_csr<T>& a, const d
 
 using row = bench::result_row;
 
+/// One more product with phase events (they add synchronisations): its phases go into `r`, its
+/// statistics are returned.
+template <class T>
+spgemm_stats time_phases(context& ctx, timer& t, const device_csr<T>& a, const device_csr<T>& b,
+                         const spgemm_options& o, row& r) {
+  spgemm_options ph = o;
+  ph.time_phases = true;
+  spgemm_stats st;
+  end_to_end(ctx, t, a, b, ph, &st);
+  r.ph_setup = st.ms_setup;
+  r.ph_symbin = st.ms_symbolic_binning;
+  r.ph_sym = st.ms_symbolic;
+  r.ph_numbin = st.ms_numeric_binning;
+  r.ph_num = st.ms_numeric;
+  return st;
+}
+
 template <class T>
 int run(const args& ar) {
   context ctx;
@@ -318,17 +335,9 @@ int run(const args& ar) {
     r.ms_mean = mean(ms);
     r.ms_median = median(ms);
     // phases (one extra run with phase events; they add synchronisations)
-    spgemm_options ph = o;
-    ph.time_phases = true;
-    spgemm_stats st;
-    end_to_end(ctx, t, da, db, ph, &st);
+    const spgemm_stats st = time_phases(ctx, t, da, db, o, r);
     r.products = st.products;
     r.nnz_c = st.nnz;
-    r.ph_setup = st.ms_setup;
-    r.ph_symbin = st.ms_symbolic_binning;
-    r.ph_sym = st.ms_symbolic;
-    r.ph_numbin = st.ms_numeric_binning;
-    r.ph_num = st.ms_numeric;
     r.gflops = 2.0 * r.products / (r.ms_median * 1e6);
     // steady state: one persistent plan and C
     {
@@ -395,15 +404,7 @@ int run(const args& ar) {
         a.ms_mean = mean(vms);
         a.ms_median = median(vms);
         a.gflops = 2.0 * a.products / (a.ms_median * 1e6);
-        spgemm_options vp = v.o;
-        vp.time_phases = true;
-        spgemm_stats vs_st;
-        end_to_end(ctx, t, da, db, vp, &vs_st);
-        a.ph_setup = vs_st.ms_setup;
-        a.ph_symbin = vs_st.ms_symbolic_binning;
-        a.ph_sym = vs_st.ms_symbolic;
-        a.ph_numbin = vs_st.ms_numeric_binning;
-        a.ph_num = vs_st.ms_numeric;
+        time_phases(ctx, t, da, db, v.o, a);
         a.steady_ms = a.steady_gflops = 0;
         a.cus_alg.clear();
         a.cus_ms_median = a.cus_gflops = 0;

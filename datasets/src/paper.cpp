@@ -65,72 +65,52 @@ host_csr<double> web(const paper_matrix& p, double scale, std::uint64_t seed, va
   return detail::web_standin(w, n, nnz, seed, values);
 }
 
+// Web-like parameters: R-MAT probabilities a, b, c; the share of links to shared targets; the
+// host size exponent, the largest host and the share of rows in hosts; every entry stored in both
+// directions; the full diagonal stored. The rest keeps detail::web_params' defaults.
+detail::web_params web_like(double a, double b, double c, double shared, double host_exponent,
+                            index_t max_host, double host_share, bool symmetric, bool diagonal) {
+  detail::web_params w;
+  w.a = a;
+  w.b = b;
+  w.c = c;
+  w.shared = shared;
+  w.host_exponent = host_exponent;
+  w.max_host = max_host;
+  w.host_share = host_share;
+  w.symmetric = symmetric;
+  w.diagonal = diagonal;
+  return w;
+}
+
+struct web_recipe {
+  const char* name;
+  detail::web_params params;
+};
+
+// The stand-ins built by detail::web_standin, each as
+// web_like(a, b, c, shared, host_exponent, max_host, host_share, symmetric, diagonal).
+const web_recipe k_web[] = {
+    // Mildly skewed links (rows up to ~40), small dense blocks, a full diagonal.
+    {"mac_econ_fwd500", web_like(0.28, 0.27, 0.22, 0.0, 1.0, 40, 0.15, false, true)},
+    {"patents_main", web_like(0.42, 0.232, 0.232, 0.35, 2.5, 30, 0.4, false, false)},
+    {"webbase-1M",
+     web_like(0.561, (1 - 0.561) * 0.44, (1 - 0.561) * 0.44, 0.2, 2.82, 67, 0.58, false, false)},
+    // b < c: out-degrees less skewed than in-degrees (max row ~4k at full size, as real).
+    {"wb-edu", web_like(0.6, 0.138, 0.2, 0.5, 2.2, 100, 0.9, false, false)},
+    {"scircuit", web_like(0.46, 0.2, 0.2, 1.0, 2.0, 20, 0.3, true, true)},
+};
+
 builder recipe(const std::string& name) {
   const paper_matrix& p = find_paper_matrix(name);
   using V = value_kind;
   if (name == "m133-b3")
     return [&p](double s, std::uint64_t seed, V v) { return fixed_random_rows(scaled(p.rows, s), 4, seed, v); };
-  if (name == "mac_econ_fwd500")
-    return [&p](double s, std::uint64_t seed, V v) {
-      detail::web_params w;
-      // Mildly skewed links (rows up to ~40), small dense blocks, a full diagonal.
-      w.a = 0.28;
-      w.b = 0.27;
-      w.c = 0.22;
-      w.host_exponent = 1.0;
-      w.max_host = 40;
-      w.host_share = 0.15;
-      w.diagonal = true;
-      return web(p, s, seed, v, w);
-    };
-  if (name == "patents_main")
-    return [&p](double s, std::uint64_t seed, V v) {
-      detail::web_params w;
-      w.a = 0.42;
-      w.b = w.c = 0.232;
-      w.shared = 0.35;
-      w.host_exponent = 2.5;
-      w.max_host = 30;
-      w.host_share = 0.4;
-      return web(p, s, seed, v, w);
-    };
-  if (name == "webbase-1M")
-    return [&p](double s, std::uint64_t seed, V v) {
-      detail::web_params w;
-      w.a = 0.561;
-      w.b = w.c = (1 - w.a) * 0.44;
-      w.shared = 0.2;
-      w.host_exponent = 2.82;
-      w.max_host = 67;
-      w.host_share = 0.58;
-      return web(p, s, seed, v, w);
-    };
-  if (name == "wb-edu")
-    return [&p](double s, std::uint64_t seed, V v) {
-      detail::web_params w;
-      // b < c: out-degrees less skewed than in-degrees (max row ~4k at full size, as real).
-      w.a = 0.6;
-      w.b = 0.138;
-      w.c = 0.2;
-      w.shared = 0.5;
-      w.host_exponent = 2.2;
-      w.max_host = 100;
-      w.host_share = 0.9;
-      return web(p, s, seed, v, w);
-    };
-  if (name == "scircuit")
-    return [&p](double s, std::uint64_t seed, V v) {
-      detail::web_params w;
-      w.a = 0.46;
-      w.b = w.c = 0.2;
-      w.shared = 1.0;
-      w.host_exponent = 2.0;
-      w.max_host = 20;
-      w.host_share = 0.3;
-      w.symmetric = true;
-      w.diagonal = true;
-      return web(p, s, seed, v, w);
-    };
+  for (const web_recipe& r : k_web)
+    if (name == r.name) {
+      const detail::web_params w = r.params;
+      return [&p, w](double s, std::uint64_t seed, V v) { return web(p, s, seed, v, w); };
+    }
   if (name == "mc2depi")
     return [&p](double s, std::uint64_t seed, V v) {
       // side (side + 1) / 2 states.

@@ -78,29 +78,28 @@ host_csr<double> geometric_two_radii(index_t n, double base_degree, double big_f
       }
     std::sort(out.begin(), out.end());
   };
-  host_csr<double> m(n, n);
+  // use(i, row) for every row i, in parallel; each call computes the rows again.
+  const auto each_row = [&](auto&& use) {
 #pragma omp parallel
-  {
-    std::vector<index_t> row;
-    std::vector<std::int64_t> nc;
+    {
+      std::vector<index_t> row;
+      std::vector<std::int64_t> nc;
 #pragma omp for schedule(dynamic, 1024)
-    for (index_t i = 0; i < n; ++i) {
-      row_of(i, row, nc);
-      m.rpt[i + 1] = static_cast<offset_t>(row.size());
+      for (index_t i = 0; i < n; ++i) {
+        row_of(i, row, nc);
+        use(i, row);
+      }
     }
-  }
+  };
+  host_csr<double> m(n, n);
+  each_row([&](index_t i, const std::vector<index_t>& row) {
+    m.rpt[i + 1] = static_cast<offset_t>(row.size());
+  });
   for (index_t i = 0; i < n; ++i) m.rpt[i + 1] += m.rpt[i];
   m.col.resize(static_cast<std::size_t>(m.rpt.back()));
-#pragma omp parallel
-  {
-    std::vector<index_t> row;
-    std::vector<std::int64_t> nc;
-#pragma omp for schedule(dynamic, 1024)
-    for (index_t i = 0; i < n; ++i) {
-      row_of(i, row, nc);
-      std::copy(row.begin(), row.end(), m.col.begin() + m.rpt[i]);
-    }
-  }
+  each_row([&](index_t i, const std::vector<index_t>& row) {
+    std::copy(row.begin(), row.end(), m.col.begin() + m.rpt[i]);
+  });
   fill_values(m, values, seed);
   return m;
 }

@@ -27,8 +27,9 @@ using opsparse::offset_t;
 
 namespace {
 
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
+/// A mistake in the command line: exit status 2, like a bad argument to a generator.
+struct usage_error : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
 };
 
 constexpr const char* k_intro =
@@ -70,15 +71,28 @@ void add_help(po::options_description& d) {
   d.add_options()("help,h", "show this help and exit");
 }
 
+void add_scale(po::options_description& d, const char* what) {
+  d.add_options()("scale", value_with_default(1.0)->value_name("s"), what);
+}
+
 std::vector<command> make_commands() {
   std::vector<command> cs;
+  // A command with its options "NAME options", which the caller fills in; --help, last, is added
+  // to every command at the end.
+  const auto add = [&cs](const char* name, const char* synopsis, const char* description,
+                         std::size_t positional = 0,
+                         const char* positional_name = "") -> po::options_description& {
+    cs.push_back(command{name, synopsis, description, positional, positional_name,
+                         po::options_description(std::string(name) + " options")});
+    return cs.back().options;
+  };
   {
-    command c{"rmat",
-              "rmat --scale S --edge-factor E [--a A --b B --c C] [--seed N] [--symmetric]\n"
-              "       [--drop-loops] [--no-permute] [--ones] -o OUT.mtx",
-              "Graph500-style R-MAT: 2^S vertices, E*2^S edges before duplicates merge.",
-              0, "", po::options_description("rmat options")};
-    c.options.add_options()
+    po::options_description& o =
+        add("rmat",
+            "rmat --scale S --edge-factor E [--a A --b B --c C] [--seed N] [--symmetric]\n"
+            "       [--drop-loops] [--no-permute] [--ones] -o OUT.mtx",
+            "Graph500-style R-MAT: 2^S vertices, E*2^S edges before duplicates merge.");
+    o.add_options()
         ("scale", po::value<long long>()->value_name("S"), "log2 of the vertex count, in [1, 30] (required)")
         ("edge-factor", po::value<double>()->value_name("E"), "generated edges per vertex, >= 0 (required)")
         ("a", value_with_default(0.57)->value_name("A"), "probability of the top-left quadrant")
@@ -86,82 +100,65 @@ std::vector<command> make_commands() {
         ("c", value_with_default(0.19)->value_name("C"),
          "probability of the bottom-left quadrant (a, b, c >= 0 and a + b + c <= 1; the "
          "bottom-right gets the rest)");
-    add_seed(c.options);
-    c.options.add_options()
+    add_seed(o);
+    o.add_options()
         ("symmetric", "also store (v,u) for every generated (u,v)")
         ("drop-loops", "discard generated loops (u,u)")
         ("no-permute", "keep the generator's vertex numbers (default: shuffled, as Graph500)");
-    add_ones(c.options);
-    add_output(c.options, "Matrix Market output file (required)");
-    add_help(c.options);
-    cs.push_back(std::move(c));
+    add_ones(o);
+    add_output(o, "Matrix Market output file (required)");
   }
   {
     const ds::protein_params def;
-    command c{"protein",
-              "protein --nodes N --edges M [--seed N] [--min-cluster 5] [--max-cluster 50]\n"
-              "       [--mixing 0.15] [--ones] [--truth CLUSTERS.txt] -o OUT.abc|OUT.mtx",
-              "Protein-interaction-like network with planted complexes, about M undirected edges.\n"
-              ".abc output: one line per undirected edge, 'P000123<TAB>P000456<TAB>weight'.",
-              0, "", po::options_description("protein options")};
-    c.options.add_options()
+    po::options_description& o =
+        add("protein",
+            "protein --nodes N --edges M [--seed N] [--min-cluster 5] [--max-cluster 50]\n"
+            "       [--mixing 0.15] [--ones] [--truth CLUSTERS.txt] -o OUT.abc|OUT.mtx",
+            "Protein-interaction-like network with planted complexes, about M undirected edges.\n"
+            ".abc output: one line per undirected edge, 'P000123<TAB>P000456<TAB>weight'.");
+    o.add_options()
         ("nodes", po::value<long long>()->value_name("N"), "proteins, in [2, 2e9] (required)")
         ("edges", po::value<long long>()->value_name("M"), "undirected edges wanted, >= 1 (required)");
-    add_seed(c.options);
-    c.options.add_options()
+    add_seed(o);
+    o.add_options()
         ("min-cluster", value_with_default<long long>(def.min_cluster)->value_name("n"),
          "smallest planted complex, >= 2")
         ("max-cluster", value_with_default<long long>(def.max_cluster)->value_name("n"),
          "largest planted complex, >= --min-cluster")
         ("mixing", value_with_default(def.mixing)->value_name("f"),
          "fraction of the edges between complexes, in [0, 1]");
-    add_ones(c.options);
-    c.options.add_options()
+    add_ones(o);
+    o.add_options()
         ("truth", po::value<std::string>()->value_name("FILE"),
          "also write the planted complexes, one per line (tab-separated labels, or 1-based "
          "vertex numbers for .mtx output), largest first");
-    add_output(c.options, "output file, .abc or .mtx (required)");
-    add_help(c.options);
-    cs.push_back(std::move(c));
+    add_output(o, "output file, .abc or .mtx (required)");
   }
   {
-    command c{"paper", "paper NAME [--scale s] [--seed N] [--ones] -o OUT.mtx",
-              "Stand-in for one of the OpSparse paper's 26 matrices; 0 < s <= 1 shrinks the rows.",
-              1, "NAME", po::options_description("paper options")};
-    c.options.add_options()("scale", value_with_default(1.0)->value_name("s"),
-                            "fraction of the real matrix's rows, in (0, 1]");
-    add_seed(c.options);
-    add_ones(c.options);
-    add_output(c.options, "Matrix Market output file (required)");
-    add_help(c.options);
-    cs.push_back(std::move(c));
+    po::options_description& o =
+        add("paper", "paper NAME [--scale s] [--seed N] [--ones] -o OUT.mtx",
+            "Stand-in for one of the OpSparse paper's 26 matrices; 0 < s <= 1 shrinks the rows.",
+            1, "NAME");
+    add_scale(o, "fraction of the real matrix's rows, in (0, 1]");
+    add_seed(o);
+    add_ones(o);
+    add_output(o, "Matrix Market output file (required)");
   }
+  add("list", "list", "The paper's matrices with their real statistics and the stand-in recipes.");
   {
-    command c{"list", "list",
-              "The paper's matrices with their real statistics and the stand-in recipes.", 0, "",
-              po::options_description("list options")};
-    add_help(c.options);
-    cs.push_back(std::move(c));
+    po::options_description& o =
+        add("stats", "stats NAME|all [--scale s] [--seed N]",
+            "Generates the stand-in(s) and prints achieved rows, nnz/row, max row, products and\n"
+            "compression ratio of A*A next to the real matrix's.",
+            1, "NAME or 'all'");
+    add_scale(o, "fraction of the real matrices' rows, in (0, 1]");
+    add_seed(o);
   }
-  {
-    command c{"stats", "stats NAME|all [--scale s] [--seed N]",
-              "Generates the stand-in(s) and prints achieved rows, nnz/row, max row, products and\n"
-              "compression ratio of A*A next to the real matrix's.",
-              1, "NAME or 'all'", po::options_description("stats options")};
-    c.options.add_options()("scale", value_with_default(1.0)->value_name("s"),
-                            "fraction of the real matrices' rows, in (0, 1]");
-    add_seed(c.options);
-    add_help(c.options);
-    cs.push_back(std::move(c));
-  }
-  {
-    command c{"measure", "measure FILE.mtx",
-              "The same statistics for a square Matrix Market file (e.g. a real matrix fetched by\n"
-              "datasets/fetch.sh, to check the targets).",
-              1, "FILE.mtx", po::options_description("measure options")};
-    add_help(c.options);
-    cs.push_back(std::move(c));
-  }
+  add("measure", "measure FILE.mtx",
+      "The same statistics for a square Matrix Market file (e.g. a real matrix fetched by\n"
+      "datasets/fetch.sh, to check the targets).",
+      1, "FILE.mtx");
+  for (command& c : cs) add_help(c.options);
   return cs;
 }
 
@@ -460,11 +457,9 @@ int main(int argc, char** argv) {
     if (cmd == "list") return cmd_list();
     if (cmd == "stats") return cmd_stats(a);
     return cmd_measure(a);
-  } catch (const usage_error& e) {
-    std::cerr << "opsparse-gen: " << e.what() << "\n(run 'opsparse-gen --help' for usage)\n";
-    return 2;
   } catch (const std::invalid_argument& e) {
-    // The generators' own checks (an unknown paper matrix, say): a bad argument all the same.
+    // A usage_error, or the generators' own checks (an unknown paper matrix, say): a bad
+    // argument all the same.
     std::cerr << "opsparse-gen: " << e.what() << "\n(run 'opsparse-gen --help' for usage)\n";
     return 2;
   } catch (const std::exception& e) {

@@ -46,6 +46,17 @@ void clamp_ranges(phase_config& cfg) {
   }
 }
 
+// The global-memory table's bin: 1024 threads at full occupancy (`T` threads an SM), 8 bytes of
+// shared memory, no upper bound on a row.
+bin_config global_memory_bin(int T) {
+  bin_config b;
+  b.block_threads = 1024;
+  b.blocks_per_sm = T / 1024;
+  b.smem_bytes = 8;
+  b.range = std::numeric_limits<offset_t>::max();
+  return b;
+}
+
 }  // namespace
 
 phase_config symbolic_config(const device_info& d, double f) {
@@ -100,14 +111,7 @@ phase_config symbolic_config(const device_info& d, double f) {
     cfg.bins.push_back(b);
   }
   // Global-memory kernel (a re-run of the rows that overflowed bin 7).
-  {
-    bin_config b;
-    b.block_threads = 1024;
-    b.blocks_per_sm = T / 1024;
-    b.smem_bytes = 8;
-    b.range = std::numeric_limits<offset_t>::max();
-    cfg.bins.push_back(b);
-  }
+  cfg.bins.push_back(global_memory_bin(T));
   clamp_ranges(cfg);
   return cfg;
 }
@@ -130,65 +134,53 @@ phase_config numeric_config(const device_info& d, std::size_t value_bytes, doubl
     b.range = range_of(b.table_size + 1, f);
     cfg.bins.push_back(b);
   }
+  // One row per block of `threads` threads, `blocks` blocks an SM, the table filling the budget.
+  const auto row_per_block = [&](int threads, int blocks) {
+    bin_config b;
+    b.block_threads = threads;
+    b.blocks_per_sm = blocks;
+    b.table_size = static_cast<int>((block_budget(d, blocks) - 4) / entry);
+    b.smem_bytes = static_cast<std::size_t>(b.table_size * entry + 4);
+    b.range = range_of(b.table_size + 1, f);
+    cfg.bins.push_back(b);
+  };
   // Bins 1-5: one row per block, 64..1024 threads, full occupancy.
-  for (int bt = 64; bt <= 1024; bt *= 2) {
-    bin_config b;
-    b.block_threads = bt;
-    b.blocks_per_sm = T / bt;
-    b.table_size = static_cast<int>((block_budget(d, b.blocks_per_sm) - 4) / entry);
-    b.smem_bytes = static_cast<std::size_t>(b.table_size * entry + 4);
-    b.range = range_of(b.table_size + 1, f);
-    cfg.bins.push_back(b);
-  }
+  for (int bt = 64; bt <= 1024; bt *= 2) row_per_block(bt, T / bt);
   // Bin 6: 50% occupancy with the per-block maximum.
-  {
-    bin_config b;
-    b.block_threads = 1024;
-    b.blocks_per_sm = 1;
-    b.table_size = static_cast<int>((block_budget(d, 1) - 4) / entry);
-    b.smem_bytes = static_cast<std::size_t>(b.table_size * entry + 4);
-    b.range = range_of(b.table_size + 1, f);
-    cfg.bins.push_back(b);
-  }
+  row_per_block(1024, 1);
   // Bin 7: global-memory table.
-  {
-    bin_config b;
-    b.block_threads = 1024;
-    b.blocks_per_sm = T / 1024;
-    b.smem_bytes = 8;
-    b.range = std::numeric_limits<offset_t>::max();
-    cfg.bins.push_back(b);
-  }
+  cfg.bins.push_back(global_memory_bin(T));
   clamp_ranges(cfg);
   return cfg;
 }
 
-device_info v100_like() {
+namespace {
+
+/// A part with what the V100 and the H100 share: 2048 threads and 64K registers an SM, 1024
+/// threads a block.
+device_info model_device(const char* name, int cc_major, int sm_count, std::size_t smem_per_sm,
+                         std::size_t smem_per_block_optin, std::size_t smem_reserved_per_block) {
   device_info d;
-  d.name = "V100-like (paper)";
-  d.cc_major = 7;
-  d.sm_count = 80;
+  d.name = name;
+  d.cc_major = cc_major;
+  d.sm_count = sm_count;
   d.max_threads_per_sm = 2048;
   d.max_threads_per_block = 1024;
   d.regs_per_sm = 65536;
-  d.smem_per_sm = 96 * 1024;
-  d.smem_per_block_optin = 96 * 1024;
-  d.smem_reserved_per_block = 0;
+  d.smem_per_sm = smem_per_sm;
+  d.smem_per_block_optin = smem_per_block_optin;
+  d.smem_reserved_per_block = smem_reserved_per_block;
   return d;
 }
 
+}  // namespace
+
+device_info v100_like() {
+  return model_device("V100-like (paper)", 7, 80, 96 * 1024, 96 * 1024, 0);
+}
+
 device_info h100_like() {
-  device_info d;
-  d.name = "H100-like";
-  d.cc_major = 9;
-  d.sm_count = 132;
-  d.max_threads_per_sm = 2048;
-  d.max_threads_per_block = 1024;
-  d.regs_per_sm = 65536;
-  d.smem_per_sm = 228 * 1024;
-  d.smem_per_block_optin = 227 * 1024;
-  d.smem_reserved_per_block = 1024;
-  return d;
+  return model_device("H100-like", 9, 132, 228 * 1024, 227 * 1024, 1024);
 }
 
 std::string describe(const phase_config& cfg, const char* phase) {

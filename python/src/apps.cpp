@@ -17,16 +17,6 @@
 namespace opsparse::python {
 namespace {
 
-host_operand adjacency_from(const nb::tuple& t) {
-  host_operand m;
-  m.rows = nb::cast<index_t>(t[0]);
-  m.cols = nb::cast<index_t>(t[1]);
-  m.indptr = nb::cast<offsets_in>(t[2]);
-  m.indices = nb::cast<indices_in>(t[3]);
-  m.values = nb::cast<values_in>(t[4]);
-  return m;
-}
-
 bool use_gpu(const std::string& choice) {
   return apps::resolve_backend(choice) == apps::backend::gpu;
 }
@@ -75,7 +65,7 @@ nb::tuple run_mcl(nb::tuple adjacency, double inflation, int scheme, std::option
   else if (precision == "float64") prec = mcl::precision::float64;
   else throw std::invalid_argument("precision must be 'float32' or 'float64', not '" + precision + "'");
   const bool gpu = use_gpu(backend);
-  const host_csr<double> adj = to_host<double>(adjacency_from(adjacency), "graph");
+  const host_csr<double> adj = to_host<double>(operand_from(adjacency), "graph");
   // Called after every iteration, on this thread: the user's hook, then Python's signals.
   auto hook = [&progress](const mcl::iteration_info& it) {
     nb::gil_scoped_acquire gil;
@@ -114,7 +104,7 @@ nb::tuple run_triangles(nb::tuple adjacency, bool per_vertex, const std::string&
   opt.sort = triangle::parse_presort(presort);
   opt.per_vertex = per_vertex;
   const bool gpu = use_gpu(backend);
-  const host_csr<double> adj = to_host<double>(adjacency_from(adjacency), "graph");
+  const host_csr<double> adj = to_host<double>(operand_from(adjacency), "graph");
   triangle::result r = without_gil([&] {
     const host_csr<pattern> a = triangle::simple_undirected(adj);
     std::unique_ptr<triangle::backend> be;
@@ -139,7 +129,7 @@ nb::tuple run_msbfs(nb::tuple adjacency, const std::vector<index_t>& sources, bo
   opt.symmetric = undirected;
   opt.dir = msbfs::parse_direction(direction);
   const bool gpu = use_gpu(backend);
-  const host_csr<double> adj = to_host<double>(adjacency_from(adjacency), "graph");
+  const host_csr<double> adj = to_host<double>(operand_from(adjacency), "graph");
   for (index_t s : sources)
     if (s < 0 || s >= adj.rows)
       throw std::invalid_argument("source " + std::to_string(s) + " is not a vertex of a graph of " +

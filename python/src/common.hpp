@@ -32,6 +32,18 @@ struct host_operand {
   std::optional<values_in> values;
 };
 
+/// (rows, cols, indptr int64, indices int32, values or None), as opsparse/_convert.py and
+/// opsparse/_graph.py make it.
+inline host_operand operand_from(const nb::handle& t) {
+  host_operand m;
+  m.rows = nb::cast<index_t>(t[0]);
+  m.cols = nb::cast<index_t>(t[1]);
+  m.indptr = nb::cast<offsets_in>(t[2]);
+  m.indices = nb::cast<indices_in>(t[3]);
+  if (!t[4].is_none()) m.values = nb::cast<values_in>(t[4]);
+  return m;
+}
+
 /// Thrown from a progress hook when Python has a pending signal (Ctrl-C); the binding turns it
 /// back into the pending Python exception once it holds the GIL again.
 struct interrupted {};

@@ -3,16 +3,9 @@
 
 namespace opsparse::python {
 
-template <class T>
-nb::object float_family(const host_product& p) {
-  if (p.semiring == "plus_times") return host_spgemm_as<plus_times<T>, T, T>(p);
-  if (p.semiring == "min_plus") return host_spgemm_as<min_plus<T>, T, T>(p);
-  return nb::object();
-}
-
 nb::object host_spgemm_float(const host_product& p) {
-  if (values_are(p, nb::dtype<double>())) return float_family<double>(p);
-  if (values_are(p, nb::dtype<float>())) return float_family<float>(p);
+  if (values_are(p, nb::dtype<double>())) return arithmetic_family<double>(p);
+  if (values_are(p, nb::dtype<float>())) return arithmetic_family<float>(p);
   return nb::object();
 }
 

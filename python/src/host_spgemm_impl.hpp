@@ -30,6 +30,15 @@ nb::object host_spgemm_as(const host_product& p) {
   return from_host(std::move(c));
 }
 
+/// The arithmetic semirings over values of type T, plus_times and min_plus; an empty object for
+/// any other semiring.
+template <class T>
+nb::object arithmetic_family(const host_product& p) {
+  if (p.semiring == "plus_times") return host_spgemm_as<plus_times<T>, T, T>(p);
+  if (p.semiring == "min_plus") return host_spgemm_as<min_plus<T>, T, T>(p);
+  return nb::object();
+}
+
 /// The dtype of A's values (A and B have one dtype: the Python side promotes them).
 inline bool values_are(const host_product& p, nb::dlpack::dtype t) {
   return p.a->values && p.a->values->dtype() == t;

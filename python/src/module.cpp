@@ -11,17 +11,6 @@
 namespace opsparse::python {
 namespace {
 
-host_operand operand_from(const nb::handle& t) {
-  // (rows, cols, indptr int64, indices int32, values or None), made by opsparse/_convert.py
-  host_operand m;
-  m.rows = nb::cast<index_t>(t[0]);
-  m.cols = nb::cast<index_t>(t[1]);
-  m.indptr = nb::cast<offsets_in>(t[2]);
-  m.indices = nb::cast<indices_in>(t[3]);
-  if (!t[4].is_none()) m.values = nb::cast<values_in>(t[4]);
-  return m;
-}
-
 nb::object spgemm_host(const std::string& semiring, nb::tuple a, nb::tuple b, nb::object mask,
                        bool complement, int threads) {
   const host_operand ha = operand_from(a), hb = operand_from(b);

@@ -7,8 +7,6 @@
 #include <cstdlib>
 #include <string>
 
-#include <omp.h>
-
 #include "fuzz_support.hpp"
 
 namespace {
@@ -25,11 +23,7 @@ bool canonical_id(const std::string& label) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  // Idle threads sleep instead of spinning for 200 ms after every parallel loop: a fuzzer runs
-  // thousands of tiny readings a second, and spinning threads took most of the CPU.
-  setenv("OMP_WAIT_POLICY", "passive", 0);
-  // Two threads run the parallel reader's loops even on a machine with one core.
-  omp_set_num_threads(2);
+  opsparse_fuzz::use_two_passive_threads();
   return 0;
 }
 

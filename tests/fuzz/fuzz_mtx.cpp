@@ -11,7 +11,6 @@
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <type_traits>
 
 #include "fuzz_support.hpp"
 
@@ -72,15 +71,6 @@ std::string symmetry(std::string_view text) {
   return "";
 }
 
-template <class V>
-const char* name() {
-  if constexpr (std::is_same_v<V, double>) return "read_matrix_market<double>";
-  else if constexpr (std::is_same_v<V, float>) return "read_matrix_market<float>";
-  else if constexpr (std::is_same_v<V, std::int32_t>) return "read_matrix_market<int32>";
-  else if constexpr (std::is_same_v<V, std::int64_t>) return "read_matrix_market<int64>";
-  else return "read_matrix_market<pattern>";
-}
-
 /// A transposed copy, negated when `negate`.
 template <class V>
 host_csr<V> mirror(const host_csr<V>& m, bool negate) {
@@ -92,12 +82,12 @@ host_csr<V> mirror(const host_csr<V>& m, bool negate) {
 }
 
 /// Reads with value type V and checks the result against the pattern reading. A pattern reading
-/// is checked by itself (pattern_reading is then null).
+/// is checked by itself (pattern_reading is then null). `type` names V in the messages.
 template <class V>
 opsparse_fuzz::outcome<host_csr<V>> read_as(
-    const std::string& path, const std::string& sym,
+    const std::string& path, const char* type, const std::string& sym,
     const opsparse_fuzz::outcome<host_csr<pattern>>* pattern_reading) {
-  const std::string who = name<V>();
+  const std::string who = std::string("read_matrix_market<") + type + ">";
   auto out = opsparse_fuzz::attempt(path, who, [&] { return io::read_matrix_market<V>(path); });
   if (!out.ok()) {
     // The value types check a superset of what pattern checks, so they fail no later.
@@ -143,11 +133,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string& path = file.write(data, size);
   const std::string sym = symmetry(text);
 
-  const auto pat = read_as<pattern>(path, sym, nullptr);
-  const auto dbl = read_as<double>(path, sym, &pat);
-  read_as<float>(path, sym, &pat);
-  read_as<std::int32_t>(path, sym, &pat);
-  read_as<std::int64_t>(path, sym, &pat);
+  const auto pat = read_as<pattern>(path, "pattern", sym, nullptr);
+  const auto dbl = read_as<double>(path, "double", sym, &pat);
+  read_as<float>(path, "float", sym, &pat);
+  read_as<std::int32_t>(path, "int32", sym, &pat);
+  read_as<std::int64_t>(path, "int64", sym, &pat);
 
   const auto graph = opsparse_fuzz::attempt(
       path, "read_graph(matrix_market)",

@@ -16,11 +16,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <omp.h>
+
 #include "opsparse/csr.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/io.hpp"
 
 namespace opsparse_fuzz {
+
+/// For the LLVMFuzzerInitialize of the targets that run the parallel readers.
+inline void use_two_passive_threads() {
+  // Idle threads sleep instead of spinning for 200 ms after every parallel loop: a fuzzer runs
+  // thousands of tiny readings a second, and spinning threads took most of the CPU.
+  setenv("OMP_WAIT_POLICY", "passive", 0);
+  // Two threads run the parallel reader's loops even on a machine with one core.
+  omp_set_num_threads(2);
+}
 
 [[noreturn]] inline void fail(const std::string& what) {
   std::fprintf(stderr, "\nopsparse fuzz check failed: %s\n", what.c_str());

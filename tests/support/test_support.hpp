@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -81,6 +83,31 @@ inline std::string datasets_dir() {
   const std::string d = OPSPARSE_DATASETS_DIR;
   std::error_code ec;
   return std::filesystem::is_directory(d, ec) ? d : std::string();
+}
+
+/// The fields of `line` between `sep` characters, as std::getline gives them (a trailing empty
+/// field is not one).
+inline std::vector<std::string> split_fields(const std::string& line, char sep = '\t') {
+  std::vector<std::string> fields;
+  std::istringstream ss(line);
+  std::string f;
+  while (std::getline(ss, f, sep)) fields.push_back(f);
+  return fields;
+}
+
+/// Tab-separated rows of a reference table: a trailing '\r' dropped, empty and '#' lines skipped.
+/// A file that cannot be opened fails the test and gives no rows.
+inline std::vector<std::vector<std::string>> tsv_rows(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "cannot open " << path;
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    rows.push_back(split_fields(line));
+  }
+  return rows;
 }
 
 /// True when the environment demands that GPU tests run (gpu-check sets it).

@@ -40,16 +40,16 @@ void log_cuda_error_no_throw(const char* call, int code, const char* file, int l
     if (!(cond)) ::opsparse::detail::throw_invalid_argument(#cond, (msg), __FILE__, __LINE__); \
   } while (0)
 
-#define OPSPARSE_CUDA_TRY(call)                                                               \
-  do {                                                                                        \
-    const int opsparse_status_ = static_cast<int>(call);                                      \
-    if (opsparse_status_ != 0)                                                                \
-      ::opsparse::detail::throw_cuda_error(#call, opsparse_status_, __FILE__, __LINE__);      \
+// Evaluates `call` once; a nonzero status goes to `handler` with `text` (the call as written,
+// stringified by the macros below before any expansion), the status and where.
+#define OPSPARSE_DETAIL_CUDA_CHECK(call, text, handler)                  \
+  do {                                                                   \
+    const int opsparse_status_ = static_cast<int>(call);                 \
+    if (opsparse_status_ != 0) handler(text, opsparse_status_, __FILE__, __LINE__); \
   } while (0)
 
-#define OPSPARSE_CUDA_TRY_NO_THROW(call)                                                      \
-  do {                                                                                        \
-    const int opsparse_status_ = static_cast<int>(call);                                      \
-    if (opsparse_status_ != 0)                                                                \
-      ::opsparse::detail::log_cuda_error_no_throw(#call, opsparse_status_, __FILE__, __LINE__); \
-  } while (0)
+#define OPSPARSE_CUDA_TRY(call) \
+  OPSPARSE_DETAIL_CUDA_CHECK(call, #call, ::opsparse::detail::throw_cuda_error)
+
+#define OPSPARSE_CUDA_TRY_NO_THROW(call) \
+  OPSPARSE_DETAIL_CUDA_CHECK(call, #call, ::opsparse::detail::log_cuda_error_no_throw)

@@ -70,11 +70,8 @@ inline partition parse_partition(const std::string& text) {
   std::string line;
   while (std::getline(is, line)) {
     if (line.empty()) continue;
-    std::set<std::string> c;
-    std::istringstream ls(line);
-    std::string label;
-    while (std::getline(ls, label, '\t')) c.insert(label);
-    p.insert(std::move(c));
+    const std::vector<std::string> labels = opsparse::test::split_fields(line);
+    p.emplace(labels.begin(), labels.end());
   }
   return p;
 }
@@ -135,25 +132,21 @@ inline std::string planted_abc(int groups, int size, double p_in, double p_out, 
   std::shuffle(edges.begin(), edges.end(), rng);
   std::ostringstream os;
   auto label = [&](int v) { return "n" + std::to_string(perm[v]); };
-  for (const auto& e : edges) {
-    const bool flip = u(rng) < 0.5;
-    const int a = flip ? e.second : e.first, b = flip ? e.first : e.second;
-    os << label(a) << '\t' << label(b);
+  // One line `from to [weight]`; the weight is drawn here, so the draws keep their order.
+  auto arc = [&](int from, int to) {
+    os << label(from) << '\t' << label(to);
     if (weighted) {
       char w[32];
       std::snprintf(w, sizeof w, "%.3f", 0.2 + 1.8 * u(rng));
       os << '\t' << w;
     }
     os << '\n';
-    if (u(rng) < 0.1) {  // the reverse arc too, lighter or heavier
-      os << label(b) << '\t' << label(a);
-      if (weighted) {
-        char w[32];
-        std::snprintf(w, sizeof w, "%.3f", 0.2 + 1.8 * u(rng));
-        os << '\t' << w;
-      }
-      os << '\n';
-    }
+  };
+  for (const auto& e : edges) {
+    const bool flip = u(rng) < 0.5;
+    const int a = flip ? e.second : e.first, b = flip ? e.first : e.second;
+    arc(a, b);
+    if (u(rng) < 0.1) arc(b, a);  // the reverse arc too, lighter or heavier
   }
   return os.str();
 }

@@ -389,40 +389,24 @@ TEST_F(Mcl, SameClustersAsTheMclBinary) {
     std::string flags;
     params p;
   };
-  std::vector<variant> variants;
-  variants.push_back({"", params{}});
-  {
+  // mcl's flags, and the same settings made on params.
+  const auto variant_of = [](const char* flags, void (*set)(params&)) {
     params p;
-    p.inflation = 1.4;
-    variants.push_back({"-I 1.4", p});
-  }
-  {
-    params p;
-    p.inflation = 4.0;
-    variants.push_back({"-I 4.0", p});
-  }
-  {
-    // Tight resources: selection and both kinds of recovery happen in many columns.
-    params p;
-    p.prune = 300;
-    p.select = 6;
-    p.recover = 9;
-    p.pct = 95;
-    variants.push_back({"-P 300 -S 6 -R 9 -pct 95", p});
-  }
-  {
-    params p;
-    p.prune = 40;
-    p.select = 4;
-    p.recover = 0;
-    variants.push_back({"-P 40 -S 4 -R 0", p});  // emergency loops
-  }
-  {
-    params p;
-    p.discard_loops = false;
-    p.loop_scale = 2;
-    variants.push_back({"--discard-loops=n -c 2", p});
-  }
+    set(p);
+    return variant{flags, p};
+  };
+  const std::vector<variant> variants = {
+      {"", params{}},
+      variant_of("-I 1.4", [](params& p) { p.inflation = 1.4; }),
+      variant_of("-I 4.0", [](params& p) { p.inflation = 4.0; }),
+      // Tight resources: selection and both kinds of recovery happen in many columns.
+      variant_of("-P 300 -S 6 -R 9 -pct 95",
+                 [](params& p) { p.prune = 300, p.select = 6, p.recover = 9, p.pct = 95; }),
+      variant_of("-P 40 -S 4 -R 0",  // emergency loops
+                 [](params& p) { p.prune = 40, p.select = 4, p.recover = 0; }),
+      variant_of("--discard-loops=n -c 2",
+                 [](params& p) { p.discard_loops = false, p.loop_scale = 2; }),
+  };
   struct graph {
     std::string name;
     std::string abc;

@@ -200,10 +200,16 @@ TEST(CpuSpgemm, EmptyShapes) {
   EXPECT_EQ(cpu::count_products(host_csr<double>(0, 0), host_csr<double>(0, 0)), 0);
 }
 
+/// The 1 x 1 matrix [v].
+template <class V>
+host_csr<V> one_by_one(V v) {
+  host_csr<V> m(1, 1);
+  m.rpt = {0, 1}, m.col = {0}, m.val = {v};
+  return m;
+}
+
 TEST(CpuSpgemm, OneByOne) {
-  host_csr<double> a(1, 1), b(1, 1);
-  a.rpt = {0, 1}, a.col = {0}, a.val = {2.0};
-  b.rpt = {0, 1}, b.col = {0}, b.val = {3.0};
+  const host_csr<double> a = one_by_one(2.0), b = one_by_one(3.0);
   const auto c = cpu::spgemm<opsparse::plus_times<double>>(a, b);
   ASSERT_EQ(c.nnz(), 1);
   EXPECT_EQ(c.col[0], 0);
@@ -289,9 +295,7 @@ TEST(CpuSpgemm, EntriesAreStructural) {
   const auto c = cpu::spgemm<opsparse::plus_times<double>>(a, b);
   ASSERT_EQ(c.nnz(), 1);
   EXPECT_EQ(c.val[0], 0.0);
-  host_csr<int> ai(1, 1), bi(1, 1);
-  ai.rpt = {0, 1}, ai.col = {0}, ai.val = {0};
-  bi.rpt = {0, 1}, bi.col = {0}, bi.val = {1};
+  const host_csr<int> ai = one_by_one(0), bi = one_by_one(1);
   const auto ci = cpu::spgemm<opsparse::or_and<int>>(ai, bi);
   ASSERT_EQ(ci.nnz(), 1);
   EXPECT_EQ(ci.val[0], 0);

@@ -4,10 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,23 +23,7 @@ using opsparse::pattern;
 namespace cpu = opsparse::cpu;
 namespace io = opsparse::io;
 
-/// Tab-separated rows of a reference table, '#' lines skipped.
-std::vector<std::vector<std::string>> tsv_rows(const std::string& path) {
-  std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << "cannot open " << path;
-  std::vector<std::vector<std::string>> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> fields;
-    std::stringstream ss(line);
-    std::string f;
-    while (std::getline(ss, f, '\t')) fields.push_back(f);
-    rows.push_back(std::move(fields));
-  }
-  return rows;
-}
+using opsparse::test::tsv_rows;
 
 /// Strict lower triangle of the undirected simple graph on `adj`'s structure: edges in either
 /// direction become one pair (max, min); loops and repeats are dropped.

@@ -789,10 +789,7 @@ TEST(datasets_fetch, ManifestListsThePaperMatricesAndSnapGraphs) {
   std::map<std::string, std::vector<std::string>> rows;
   while (std::getline(is, line)) {
     if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> f;
-    std::istringstream ls(line);
-    std::string x;
-    while (std::getline(ls, x, '\t')) f.push_back(x);
+    const std::vector<std::string> f = opsparse::test::split_fields(line);
     ASSERT_EQ(f.size(), 7u) << line;
     if (f[0] != "name") rows[f[0]] = f;
   }

@@ -183,17 +183,34 @@ TEST(MatrixMarket, ExactDoublesAndDenormals) {
 // Matrix Market errors: each names the file and the 1-based line
 // ---------------------------------------------------------------------------------------------
 
-struct mm_error_case {
+namespace {
+
+/// A file's content and the parse_error reading it must raise: at `line`, naming `what`.
+struct error_case {
   const char* name;
   std::string content;
   long long line;
   const char* what;
 };
 
+/// Writes each case to <name><ext> in `dir` and checks that `read` throws a parse_error that names
+/// the file, the case's line and its problem.
+template <class Read>
+void expect_parse_errors(const scratch_dir& dir, const std::vector<error_case>& cases,
+                         const std::string& ext, Read read) {
+  for (const auto& c : cases) {
+    const std::string p = dir.write(std::string(c.name) + ext, c.content);
+    EXPECT_THROW(read(p), parse_error) << c.name;
+    EXPECT_TRUE(throws_parse_error([&] { read(p); }, p, c.line, c.what)) << c.name;
+  }
+}
+
+}  // namespace
+
 TEST(MatrixMarketErrors, EachCaseNamesFileLineAndProblem) {
   const std::string pattern_banner = "%%MatrixMarket matrix coordinate pattern general\n";
   const std::string int_banner = "%%MatrixMarket matrix coordinate integer general\n";
-  const std::vector<mm_error_case> cases = {
+  const std::vector<error_case> cases = {
       {"empty", "", 0, "empty"},
       {"no_banner", "3 3 1\n1 1 1\n", 1, "%%MatrixMarket"},
       {"wrong_banner", "%MatrixMarket matrix coordinate real general\n1 1 0\n", 1, "banner"},
@@ -315,15 +332,8 @@ TEST(EdgeList, CrlfAndSameIdWrittenTwoWays) {
   EXPECT_EQ(entries(g.adj), (std::vector<entry>{{0, 1, 2.0}}));
 }
 
-struct text_error_case {
-  const char* name;
-  std::string content;
-  long long line;
-  const char* what;
-};
-
 TEST(EdgeListErrors, EachCaseNamesFileLineAndProblem) {
-  const std::vector<text_error_case> cases = {
+  const std::vector<error_case> cases = {
       {"empty", "", 0, "empty"},
       {"only_comments", "# nothing\n\n# here\n", 0, "no edges"},
       {"one_id", "# c\n1 2\n5\n", 3, "'u v [w]'"},
@@ -337,11 +347,8 @@ TEST(EdgeListErrors, EachCaseNamesFileLineAndProblem) {
       {"trailing_garbage", "1 2\n# c\n1 2 3 4\n", 3, "unexpected text"},
   };
   scratch_dir dir;
-  for (const auto& c : cases) {
-    const std::string p = dir.write(std::string(c.name) + ".txt", c.content);
-    EXPECT_THROW(io::read_edge_list(p), parse_error) << c.name;
-    EXPECT_TRUE(throws_parse_error([&] { io::read_edge_list(p); }, p, c.line, c.what)) << c.name;
-  }
+  expect_parse_errors(dir, cases, ".txt",
+                      [](const std::string& p) { return io::read_edge_list(p); });
   const std::string missing = dir.path("missing.txt");
   EXPECT_TRUE(throws_parse_error([&] { io::read_edge_list(missing); }, missing, 0, "cannot open"));
 }
@@ -367,7 +374,7 @@ TEST(Abc, NumericLookingLabelsStayStrings) {
 }
 
 TEST(AbcErrors, EachCaseNamesFileLineAndProblem) {
-  const std::vector<text_error_case> cases = {
+  const std::vector<error_case> cases = {
       {"empty", "", 0, "empty"},
       {"blank", "\n\n  \n", 0, "no edges"},
       {"one_label", "a\tb\nc\n", 2, "label<TAB>label"},
@@ -377,11 +384,7 @@ TEST(AbcErrors, EachCaseNamesFileLineAndProblem) {
       {"four_fields", "a\tb\t1\tx\n", 1, "unexpected text"},
   };
   scratch_dir dir;
-  for (const auto& c : cases) {
-    const std::string p = dir.write(std::string(c.name) + ".abc", c.content);
-    EXPECT_THROW(io::read_abc(p), parse_error) << c.name;
-    EXPECT_TRUE(throws_parse_error([&] { io::read_abc(p); }, p, c.line, c.what)) << c.name;
-  }
+  expect_parse_errors(dir, cases, ".abc", [](const std::string& p) { return io::read_abc(p); });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,7 +13,6 @@
 #include <iterator>
 #include <map>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,22 +24,6 @@ using opsparse::index_t;
 using opsparse::offset_t;
 
 namespace {
-
-/// Rows of a reference tsv: '#' lines skipped, fields split on tabs.
-std::vector<std::vector<std::string>> read_tsv(const std::string& path) {
-  std::ifstream is(path);
-  std::vector<std::vector<std::string>> rows;
-  std::string line;
-  while (std::getline(is, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> fields;
-    std::stringstream ss(line);
-    std::string f;
-    while (std::getline(ss, f, '\t')) fields.push_back(f);
-    rows.push_back(fields);
-  }
-  return rows;
-}
 
 /// Undirected edges as the reference counts them: pattern symmetrised, loops dropped, deduplicated.
 long long undirected_edges(const io::labelled_graph& g) {
@@ -102,7 +85,7 @@ TEST(IoDatasets, EveryFileReads) {
 TEST(IoDatasets, GraphFactsVerticesAndUndirectedEdges) {
   OPSPARSE_REQUIRE_DATASETS();
   const std::string root = opsparse::test::datasets_dir();
-  const auto rows = read_tsv(root + "/reference/graph-facts.tsv");
+  const auto rows = opsparse::test::tsv_rows(root + "/reference/graph-facts.tsv");
   ASSERT_FALSE(rows.empty());
   // Each file has a row per BFS source; it is read once and every row is compared.
   struct facts {
@@ -138,7 +121,7 @@ TEST(IoDatasets, GraphFactsVerticesAndUndirectedEdges) {
 TEST(IoDatasets, SpgemmA2RowsNnzAndProducts) {
   OPSPARSE_REQUIRE_DATASETS();
   const std::string root = opsparse::test::datasets_dir();
-  const auto rows = read_tsv(root + "/reference/spgemm-A2.tsv");
+  const auto rows = opsparse::test::tsv_rows(root + "/reference/spgemm-A2.tsv");
   ASSERT_FALSE(rows.empty());
   int checked = 0;
   for (const auto& r : rows) {

@@ -64,6 +64,19 @@ class threads_scope {
 
 using reader = io::labelled_graph (*)(const std::string&);
 
+/// The n x n matrix of the entries (i, j) -> value.
+opsparse::host_csr<double> csr_of(index_t n,
+                                  const std::map<std::pair<index_t, index_t>, double>& entries) {
+  opsparse::host_csr<double> m(n, n);
+  for (const auto& [ij, v] : entries) {
+    ++m.rpt[static_cast<std::size_t>(ij.first) + 1];
+    m.col.push_back(ij.second);
+    m.val.push_back(v);
+  }
+  for (index_t i = 0; i < n; ++i) m.rpt[i + 1] += m.rpt[i];
+  return m;
+}
+
 io::labelled_graph read_serial(reader read, const std::string& path) {
   tuning_scope serial(0, true);
   return read(path);
@@ -127,14 +140,7 @@ io::labelled_graph plain_reading(std::string text, bool abc) {
     const auto [it, added] = edges.emplace(std::make_pair(a, b), w);
     if (!added && w > it->second) it->second = w;
   }
-  const index_t n = static_cast<index_t>(g.labels.size());
-  g.adj = opsparse::host_csr<double>(n, n);
-  for (const auto& [ij, w] : edges) {
-    ++g.adj.rpt[static_cast<std::size_t>(ij.first) + 1];
-    g.adj.col.push_back(ij.second);
-    g.adj.val.push_back(w);
-  }
-  for (index_t i = 0; i < n; ++i) g.adj.rpt[i + 1] += g.adj.rpt[i];
+  g.adj = csr_of(static_cast<index_t>(g.labels.size()), edges);
   return g;
 }
 
@@ -236,36 +242,35 @@ void expect_every_cut_reads_as(reader read, const std::string& path,
   }
 }
 
-}  // namespace
-
-TEST(ParallelReaders, AbcEqualsSerialAndPlainReadingsForEveryCut) {
+/// Four files of 1500 lines over `names` (with and without a BOM, with and without a newline at the
+/// end), drawn from `rng` in turn: the serial reading of each must equal the plain reading of its
+/// text, and every cut must read as the serial reading.
+void expect_variants_read_alike(reader read, bool abc, const std::string& ext, std::mt19937& rng,
+                                const std::vector<std::string>& names) {
   scratch_dir dir;
-  std::mt19937 rng(12345);
-  const std::vector<std::string> labels = make_labels(rng, 300);
   int variant = 0;
   for (const bool bom : {false, true})
     for (const bool open_end : {false, true}) {
-      const std::string text = make_text(rng, labels, 1500, bom, open_end);
-      const std::string p = dir.write("g" + std::to_string(variant++) + ".abc", text);
-      const io::labelled_graph serial = read_serial(io::read_abc, p);
-      ASSERT_TRUE(same_graph(serial, plain_reading(text, true))) << p;
-      expect_every_cut_reads_as(io::read_abc, p, serial);
+      const std::string text = make_text(rng, names, 1500, bom, open_end);
+      const std::string p = dir.write("g" + std::to_string(variant++) + ext, text);
+      const io::labelled_graph serial = read_serial(read, p);
+      ASSERT_TRUE(same_graph(serial, plain_reading(text, abc))) << p;
+      expect_every_cut_reads_as(read, p, serial);
     }
 }
 
+}  // namespace
+
+TEST(ParallelReaders, AbcEqualsSerialAndPlainReadingsForEveryCut) {
+  std::mt19937 rng(12345);
+  const std::vector<std::string> labels = make_labels(rng, 300);
+  expect_variants_read_alike(io::read_abc, true, ".abc", rng, labels);
+}
+
 TEST(ParallelReaders, EdgeListEqualsSerialAndPlainReadingsForEveryCut) {
-  scratch_dir dir;
   std::mt19937 rng(777);
   const std::vector<std::string> ids = make_ids(rng, 400);
-  int variant = 0;
-  for (const bool bom : {false, true})
-    for (const bool open_end : {false, true}) {
-      const std::string text = make_text(rng, ids, 1500, bom, open_end);
-      const std::string p = dir.write("g" + std::to_string(variant++) + ".txt", text);
-      const io::labelled_graph serial = read_serial(io::read_edge_list, p);
-      ASSERT_TRUE(same_graph(serial, plain_reading(text, false))) << p;
-      expect_every_cut_reads_as(io::read_edge_list, p, serial);
-    }
+  expect_variants_read_alike(io::read_edge_list, false, ".txt", rng, ids);
 }
 
 TEST(ParallelReaders, LargeFileInDefaultChunks) {
@@ -426,13 +431,7 @@ TEST(ParallelReaders, SymmetrizeMaxIsTheSameOnEveryThreadCount) {
       if (!at(j, i, ji)) want[{j, i}] = ij;
     }
   io::labelled_graph expected;
-  expected.adj = opsparse::host_csr<double>(n, n);
-  for (const auto& [ij, v] : want) {
-    ++expected.adj.rpt[static_cast<std::size_t>(ij.first) + 1];
-    expected.adj.col.push_back(ij.second);
-    expected.adj.val.push_back(v);
-  }
-  for (index_t i = 0; i < n; ++i) expected.adj.rpt[i + 1] += expected.adj.rpt[i];
+  expected.adj = csr_of(n, want);
   for (const int threads : {1, 2, 5}) {
     threads_scope t(threads);
     io::labelled_graph got;
