@@ -37,6 +37,49 @@ int run_guarded(const program& p, std::ostream& err, const std::function<int()>&
   }
 }
 
+int run_modes(const char* program_name, const char* usage, int argc, const char* const* argv,
+              std::ostream& out, std::ostream& err, std::initializer_list<program_mode> modes,
+              const char* unknown_note) {
+  return run_guarded(program(program_name, usage), err, [&] {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    std::string names;
+    for (const program_mode& m : modes) names += (names.empty() ? "" : " or ") + std::string(m.name);
+    if (args.empty()) throw usage_error("a mode is needed: " + names);
+    if (args[0] == "-h" || args[0] == "--help") {
+      out << usage;
+      return 0;
+    }
+    if (args[0] == "--version") {
+      out << version_line(program_name) << "\n";
+      return 0;
+    }
+    const std::string mode = args[0];
+    args.erase(args.begin());
+    for (const program_mode& m : modes)
+      if (mode == m.name) return m.run(args);
+    throw usage_error("unknown mode '" + mode + "' (" + names + unknown_note + ")");
+  });
+}
+
+std::vector<std::string> read_words(const std::vector<std::string>& args, const char* mode,
+                                    const word_options& o) {
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (const auto v = o.values.find(a); v != o.values.end()) {
+      if (i + 1 >= args.size()) throw usage_error(a + " needs a value");
+      *v->second = args[++i];
+    } else if (const auto s = o.switches.find(a); s != o.switches.end()) {
+      s->second();
+    } else if (a.size() > 1 && a[0] == '-') {
+      throw usage_error(std::string(mode) + ": unsupported option '" + a + "'");
+    } else {
+      rest.push_back(a);
+    }
+  }
+  return rest;
+}
+
 std::string version_line(const char* program) {
   return std::string(program) + " (OpSparse) " + OPSPARSE_VERSION;
 }

@@ -4,10 +4,13 @@
 // thread cap, the backend line and -V's stage timings.
 #include <chrono>
 #include <functional>
+#include <initializer_list>
 #include <iosfwd>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/backend.hpp"
 
@@ -43,6 +46,33 @@ std::string try_help(const char* name);
 /// returns: usage_error 2 (its message, then p.usage_hint); opsparse::parse_error 1 (an input
 /// error: file and line); std::bad_alloc 1; any other exception 1 ("NAME: error: ...").
 int run_guarded(const program& p, std::ostream& err, const std::function<int()>& body);
+
+/// A mode of a program run as `PROGRAM MODE [ARGUMENTS]` (opsparse-clm dist, opsparse-mcx load):
+/// its name and what runs it on the arguments after the mode.
+struct program_mode {
+  const char* name;
+  std::function<int(const std::vector<std::string>& args)> run;
+};
+
+/// The whole of such a program: -h/--help (`usage` on `out`) or --version as the first
+/// argument, else the mode it names, under run_guarded with `usage` as the usage hint. No mode
+/// or an unknown one is a usage error that lists the modes (and `unknown_note` after them).
+int run_modes(const char* program_name, const char* usage, int argc, const char* const* argv,
+              std::ostream& out, std::ostream& err, std::initializer_list<program_mode> modes,
+              const char* unknown_note = "");
+
+/// The options of a mode, spelled as mcl's tools spell them (-o FILE, --chain): those that take
+/// the next argument as their value (the last one given wins) and switches, each with what it
+/// does, in the order given.
+struct word_options {
+  std::map<std::string, std::string*> values;
+  std::map<std::string, std::function<void()>> switches;
+};
+
+/// Reads `args` by `o`; returns the other arguments. An option missing its value, or another
+/// word that starts with '-', is a usage error ("MODE: unsupported option '-x'").
+std::vector<std::string> read_words(const std::vector<std::string>& args, const char* mode,
+                                    const word_options& o);
 
 /// "opsparse-mcl (OpSparse) 0.1.0" for --version.
 std::string version_line(const char* program);

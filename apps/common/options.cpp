@@ -11,12 +11,13 @@ void add_help_options(po::options_description& d) {
   d.add_options()("help,h", "show this help and exit")("version", "show the version and exit");
 }
 
-void add_backend_option(po::options_description& d, common_options& o) {
-  d.add_options()("backend", po::value(&o.backend)->default_value("auto"), "gpu, cpu or auto");
+void add_backend_option(po::options_description& d, common_options& o, const char* help) {
+  d.add_options()("backend", po::value(&o.backend)->default_value("auto")->value_name("gpu|cpu|auto"),
+                  help);
 }
 
 void add_threads_option(po::options_description& d, common_options& o, bool te_alias) {
-  d.add_options()("threads", po::value(&o.threads)->default_value(0),
+  d.add_options()("threads", po::value(&o.threads)->default_value(0)->value_name("n"),
                   "CPU engine threads (0: OpenMP default; at most the processors available)");
   if (te_alias)
     d.add_options()("te", po::value<int>()->value_name("n"),

@@ -27,8 +27,9 @@ struct common_options {
 
 /// --help/-h and --version.
 void add_help_options(po::options_description& d);
-/// --backend gpu|cpu|auto (default auto).
-void add_backend_option(po::options_description& d, common_options& o);
+/// --backend gpu|cpu|auto (default auto); `help` may say more about auto.
+void add_backend_option(po::options_description& d, common_options& o,
+                        const char* help = "gpu, cpu or auto");
 /// --threads N (0: all processors); with `te_alias` also mcl's spelling, -te N.
 void add_threads_option(po::options_description& d, common_options& o, bool te_alias = false);
 /// -q/--quiet (`quiet_help` says what it silences) and -V/--verbose (stage timings on stderr).
