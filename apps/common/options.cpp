@@ -51,17 +51,18 @@ bool store_or_answer(const program& p, po::parsed_options parsed,
   return true;
 }
 
-bool parse_command_line(const program& p, int argc, const char* const* argv,
-                        const po::options_description& visible,
-                        const po::options_description& hidden, const char* positional,
-                        po::variables_map& vm, std::ostream& out) {
+bool parse_graph_command_line(const program& p, int argc, const char* const* argv,
+                              const po::options_description& visible, std::string& graph_path,
+                              po::variables_map& vm, std::ostream& out) {
   po::options_description all;
-  all.add(visible).add(hidden);
+  all.add(visible).add_options()("graph", po::value(&graph_path));
   po::positional_options_description pos;
-  pos.add(positional, 1);
+  pos.add("graph", 1);
   po::parsed_options parsed = as_usage_error(
       [&] { return po::command_line_parser(argc, argv).options(all).positional(pos).run(); });
-  return store_or_answer(p, std::move(parsed), visible, vm, out);
+  if (!store_or_answer(p, std::move(parsed), visible, vm, out)) return false;
+  if (graph_path.empty()) throw usage_error("no GRAPH file given");
+  return true;
 }
 
 void check_backend_choice(const std::string& choice) {

@@ -42,12 +42,23 @@ bool store_or_answer(const program& p, po::parsed_options parsed,
                      const po::options_description& visible, po::variables_map& vm,
                      std::ostream& out, const char* help_tail = "");
 
-/// The usual command line: `visible` and `hidden` options, every word that is no option taken
-/// by `positional` (one of the hidden options); as store_or_answer.
-bool parse_command_line(const program& p, int argc, const char* const* argv,
-                        const po::options_description& visible,
-                        const po::options_description& hidden, const char* positional,
-                        po::variables_map& vm, std::ostream& out);
+/// A graph program's command line: the `visible` options and one GRAPH file, which must be
+/// given; as store_or_answer.
+bool parse_graph_command_line(const program& p, int argc, const char* const* argv,
+                              const po::options_description& visible, std::string& graph_path,
+                              po::variables_map& vm, std::ostream& out);
+
+/// A program's run_cli: under run_guarded, a Settings filled by parse(s, argc, argv, out, err)
+/// (false: the command line was answered, status 0), then run(s, out, err)'s status.
+template <class Settings, class Parse, class Run>
+int run_settings(const program& p, int argc, const char* const* argv, std::ostream& out,
+                 std::ostream& err, Parse parse, Run run) {
+  return run_guarded(p, err, [&] {
+    Settings s;
+    if (!parse(s, argc, argv, out, err)) return 0;
+    return run(s, out, err);
+  });
+}
 
 /// Calls `f`, turning what an option's value makes it throw (std::invalid_argument, the
 /// parser's errors) into a usage error.

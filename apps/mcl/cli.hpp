@@ -43,7 +43,7 @@ struct cli_settings {
 
 /// Reads argv into `s`, as mcl reads its command line. Returns false when the command line was
 /// answered on `out` instead (--help, --version, -az); throws apps::usage_error on mistakes.
-bool parse_cli(int argc, const char* const* argv, cli_settings& s, std::ostream& out,
+bool parse_cli(cli_settings& s, int argc, const char* const* argv, std::ostream& out,
                std::ostream& err);
 
 /// Clusters as `s` says: reads the input, chooses the backend, iterates, writes the output(s)

@@ -449,7 +449,7 @@ void check_outputs_are_not_input(const cli_settings& s) {
 
 }  // namespace
 
-bool parse_cli(int argc, const char* const* argv, cli_settings& s, std::ostream& out,
+bool parse_cli(cli_settings& s, int argc, const char* const* argv, std::ostream& out,
                std::ostream& err) {
   s.argc = argc;
   s.argv = argv;

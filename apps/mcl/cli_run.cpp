@@ -336,11 +336,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
            ": the network needs more memory than this machine has free (a smaller -S keeps "
            "fewer entries per column; --block-products bounds the expansion's size)";
   };
-  return apps::run_guarded(cli, err, [&] {
-    cli_settings s;
-    if (!parse_cli(argc, argv, s, out, err)) return 0;
-    return run_clustering(s, stage, err);
-  });
+  return apps::run_settings<cli_settings>(
+      cli, argc, argv, out, err, parse_cli,
+      [&stage](cli_settings& s, std::ostream&, std::ostream& e) {
+        return run_clustering(s, stage, e);
+      });
 }
 
 }  // namespace opsparse::mcl

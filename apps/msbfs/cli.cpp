@@ -107,7 +107,6 @@ std::uint64_t parse_seed(const std::string& s) {
 
 /// The values' checks; every mistake is a usage error.
 void check(settings& s, const po::variables_map& vm, std::ostream& err) {
-  if (s.graph_path.empty()) throw usage_error("no GRAPH file given");
   s.have_sources = vm.count("sources") != 0;
   if (s.have_sources == (vm.count("random") != 0))
     throw usage_error("give exactly one of --sources and --random");
@@ -136,11 +135,9 @@ void check(settings& s, const po::variables_map& vm, std::ostream& err) {
 
 /// Parses and checks argv into `s`; false when --help or --version was answered.
 bool parse(settings& s, int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  const po::options_description visible = visible_options(s);
-  po::options_description hidden;
-  hidden.add_options()("graph", po::value(&s.graph_path));
   po::variables_map vm;
-  if (!apps::parse_command_line(cli, argc, argv, visible, hidden, "graph", vm, out)) return false;
+  if (!apps::parse_graph_command_line(cli, argc, argv, visible_options(s), s.graph_path, vm, out))
+    return false;
   check(s, vm, err);
   return true;
 }
@@ -270,11 +267,7 @@ int run(settings& s, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  return apps::run_guarded(cli, err, [&] {
-    settings s;
-    if (!parse(s, argc, argv, out, err)) return 0;
-    return run(s, out, err);
-  });
+  return apps::run_settings<settings>(cli, argc, argv, out, err, parse, run);
 }
 
 }  // namespace opsparse::msbfs

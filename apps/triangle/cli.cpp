@@ -73,12 +73,9 @@ po::options_description visible_options(settings& s) {
 
 /// Parses and checks argv into `s`; false when --help or --version was answered.
 bool parse(settings& s, int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  const po::options_description visible = visible_options(s);
-  po::options_description hidden;
-  hidden.add_options()("graph", po::value(&s.graph_path));
   po::variables_map vm;
-  if (!apps::parse_command_line(cli, argc, argv, visible, hidden, "graph", vm, out)) return false;
-  if (s.graph_path.empty()) throw usage_error("no GRAPH file given");
+  if (!apps::parse_graph_command_line(cli, argc, argv, visible_options(s), s.graph_path, vm, out))
+    return false;
   apps::as_usage_error([&] {
     s.opt.how = parse_method(s.method_s);
     s.opt.sort = parse_presort(s.presort_s);
@@ -160,11 +157,7 @@ int run(const settings& s, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  return apps::run_guarded(cli, err, [&] {
-    settings s;
-    if (!parse(s, argc, argv, out, err)) return 0;
-    return run(s, out, err);
-  });
+  return apps::run_settings<settings>(cli, argc, argv, out, err, parse, run);
 }
 
 }  // namespace opsparse::triangle

@@ -21,6 +21,8 @@ namespace app_test {
 
 using opsparse::host_csr;
 using opsparse::index_t;
+using opsparse::offset_t;
+using opsparse::pattern;
 
 /// An n-vertex adjacency matrix with the listed (directed) entries; repeats collapse, as in CSR.
 inline host_csr<double> adjacency(index_t n, std::vector<std::pair<index_t, index_t>> edges) {

@@ -17,12 +17,7 @@
 
 namespace msbfs_test {
 
-using opsparse::host_csr;
-using opsparse::index_t;
-using opsparse::offset_t;
-using opsparse::pattern;
-using app_test::adjacency;  // tests/apps/common/app_test_util.hpp
-using app_test::tsv_rows;
+using namespace app_test;  // host_csr, index_t, offset_t, pattern, adjacency, tsv_rows
 using opsparse::msbfs::level_t;
 
 /// Levels from `source` by a plain FIFO queue over A's rows (out-edges); -1 where unreached.

@@ -11,12 +11,7 @@
 
 namespace triangle_test {
 
-using opsparse::host_csr;
-using opsparse::index_t;
-using opsparse::offset_t;
-using opsparse::pattern;
-using app_test::adjacency;  // tests/apps/common/app_test_util.hpp
-using app_test::tsv_rows;
+using namespace app_test;  // host_csr, index_t, offset_t, pattern, adjacency, tsv_rows
 
 constexpr opsparse::triangle::method all_methods[] = {
     opsparse::triangle::method::sandia_ll,  opsparse::triangle::method::sandia_uu,
