@@ -2,13 +2,83 @@
 
 #include <omp.h>
 
+#include <iomanip>
+#include <new>
 #include <ostream>
+
+#include "opsparse/error.hpp"
 
 #ifndef OPSPARSE_VERSION
 #define OPSPARSE_VERSION "unknown"
 #endif
 
 namespace opsparse::apps {
+
+std::string try_help(const char* name) { return std::string("Try '") + name + " --help'.\n"; }
+
+int run_guarded(const program& p, std::ostream& err, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const usage_error& e) {
+    err << p.name << ": " << e.what() << "\n" << p.usage_hint;
+    return 2;
+  } catch (const parse_error& e) {
+    err << p.name << ": " << p.input_error_prefix << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc& e) {
+    err << p.name << ": error: " << (p.out_of_memory ? p.out_of_memory() : e.what()) << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    err << p.name << ": error: " << e.what() << "\n";
+    return 1;
+  } catch (...) {
+    err << p.name << ": " << p.unknown_error << "\n";
+    return 1;
+  }
+}
+
+int run_modes(const char* program_name, const char* usage, int argc, const char* const* argv,
+              std::ostream& out, std::ostream& err, std::initializer_list<program_mode> modes,
+              const char* unknown_note) {
+  return run_guarded(program(program_name, usage), err, [&] {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    std::string names;
+    for (const program_mode& m : modes) names += (names.empty() ? "" : " or ") + std::string(m.name);
+    if (args.empty()) throw usage_error("a mode is needed: " + names);
+    if (args[0] == "-h" || args[0] == "--help") {
+      out << usage;
+      return 0;
+    }
+    if (args[0] == "--version") {
+      out << version_line(program_name) << "\n";
+      return 0;
+    }
+    const std::string mode = args[0];
+    args.erase(args.begin());
+    for (const program_mode& m : modes)
+      if (mode == m.name) return m.run(args);
+    throw usage_error("unknown mode '" + mode + "' (" + names + unknown_note + ")");
+  });
+}
+
+std::vector<std::string> read_words(const std::vector<std::string>& args, const char* mode,
+                                    const word_options& o) {
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (const auto v = o.values.find(a); v != o.values.end()) {
+      if (i + 1 >= args.size()) throw usage_error(a + " needs a value");
+      *v->second = args[++i];
+    } else if (const auto s = o.switches.find(a); s != o.switches.end()) {
+      s->second();
+    } else if (a.size() > 1 && a[0] == '-') {
+      throw usage_error(std::string(mode) + ": unsupported option '" + a + "'");
+    } else {
+      rest.push_back(a);
+    }
+  }
+  return rest;
+}
 
 std::string version_line(const char* program) {
   return std::string(program) + " (OpSparse) " + OPSPARSE_VERSION;
@@ -27,6 +97,23 @@ void report_backend(const char* program, backend b, const std::string& detail, s
   err << "[" << program << "] backend: " << to_string(b);
   if (!detail.empty()) err << " (" << detail << ")";
   err << "\n";
+}
+
+double stopwatch::lap_ms() {
+  const auto now = std::chrono::steady_clock::now();
+  const double ms = std::chrono::duration<double, std::milli>(now - start_).count();
+  start_ = now;
+  return ms;
+}
+
+void print_stage_ms(std::ostream& err, const char* program, const std::string& label, int width,
+                    double ms) {
+  const std::ios::fmtflags flags = err.flags();
+  const std::streamsize precision = err.precision();
+  err << program << ": " << std::left << std::setw(width) << label << std::right << std::fixed
+      << std::setprecision(3) << std::setw(10) << ms << " ms";
+  err.flags(flags);
+  err.precision(precision);
 }
 
 }  // namespace opsparse::apps

@@ -40,39 +40,22 @@ const char* usage =
     "  of |C|(|C|-1) over N(N-1)), ncl, max, ctr (sum of |C|^2 over N), avg, min. clm's eff,\n"
     "  mod and the size histogram are not computed.\n";
 
-int run_dist(const std::vector<std::string>& args, std::ostream*& os, std::string& out_name) {
-  clm::distance_mode mode = clm::distance_mode::split_join;
+int run_dist(const std::vector<std::string>& args) {
+  std::string mode_s = "sj", out_name = "-", digits;
   bool chain = false;
-  std::vector<std::string> files;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw usage_error(a + " needs a value");
-      return args[++i];
-    };
-    if (a == "-mode") {
-      const std::string m = value();
-      if (m == "sj") mode = clm::distance_mode::split_join;
-      else if (m == "vi") mode = clm::distance_mode::variance_of_information;
-      else if (m == "mk") mode = clm::distance_mode::mirkin;
-      else throw usage_error("-mode expects sj, vi or mk, not '" + m + "'");
-    } else if (a == "--chain") {
-      chain = true;
-    } else if (a == "-o") {
-      out_name = value();
-    } else if (a == "-digits") {
-      value();
-    } else if (a.size() > 1 && a[0] == '-') {
-      throw usage_error("dist: unsupported option '" + a + "'");
-    } else {
-      files.push_back(a);
-    }
-  }
+  const std::vector<std::string> files = apps::read_words(
+      args, "dist",
+      {{{"-mode", &mode_s}, {"-o", &out_name}, {"-digits", &digits}},
+       {{"--chain", [&] { chain = true; }}}});
+  clm::distance_mode mode = clm::distance_mode::split_join;
+  if (mode_s == "vi") mode = clm::distance_mode::variance_of_information;
+  else if (mode_s == "mk") mode = clm::distance_mode::mirkin;
+  else if (mode_s != "sj") throw usage_error("-mode expects sj, vi or mk, not '" + mode_s + "'");
   if (files.size() < 2) throw usage_error("dist needs at least two clusterings");
   std::vector<clm::partition> parts;
   for (const std::string& f : files) parts.push_back(clm::read_partition(f));
   io::output_file out(out_name);
-  os = &out.stream();
+  std::ostream& os = out.stream();
   char buf[128];
   for (std::size_t i = 0; i < files.size(); ++i)
     for (std::size_t j = i + 1; j < files.size(); ++j) {
@@ -82,7 +65,7 @@ int run_dist(const std::vector<std::string>& args, std::ostream*& os, std::strin
         std::snprintf(buf, sizeof buf, "d=%.3f\td1=%.3f\td2=%.3f", d.d, d.d1, d.d2);
       else
         std::snprintf(buf, sizeof buf, "d=%.0f\td1=%.0f\td2=%.0f", d.d, d.d1, d.d2);
-      *os << buf << "\tnn=" << parts[i].nodes << "\tc1=" << parts[i].clusters.size()
+      os << buf << "\tnn=" << parts[i].nodes << "\tc1=" << parts[i].clusters.size()
           << "\tc2=" << parts[j].clusters.size() << "\tn1=" << files[i] << "\tn2=" << files[j]
           << (mode == clm::distance_mode::split_join ? "\t\n" : "\n");
     }
@@ -90,19 +73,9 @@ int run_dist(const std::vector<std::string>& args, std::ostream*& os, std::strin
   return 0;
 }
 
-int run_info(const std::vector<std::string>& args, std::string& out_name) {
-  std::vector<std::string> files;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "-o") {
-      if (i + 1 >= args.size()) throw usage_error("-o needs a value");
-      out_name = args[++i];
-    } else if (a.size() > 1 && a[0] == '-') {
-      throw usage_error("info: unsupported option '" + a + "'");
-    } else {
-      files.push_back(a);
-    }
-  }
+int run_info(const std::vector<std::string>& args) {
+  std::string out_name = "-";
+  const std::vector<std::string> files = apps::read_words(args, "info", {{{"-o", &out_name}}, {}});
   if (files.size() < 2) throw usage_error("info needs a graph and at least one clustering");
   const io::mcl_native_matrix g = io::read_mcl_native(files[0], io::read_options{});
   io::output_file out(out_name);
@@ -120,33 +93,11 @@ int run_info(const std::vector<std::string>& args, std::string& out_name) {
   return 0;
 }
 
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  return apps::run_modes(prog, usage, argc, argv, out, err, {{"dist", run_dist}, {"info", run_info}},
+                         "; clm's other modes are not provided");
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.empty()) throw usage_error("a mode is needed: dist or info");
-    if (args[0] == "-h" || args[0] == "--help") {
-      std::cout << usage;
-      return 0;
-    }
-    if (args[0] == "--version") {
-      std::cout << apps::version_line(prog) << "\n";
-      return 0;
-    }
-    const std::string mode = args[0];
-    args.erase(args.begin());
-    std::string out_name = "-";
-    std::ostream* os = nullptr;
-    if (mode == "dist") return run_dist(args, os, out_name);
-    if (mode == "info") return run_info(args, out_name);
-    throw usage_error("unknown mode '" + mode + "' (dist or info; clm's other modes are not "
-                      "provided)");
-  } catch (const usage_error& e) {
-    std::cerr << prog << ": " << e.what() << "\n" << usage;
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << prog << ": error: " << e.what() << "\n";
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return run_cli(argc, argv, std::cout, std::cerr); }

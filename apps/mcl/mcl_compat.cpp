@@ -123,7 +123,7 @@ void transform_values(host_csr<double>& a, const value_transform& tf) {
   a = std::move(out);
 }
 
-std::string command_line_comment(const char* program, int argc, char** argv) {
+std::string command_line_comment(const char* program, int argc, const char* const* argv) {
   std::string s = std::string("# cline: ") + program;
   for (int i = 1; i < argc; ++i) {
     s += ' ';

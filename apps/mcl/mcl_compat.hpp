@@ -45,7 +45,7 @@ void transform_values(host_csr<double>& a, const value_transform& tf);
 
 /// mcl's "# cline:" line (without the newline): the program, the first argument as it is, every
 /// further argument in double quotes.
-std::string command_line_comment(const char* program, int argc, char** argv);
+std::string command_line_comment(const char* program, int argc, const char* const* argv);
 
 /// Writes a clustering as mcl writes it without labels: `cline` (when not empty) and a native
 /// matrix with one column per cluster (members are node indices, `node_ids` when the input's

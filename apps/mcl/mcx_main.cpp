@@ -38,33 +38,27 @@ const char* usage =
     "--stream-neg-log10 (then -stream-tf), the matrix by -tf (opsparse-mcl --help lists the\n"
     "transforms). -o - (the default) is standard output.\n";
 
-struct args_reader {
-  std::vector<std::string> a;
-  std::size_t i = 0;
-  std::string value() {
-    if (i + 1 >= a.size()) throw usage_error(a[i] + " needs a value");
-    return a[++i];
-  }
-};
+/// mcx modes take options only: a word that is none is refused as one.
+void refuse_words(const char* mode, const std::vector<std::string>& words) {
+  if (!words.empty()) throw usage_error(std::string(mode) + ": unsupported option '" + words[0] + "'");
+}
 
-int run_load(args_reader r) {
-  std::string abc, tab, out = "-", stream_spec, matrix_spec;
+int run_load(const std::vector<std::string>& args) {
+  std::string abc, tab, out = "-", stream_spec, matrix_spec, re = "max";
   bool mirror = false;
   double neg_log_base = 0;
-  for (; r.i < r.a.size(); ++r.i) {
-    const std::string& o = r.a[r.i];
-    if (o == "-abc") abc = r.value();
-    else if (o == "-write-tab") tab = r.value();
-    else if (o == "-o") out = r.value();
-    else if (o == "--stream-mirror") mirror = true;
-    else if (o == "--stream-neg-log10") neg_log_base = 10;
-    else if (o == "--stream-neg-log") neg_log_base = std::exp(1.0);
-    else if (o == "-stream-tf") stream_spec = r.value();
-    else if (o == "-tf") matrix_spec = r.value();
-    else if (o == "-re") {
-      if (r.value() != "max") throw usage_error("-re: only max (mcxload's default) is supported");
-    } else throw usage_error("load: unsupported option '" + o + "'");
-  }
+  refuse_words("load", apps::read_words(
+                           args, "load",
+                           {{{"-abc", &abc},
+                             {"-write-tab", &tab},
+                             {"-o", &out},
+                             {"-stream-tf", &stream_spec},
+                             {"-tf", &matrix_spec},
+                             {"-re", &re}},
+                            {{"--stream-mirror", [&] { mirror = true; }},
+                             {"--stream-neg-log10", [&] { neg_log_base = 10; }},
+                             {"--stream-neg-log", [&] { neg_log_base = std::exp(1.0); }}}}));
+  if (re != "max") throw usage_error("-re: only max (mcxload's default) is supported");
   if (abc.empty()) throw usage_error("load needs -abc FILE");
   mcl::value_transform stream_tf, matrix_tf;
   try {
@@ -107,17 +101,13 @@ int run_load(args_reader r) {
   return 0;
 }
 
-int run_dump(args_reader r) {
+int run_dump(const std::vector<std::string>& args) {
   std::string imx, tab, out = "-";
-  bool values = true;
-  for (; r.i < r.a.size(); ++r.i) {
-    const std::string& o = r.a[r.i];
-    if (o == "-imx") imx = r.value();
-    else if (o == "-tab") tab = r.value();
-    else if (o == "-o") out = r.value();
-    else if (o == "--no-values") values = false;
-    else throw usage_error("dump: unsupported option '" + o + "'");
-  }
+  bool no_values = false;
+  refuse_words("dump", apps::read_words(args, "dump",
+                                        {{{"-imx", &imx}, {"-tab", &tab}, {"-o", &out}},
+                                         {{"--no-values", [&] { no_values = true; }}}}));
+  const bool values = !no_values;
   if (imx.empty()) throw usage_error("dump needs -imx MATRIX");
   const io::mcl_native_matrix m = io::read_mcl_native(imx, io::read_options{});
   io::mcl_tab labels;
@@ -145,29 +135,10 @@ int run_dump(args_reader r) {
   return 0;
 }
 
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  return apps::run_modes(prog, usage, argc, argv, out, err, {{"load", run_load}, {"dump", run_dump}});
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    args_reader r{std::vector<std::string>(argv + 1, argv + argc)};
-    if (r.a.empty()) throw usage_error("a mode is needed: load or dump");
-    if (r.a[0] == "-h" || r.a[0] == "--help") {
-      std::cout << usage;
-      return 0;
-    }
-    if (r.a[0] == "--version") {
-      std::cout << apps::version_line(prog) << "\n";
-      return 0;
-    }
-    r.i = 1;
-    if (r.a[0] == "load") return run_load(r);
-    if (r.a[0] == "dump") return run_dump(r);
-    throw usage_error("unknown mode '" + r.a[0] + "' (load or dump)");
-  } catch (const usage_error& e) {
-    std::cerr << prog << ": " << e.what() << "\n" << usage;
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << prog << ": error: " << e.what() << "\n";
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return run_cli(argc, argv, std::cout, std::cerr); }

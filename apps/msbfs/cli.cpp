@@ -1,12 +1,9 @@
 // opsparse-msbfs's command line: reading, sources, backend choice, output files, progress.
-#include <boost/program_options.hpp>
-
+// The options and error reports every program shares are apps/common/options.hpp's.
+#include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <exception>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -16,29 +13,86 @@
 
 #include "common/backend.hpp"
 #include "common/cli.hpp"
+#include "common/options.hpp"
 #include "msbfs/msbfs.hpp"
-#include "opsparse/error.hpp"
 #include "opsparse/io.hpp"
 #include "opsparse/output_file.hpp"
-
-namespace po = boost::program_options;
 
 namespace opsparse::msbfs {
 
 namespace {
 
+namespace po = boost::program_options;
+using apps::usage_error;
+
 constexpr const char* program = "opsparse-msbfs";
+const apps::program cli{program, apps::try_help(program)};
 
-io::file_format parse_format(const std::string& s) {
-  if (s == "auto") return io::file_format::automatic;
-  if (s == "mtx" || s == "matrix-market") return io::file_format::matrix_market;
-  if (s == "edges" || s == "edge-list") return io::file_format::edge_list;
-  if (s == "abc") return io::file_format::abc;
-  throw std::invalid_argument("--format must be auto, mtx, edges or abc; not '" + s + "'");
+constexpr const char* usage =
+    "Usage: opsparse-msbfs [options] GRAPH (--sources IDS | --random K)\n"
+    "Breadth-first search from many sources at once, one level per sparse product:\n"
+    "F <- (F*A)<!V> over (any, pair), V <- V + F, a row of F and V per source.\n"
+    "GRAPH: Matrix Market (.mtx, ids are 1-based row numbers), ABC (.abc) or a SNAP edge\n"
+    "list (anything else); ids are the vertex names as written in the file.\n"
+    "The graph is DIRECTED by default: a line 'u v' (an entry A(u,v)) is followed from u to v\n"
+    "only. -u/--undirected follows every edge both ways (A + A'), as opsparse-triangle and\n"
+    "opsparse-mcl always do. Self-loops are dropped and repeated edges count once; weights\n"
+    "are ignored.\n"
+    "Per source: reached = vertices reached, the source included; sum of levels (a vertex's\n"
+    "level is its distance in edges from the source); eccentricity = the largest level;\n"
+    "closeness = (reached - 1) / sum of levels, the inverse of the mean distance to the\n"
+    "vertices it reaches (not scaled by the graph's n - 1; 0 when it reaches nothing else).\n"
+    "Prints totals on stdout (sources, reached and sum_of_levels summed over the sources,\n"
+    "max_eccentricity, mean_closeness = the mean of the closeness of the sources), progress\n"
+    "per batch on stderr.\n\nOptions";
+
+/// The command line as given and as checked.
+struct settings {
+  apps::common_options common;
+  std::string graph_path, sources_arg, format_s, levels_path, summary_path;
+  std::string direction_s = "auto", seed_s = "1";
+  long long random_k = -1, batch = 0, max_depth = -1;
+  bool undirected = false;
+
+  bool have_sources = false;
+  std::vector<std::string> source_ids;
+  std::uint64_t seed = 1;
+  io::file_format format = io::file_format::automatic;
+  options opt;
+  apps::engine_choice engine;
+};
+
+po::options_description visible_options(settings& s) {
+  po::options_description d(usage);
+  apps::add_help_options(d);
+  d.add_options()
+      ("sources,s", po::value(&s.sources_arg)->value_name("FILE|IDS"),
+       "a file with one id per line, or a comma-separated list of ids (duplicates allowed)")
+      ("random", po::value(&s.random_k)->value_name("K"), "K distinct random sources")
+      ("seed", po::value(&s.seed_s)->default_value("1"), "seed of --random")
+      ("undirected,u", po::bool_switch(&s.undirected),
+       "follow edges both ways (symmetrise A); default: directed, u -> v only")
+      ("batch,b", po::value(&s.batch)->default_value(0),
+       "sources per batch (0: from the graph size: about 2^24 visited entries per batch on the "
+       "CPU, 2^32 bits of bitmap on the GPU; at most 1024)")
+      ("direction", po::value(&s.direction_s)->default_value("auto"),
+       "auto (push while the frontier is small, pull through the transpose with bitmaps of 64 "
+       "sources per word when it is large: the GPU once for the rest of a batch, the CPU level "
+       "by level), push or pull; the results are the same")
+      ("max-depth", po::value(&s.max_depth)->default_value(-1),
+       "stop after this level (-1: none); the summaries count only the levels searched")
+      ("levels", po::value(&s.levels_path)->value_name("FILE"),
+       "write 'source<TAB>vertex<TAB>level' for every vertex reached (FILE is written under a "
+       "temporary name and renamed at the end: a failed run leaves an existing FILE as it was)")
+      ("summary", po::value(&s.summary_path)->value_name("FILE"),
+       "write 'source<TAB>reached<TAB>sum_of_levels<TAB>eccentricity<TAB>closeness' per source "
+       "(as defined above)")
+      ("format", po::value(&s.format_s)->default_value("auto"), "auto, mtx, edges or abc");
+  apps::add_backend_option(d, s.common);
+  apps::add_threads_option(d, s.common);
+  apps::add_report_options(d, s.common, "no progress and no backend line on stderr");
+  return d;
 }
-
-
-using opsparse::apps::usage_error;  // apps/common/cli.hpp
 
 /// --seed's value: boost reads "-1" into an unsigned as 2^64 - 1, so the digits are checked here.
 std::uint64_t parse_seed(const std::string& s) {
@@ -51,241 +105,169 @@ std::uint64_t parse_seed(const std::string& s) {
   return v;
 }
 
-double ms_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+/// The values' checks; every mistake is a usage error.
+void check(settings& s, const po::variables_map& vm, std::ostream& err) {
+  s.have_sources = vm.count("sources") != 0;
+  if (s.have_sources == (vm.count("random") != 0))
+    throw usage_error("give exactly one of --sources and --random");
+  if (vm.count("random") && s.random_k < 1)
+    throw usage_error("--random needs K >= 1, not " + std::to_string(s.random_k));
+  s.seed = parse_seed(s.seed_s);
+  if (s.batch < 0 || s.batch > 1 << 30)
+    throw usage_error("--batch must be between 0 and 2^30, not " + std::to_string(s.batch));
+  if (s.max_depth < -1 || s.max_depth > 1 << 30)
+    throw usage_error("--max-depth must be between -1 and 2^30, not " +
+                      std::to_string(s.max_depth));
+  apps::check_outputs(vm, s.graph_path, {{"levels", &s.levels_path}, {"summary", &s.summary_path}});
+  s.engine = apps::choose_engine(cli, vm, s.common, err);
+  apps::as_usage_error([&] {
+    s.format = apps::parse_format(s.format_s);
+    s.opt.dir = parse_direction(s.direction_s);
+    // Before the graph is read: a malformed list is a usage error (an unreadable or empty
+    // sources file is an input error, exit 1).
+    if (s.have_sources) s.source_ids = parse_sources_argument(s.sources_arg);
+  });
+  s.opt.batch = static_cast<index_t>(s.batch);
+  s.opt.max_depth = static_cast<level_t>(s.max_depth);
+  s.opt.keep_levels = !s.levels_path.empty();
+  s.opt.symmetric = s.undirected;
+}
+
+/// Parses and checks argv into `s`; false when --help or --version was answered.
+bool parse(settings& s, int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  po::variables_map vm;
+  if (!apps::parse_graph_command_line(cli, argc, argv, visible_options(s), s.graph_path, vm, out))
+    return false;
+  check(s, vm, err);
+  return true;
+}
+
+/// The run's outputs: the totals, the optional files, the progress lines.
+class reporter {
+ public:
+  /// Makes the outputs' temporary files, before the graph is read: a long search must not end
+  /// on an unwritable folder.
+  reporter(const settings& s, std::ostream& err) : s_(s), err_(err) {
+    if (!s.levels_path.empty()) levels_.emplace(s.levels_path);
+    if (!s.summary_path.empty()) summary_.emplace(s.summary_path);
+    if (levels_) levels_->stream() << std::setprecision(12);
+    if (summary_)
+      summary_->stream() << std::setprecision(12)
+                         << "# source\treached\tsum_of_levels\teccentricity\tcloseness\n";
+  }
+
+  /// The graph's vertex names and the number of batches, once known.
+  void start(const std::vector<std::string>& labels, std::size_t batches) {
+    labels_ = &labels;
+    batches_ = batches;
+  }
+
+  void operator()(const batch_result& r) {
+    ++batch_no_;
+    offset_t reached = 0;
+    for (const source_summary& s : r.summary) {
+      reached += s.reached;
+      total_levels_ += s.level_sum;
+      deepest_ = std::max(deepest_, s.eccentricity);
+      closeness_sum_ += s.closeness();
+      if (summary_)
+        summary_->stream() << (*labels_)[s.source] << '\t' << s.reached << '\t' << s.level_sum
+                           << '\t' << s.eccentricity << '\t' << s.closeness() << '\n';
+    }
+    total_reached_ += reached;
+    if (levels_) write_levels(r);
+    if (!s_.common.quiet)
+      err_ << program << ": batch " << batch_no_ << "/" << batches_ << ": sources "
+           << r.first + 1 << "-" << r.first + r.summary.size() << ", " << r.depth << " levels"
+           << (r.note.empty() ? "" : " (" + r.note + ")") << ", " << reached << " reached, "
+           << std::fixed << std::setprecision(1) << r.ms << " ms" << std::defaultfloat << "\n";
+  }
+
+  /// Renames the files into place and prints the totals.
+  void finish(std::size_t sources, std::ostream& out) {
+    if (levels_) levels_->commit();
+    if (summary_) summary_->commit();
+    out << "sources\t" << sources << "\n"
+        << "reached\t" << total_reached_ << "\n"
+        << "sum_of_levels\t" << total_levels_ << "\n"
+        << "max_eccentricity\t" << deepest_ << "\n"
+        << "mean_closeness\t" << std::setprecision(12)
+        << (sources == 0 ? 0.0 : closeness_sum_ / static_cast<double>(sources)) << "\n";
+  }
+
+ private:
+  void write_levels(const batch_result& r) {
+    std::ostream& lf = levels_->stream();
+    for (index_t row = 0; row < r.levels.rows; ++row) {
+      const std::string& src = (*labels_)[r.summary[row].source];
+      for (offset_t p = r.levels.rpt[row]; p < r.levels.rpt[row + 1]; ++p)
+        lf << src << '\t' << (*labels_)[r.levels.col[p]] << '\t' << r.levels.val[p] << '\n';
+    }
+    if (!lf) throw std::runtime_error("error while writing " + s_.levels_path);
+  }
+
+  const settings& s_;
+  const std::vector<std::string>* labels_ = nullptr;
+  std::size_t batches_ = 0;
+  std::ostream& err_;
+  std::optional<io::output_file> levels_, summary_;
+  offset_t total_reached_ = 0;
+  std::int64_t total_levels_ = 0;
+  level_t deepest_ = 0;
+  double closeness_sum_ = 0;
+  std::size_t batch_no_ = 0;
+};
+
+std::unique_ptr<backend> make_backend(const apps::engine_choice& e) {
+#if OPSPARSE_HAS_GPU_ENGINE
+  if (e.which == apps::backend::gpu) return make_gpu_backend();
+#endif
+  return make_cpu_backend(e.threads);
+}
+
+int run(settings& s, std::ostream& out, std::ostream& err) {
+  reporter report(s, err);
+  apps::stopwatch clock;
+  const io::labelled_graph g = apps::read_square_graph(s.graph_path, s.format);
+  const double ms_read = clock.lap_ms();
+  const host_csr<pattern> a = graph_pattern(g.adj, s.undirected);
+  const std::vector<index_t> sources =
+      s.have_sources ? resolve_sources(s.source_ids, g.labels, s.graph_path)
+                     : random_sources(a.rows, static_cast<std::size_t>(s.random_k), s.seed);
+  const double ms_prepare = clock.lap_ms();
+
+  const std::unique_ptr<backend> be = make_backend(s.engine);
+  apps::report_engine(cli, s.engine, s.common.quiet, err);
+  if (s.opt.batch == 0) s.opt.batch = default_batch(a.rows, sources.size(), be->batch_budget());
+  const std::size_t batches = (sources.size() + s.opt.batch - 1) / s.opt.batch;
+  if (s.common.verbose) {
+    err << program << ": " << s.graph_path << ": " << a.rows << " vertices, " << a.nnz() << " "
+        << (s.undirected ? "directed entries (symmetrised)" : "directed edges") << "\n"
+        << program << ": " << sources.size() << " sources in " << batches << " batches of "
+        << s.opt.batch << "\n";
+    apps::print_stage_ms(err, program, "read", 9, ms_read);
+    err << "\n";
+    apps::print_stage_ms(err, program, "prepare", 9, ms_prepare);
+    err << "\n";
+  }
+
+  report.start(g.labels, batches);
+  clock.lap_ms();
+  run_batches(*be, a, sources, s.opt, [&](const batch_result& r) { report(r); });
+  const double ms_search = clock.lap_ms();
+  report.finish(sources.size(), out);
+  if (s.common.verbose) {
+    apps::print_stage_ms(err, program, "search", 9, ms_search);
+    err << ", " << be->edges_traversed() << " edges traversed, " << be->products()
+        << " products\n";
+  }
+  return 0;
 }
 
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  std::string graph_path, sources_arg, format_s, backend_s, levels_path, summary_path;
-  std::string direction_s = "auto", seed_s = "1";
-  long long random_k = -1, batch = 0, max_depth = -1;
-  int threads = 0;
-  bool undirected = false, quiet = false, verbose = false;
-
-  po::options_description visible(
-      std::string("Usage: ") + program + " [options] GRAPH (--sources IDS | --random K)\n"
-      "Breadth-first search from many sources at once, one level per sparse product:\n"
-      "F <- (F*A)<!V> over (any, pair), V <- V + F, a row of F and V per source.\n"
-      "GRAPH: Matrix Market (.mtx, ids are 1-based row numbers), ABC (.abc) or a SNAP edge\n"
-      "list (anything else); ids are the vertex names as written in the file.\n"
-      "The graph is DIRECTED by default: a line 'u v' (an entry A(u,v)) is followed from u to v\n"
-      "only. -u/--undirected follows every edge both ways (A + A'), as opsparse-triangle and\n"
-      "opsparse-mcl always do. Self-loops are dropped and repeated edges count once; weights\n"
-      "are ignored.\n"
-      "Per source: reached = vertices reached, the source included; sum of levels (a vertex's\n"
-      "level is its distance in edges from the source); eccentricity = the largest level;\n"
-      "closeness = (reached - 1) / sum of levels, the inverse of the mean distance to the\n"
-      "vertices it reaches (not scaled by the graph's n - 1; 0 when it reaches nothing else).\n"
-      "Prints totals on stdout (sources, reached and sum_of_levels summed over the sources,\n"
-      "max_eccentricity, mean_closeness = the mean of the closeness of the sources), progress\n"
-      "per batch on stderr.\n\nOptions");
-  visible.add_options()
-      ("help,h", "show this help and exit")
-      ("version", "show the version and exit")
-      ("sources,s", po::value(&sources_arg)->value_name("FILE|IDS"),
-       "a file with one id per line, or a comma-separated list of ids (duplicates allowed)")
-      ("random", po::value(&random_k)->value_name("K"), "K distinct random sources")
-      ("seed", po::value(&seed_s)->default_value("1"), "seed of --random")
-      ("undirected,u", po::bool_switch(&undirected),
-       "follow edges both ways (symmetrise A); default: directed, u -> v only")
-      ("batch,b", po::value(&batch)->default_value(0),
-       "sources per batch (0: from the graph size: about 2^24 visited entries per batch on the "
-       "CPU, 2^32 bits of bitmap on the GPU; at most 1024)")
-      ("direction", po::value(&direction_s)->default_value("auto"),
-       "auto (push while the frontier is small, pull through the transpose with bitmaps of 64 "
-       "sources per word when it is large: the GPU once for the rest of a batch, the CPU level "
-       "by level), push or pull; the results are the same")
-      ("max-depth", po::value(&max_depth)->default_value(-1),
-       "stop after this level (-1: none); the summaries count only the levels searched")
-      ("levels", po::value(&levels_path)->value_name("FILE"),
-       "write 'source<TAB>vertex<TAB>level' for every vertex reached (FILE is written under a "
-       "temporary name and renamed at the end: a failed run leaves an existing FILE as it was)")
-      ("summary", po::value(&summary_path)->value_name("FILE"),
-       "write 'source<TAB>reached<TAB>sum_of_levels<TAB>eccentricity<TAB>closeness' per source "
-       "(as defined above)")
-      ("format", po::value(&format_s)->default_value("auto"), "auto, mtx, edges or abc")
-      ("backend", po::value(&backend_s)->default_value("auto"), "gpu, cpu or auto")
-      ("threads", po::value(&threads)->default_value(0),
-       "CPU engine threads (0: OpenMP default; at most the processors available)")
-      ("quiet,q", po::bool_switch(&quiet), "no progress and no backend line on stderr")
-      ("verbose,V", po::bool_switch(&verbose), "stage timings and sizes on stderr");
-  po::options_description hidden;
-  hidden.add_options()("graph", po::value(&graph_path));
-  po::options_description all;
-  all.add(visible).add(hidden);
-  po::positional_options_description positional;
-  positional.add("graph", 1);
-
-  try {
-    options opt;
-    io::file_format format = io::file_format::automatic;
-    std::string why_cpu;
-    apps::backend which = apps::backend::cpu;
-    bool have_sources = false;
-    std::vector<std::string> source_ids;
-    std::uint64_t seed = 1;
-    try {
-      po::variables_map vm;
-      po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-      if (vm.count("help")) {
-        out << visible << "\n";
-        return 0;
-      }
-      if (vm.count("version")) {
-        out << apps::version_line(program) << "\n";
-        return 0;
-      }
-      po::notify(vm);
-      if (graph_path.empty()) throw usage_error("no GRAPH file given");
-      have_sources = vm.count("sources") != 0;
-      if (have_sources == (vm.count("random") != 0))
-        throw usage_error("give exactly one of --sources and --random");
-      if (vm.count("random") && random_k < 1)
-        throw usage_error("--random needs K >= 1, not " + std::to_string(random_k));
-      seed = parse_seed(seed_s);
-      if (batch < 0 || batch > 1 << 30)
-        throw usage_error("--batch must be between 0 and 2^30, not " + std::to_string(batch));
-      if (max_depth < -1 || max_depth > 1 << 30)
-        throw usage_error("--max-depth must be between -1 and 2^30, not " +
-                          std::to_string(max_depth));
-      if (threads < 0) throw usage_error("--threads must be >= 0, not " + std::to_string(threads));
-      // An empty file name would silently write nothing.
-      if (vm.count("levels") && levels_path.empty()) throw usage_error("--levels needs a FILE");
-      if (vm.count("summary") && summary_path.empty()) throw usage_error("--summary needs a FILE");
-      for (const std::string* o : {&levels_path, &summary_path})
-        if (!o->empty() && (*o == graph_path || io::same_file(*o, graph_path)))
-          throw usage_error("the output file '" + *o + "' is the input file");
-      if (!levels_path.empty() && levels_path == summary_path)
-        throw usage_error("--levels and --summary name the same file");
-      threads = apps::cap_threads(program, "--threads", threads, err);
-      format = parse_format(format_s);
-      opt.dir = parse_direction(direction_s);
-      which = apps::resolve_backend(backend_s, &why_cpu);
-      // Before the graph is read: a malformed list is a usage error (an unreadable or empty
-      // sources file is an input error, exit 1).
-      if (have_sources) source_ids = parse_sources_argument(sources_arg);
-    } catch (const po::error& e) {
-      throw usage_error(e.what());
-    } catch (const std::invalid_argument& e) {
-      throw usage_error(e.what());
-    }
-    // The outputs' temporary files first: a long search must not end on an unwritable folder.
-    std::optional<io::output_file> levels_file, summary_file;
-    if (!levels_path.empty()) levels_file.emplace(levels_path);
-    if (!summary_path.empty()) summary_file.emplace(summary_path);
-    opt.batch = static_cast<index_t>(batch);
-    opt.max_depth = static_cast<level_t>(max_depth);
-    opt.keep_levels = !levels_path.empty();
-    opt.symmetric = undirected;
-
-    auto clock = std::chrono::steady_clock::now();
-    const io::labelled_graph g = io::read_graph(graph_path, format);
-    if (g.adj.rows != g.adj.cols)
-      throw std::runtime_error(graph_path + ": the matrix is " + std::to_string(g.adj.rows) +
-                               " x " + std::to_string(g.adj.cols) +
-                               "; a graph needs a square adjacency matrix");
-    const double ms_read = ms_since(clock);
-    clock = std::chrono::steady_clock::now();
-    const host_csr<pattern> a = graph_pattern(g.adj, undirected);
-    const std::vector<index_t> sources =
-        have_sources ? resolve_sources(source_ids, g.labels, graph_path)
-                     : random_sources(a.rows, static_cast<std::size_t>(random_k), seed);
-    const double ms_prepare = ms_since(clock);
-
-    std::unique_ptr<backend> be;
-#if OPSPARSE_HAS_GPU_ENGINE
-    if (which == apps::backend::gpu) be = make_gpu_backend();
-#endif
-    if (!be) be = make_cpu_backend(threads);
-    if (!quiet)
-      apps::report_backend(program, which,
-                           which == apps::backend::gpu ? apps::gpu_device_name() : why_cpu, err);
-    const index_t batch_size = opt.batch > 0 ? opt.batch
-                                             : default_batch(a.rows, sources.size(),
-                                                             be->batch_budget());
-    opt.batch = batch_size;
-    const std::size_t batches = (sources.size() + batch_size - 1) / batch_size;
-    if (verbose) {
-      err << program << ": " << graph_path << ": " << a.rows << " vertices, " << a.nnz() << " "
-          << (undirected ? "directed entries (symmetrised)" : "directed edges") << "\n"
-          << program << ": " << sources.size() << " sources in " << batches << " batches of "
-          << batch_size << "\n"
-          << std::fixed << std::setprecision(3) << program << ": read     " << std::setw(10)
-          << ms_read << " ms\n"
-          << program << ": prepare  " << std::setw(10) << ms_prepare << " ms\n";
-      err.unsetf(std::ios::floatfield);
-    }
-
-    if (levels_file) levels_file->stream() << std::setprecision(12);
-    if (summary_file)
-      summary_file->stream() << std::setprecision(12)
-                             << "# source\treached\tsum_of_levels\teccentricity\tcloseness\n";
-
-    offset_t total_reached = 0;
-    std::int64_t total_levels = 0;
-    level_t deepest = 0;
-    double closeness_sum = 0;
-    std::size_t batch_no = 0;
-    clock = std::chrono::steady_clock::now();
-    run_batches(*be, a, sources, opt, [&](const batch_result& r) {
-      ++batch_no;
-      offset_t reached = 0;
-      for (const source_summary& s : r.summary) {
-        reached += s.reached;
-        total_levels += s.level_sum;
-        deepest = std::max(deepest, s.eccentricity);
-        closeness_sum += s.closeness();
-        if (summary_file)
-          summary_file->stream() << g.labels[s.source] << '\t' << s.reached << '\t' << s.level_sum << '\t'
-                       << s.eccentricity << '\t' << s.closeness() << '\n';
-      }
-      total_reached += reached;
-      if (levels_file) {
-        std::ostream& lf = levels_file->stream();
-        for (index_t row = 0; row < r.levels.rows; ++row) {
-          const std::string& src = g.labels[r.summary[row].source];
-          for (offset_t p = r.levels.rpt[row]; p < r.levels.rpt[row + 1]; ++p)
-            lf << src << '\t' << g.labels[r.levels.col[p]] << '\t' << r.levels.val[p] << '\n';
-        }
-        if (!lf) throw std::runtime_error("error while writing " + levels_path);
-      }
-      if (!quiet)
-        err << program << ": batch " << batch_no << "/" << batches << ": sources "
-            << r.first + 1 << "-" << r.first + r.summary.size() << ", " << r.depth
-            << " levels" << (r.note.empty() ? "" : " (" + r.note + ")") << ", " << reached
-            << " reached, " << std::fixed << std::setprecision(1) << r.ms << " ms"
-            << std::defaultfloat << "\n";
-    });
-    const double ms_search = ms_since(clock);
-    if (levels_file) levels_file->commit();
-    if (summary_file) summary_file->commit();
-
-    out << "sources\t" << sources.size() << "\n"
-        << "reached\t" << total_reached << "\n"
-        << "sum_of_levels\t" << total_levels << "\n"
-        << "max_eccentricity\t" << deepest << "\n"
-        << "mean_closeness\t" << std::setprecision(12)
-        << (sources.empty() ? 0.0 : closeness_sum / static_cast<double>(sources.size())) << "\n";
-    if (verbose)
-      err << program << ": search   " << std::fixed << std::setprecision(3) << std::setw(10)
-          << ms_search << " ms, " << be->edges_traversed() << " edges traversed, "
-          << be->products() << " products" << std::defaultfloat << "\n";
-    return 0;
-  } catch (const usage_error& e) {
-    err << program << ": " << e.what() << "\n" << "Try '" << program << " --help'.\n";
-    return 2;
-  } catch (const parse_error& e) {
-    err << program << ": " << e.what() << "\n";
-    return 1;
-  } catch (const std::exception& e) {
-    err << program << ": error: " << e.what() << "\n";
-    return 1;
-  } catch (...) {
-    err << program << ": unknown error\n";
-    return 1;
-  }
+  return apps::run_settings<settings>(cli, argc, argv, out, err, parse, run);
 }
 
 }  // namespace opsparse::msbfs

@@ -1,5 +1,6 @@
 #pragma once
-// Helpers shared by the msbfs tests: small graphs, a plain queue BFS reference, comparisons.
+// Helpers shared by the msbfs tests: a plain queue BFS reference, comparisons (small graphs and
+// reference tables: tests/apps/common/app_test_util.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,30 +11,14 @@
 #include <utility>
 #include <vector>
 
+#include "app_test_util.hpp"
 #include "msbfs/msbfs.hpp"
 #include "opsparse/csr.hpp"
 
 namespace msbfs_test {
 
-using opsparse::host_csr;
-using opsparse::index_t;
-using opsparse::offset_t;
-using opsparse::pattern;
+using namespace app_test;  // host_csr, index_t, offset_t, pattern, adjacency, tsv_rows
 using opsparse::msbfs::level_t;
-
-/// An n-vertex adjacency matrix with the listed (directed) entries; repeats collapse, as in CSR.
-inline host_csr<double> adjacency(index_t n, std::vector<std::pair<index_t, index_t>> edges) {
-  std::sort(edges.begin(), edges.end());
-  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-  host_csr<double> a(n, n);
-  for (const auto& [u, v] : edges) {
-    a.col.push_back(v);
-    a.val.push_back(1.0);
-    ++a.rpt[u + 1];
-  }
-  for (index_t i = 0; i < n; ++i) a.rpt[i + 1] += a.rpt[i];
-  return a;
-}
 
 /// Levels from `source` by a plain FIFO queue over A's rows (out-edges); -1 where unreached.
 inline std::vector<level_t> queue_bfs(const host_csr<pattern>& a, index_t source,
@@ -90,23 +75,6 @@ inline ::testing::AssertionResult same_as_queue_bfs(const host_csr<pattern>& a,
            << "summary of source " << source << ": " << s.source << " " << s.reached << " "
            << s.level_sum << " " << s.eccentricity << " vs " << reached << " " << sum << " " << ecc;
   return ::testing::AssertionSuccess();
-}
-
-/// Tab-separated rows of a reference table, '#' lines skipped.
-inline std::vector<std::vector<std::string>> tsv_rows(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::vector<std::string>> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> fields;
-    std::stringstream ss(line);
-    std::string f;
-    while (std::getline(ss, f, '\t')) fields.push_back(f);
-    rows.push_back(std::move(fields));
-  }
-  return rows;
 }
 
 }  // namespace msbfs_test

@@ -315,43 +315,20 @@ TEST(Msbfs, DefaultBatch) {
 
 // ---- the command line ----------------------------------------------------------------------
 
-struct cli_result {
-  int status;
-  std::string out, err;
-};
+using app_test::cli_result;
 
 cli_result run(std::vector<std::string> args) {
-  args.insert(args.begin(), "opsparse-msbfs");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const int status = bfs::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
+  return app_test::run_program(bfs::run_cli, "opsparse-msbfs", std::move(args));
 }
 
-class MsbfsCli : public ::testing::Test {
+class MsbfsCli : public app_test::temp_dir_test {
  protected:
+  MsbfsCli() : temp_dir_test("opsparse_msbfs_cli_") {}
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("opsparse_msbfs_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
+    temp_dir_test::SetUp();
     // Directed: 10 -> 20 -> 30, 40 -> 10; vertex 50 only as a loop.
     graph_ = write("g.txt", "# test graph\n10 20\n20 30\n40 10\n50 50\n");
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
-    return (dir_ / name).string();
-  }
-  std::string read(const std::string& name) {
-    std::ifstream f(dir_ / name);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-  }
-  std::string path(const std::string& name) { return (dir_ / name).string(); }
-  std::filesystem::path dir_;
   std::string graph_;
 };
 

@@ -18,16 +18,7 @@ namespace {
 namespace bfs = opsparse::msbfs;
 using namespace msbfs_test;
 
-class MsbfsGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string why;
-    if (!opsparse::gpu_available(&why)) {
-      if (opsparse::test::gpu_required()) FAIL() << "OPSPARSE_REQUIRE_GPU=1 but " << why;
-      GTEST_SKIP() << "GPU test skipped: " << why;
-    }
-  }
-};
+class MsbfsGpu : public app_test::gpu_test {};
 
 /// GPU and CPU give identical levels matrices and summaries.
 ::testing::AssertionResult same_on_both(bfs::backend& gpu, const host_csr<pattern>& a,

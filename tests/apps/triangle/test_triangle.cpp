@@ -21,9 +21,6 @@ namespace {
 namespace tri = opsparse::triangle;
 using namespace triangle_test;
 
-constexpr tri::method all_methods[] = {tri::method::sandia_ll,  tri::method::sandia_uu,
-                                       tri::method::sandia_lut, tri::method::sandia_ult,
-                                       tri::method::cohen,      tri::method::burkhardt};
 constexpr tri::presort all_orders[] = {tri::presort::none, tri::presort::ascending,
                                        tri::presort::descending, tri::presort::automatic};
 
@@ -186,40 +183,15 @@ TEST(Triangle, MethodNames) {
 
 // ---- the command line ----------------------------------------------------------------------
 
-struct cli_result {
-  int status;
-  std::string out, err;
-};
+using app_test::cli_result;
 
 cli_result run(std::vector<std::string> args) {
-  args.insert(args.begin(), "opsparse-triangle");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const int status = tri::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
+  return app_test::run_program(tri::run_cli, "opsparse-triangle", std::move(args));
 }
 
-class TriangleCli : public ::testing::Test {
+class TriangleCli : public app_test::temp_dir_test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("opsparse_tri_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
-    return (dir_ / name).string();
-  }
-  std::string read(const std::string& name) {
-    std::ifstream f(dir_ / name);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-  }
-  std::filesystem::path dir_;
+  TriangleCli() : temp_dir_test("opsparse_tri_cli_") {}
 };
 
 TEST_F(TriangleCli, CountsAndWritesPerVertexFiles) {

@@ -18,20 +18,7 @@ namespace {
 namespace tri = opsparse::triangle;
 using namespace triangle_test;
 
-constexpr tri::method all_methods[] = {tri::method::sandia_ll,  tri::method::sandia_uu,
-                                       tri::method::sandia_lut, tri::method::sandia_ult,
-                                       tri::method::cohen,      tri::method::burkhardt};
-
-class TriangleGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string why;
-    if (!opsparse::gpu_available(&why)) {
-      if (opsparse::test::gpu_required()) FAIL() << "OPSPARSE_REQUIRE_GPU=1 but " << why;
-      GTEST_SKIP() << "GPU test skipped: " << why;
-    }
-  }
-};
+class TriangleGpu : public app_test::gpu_test {};
 
 /// GPU and CPU agree on the count and per-vertex counts of `a` for every method and ordering,
 /// on one GPU backend (one context, one plan) reused throughout.

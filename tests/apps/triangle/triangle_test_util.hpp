@@ -1,35 +1,22 @@
 #pragma once
-// Helpers shared by the triangle tests: small graphs, a brute-force reference, reference tables.
-#include <algorithm>
+// Helpers shared by the triangle tests: small graphs, a brute-force reference, every method
+// (those of every program are tests/apps/common/app_test_util.hpp's).
 #include <cstdint>
-#include <fstream>
-#include <sstream>
-#include <string>
 #include <utility>
 #include <vector>
 
+#include "app_test_util.hpp"
 #include "opsparse/csr.hpp"
+#include "triangle/triangle.hpp"
 
 namespace triangle_test {
 
-using opsparse::host_csr;
-using opsparse::index_t;
-using opsparse::offset_t;
-using opsparse::pattern;
+using namespace app_test;  // host_csr, index_t, offset_t, pattern, adjacency, tsv_rows
 
-/// An n-vertex adjacency matrix with the listed (directed) entries; repeats collapse, as in CSR.
-inline host_csr<double> adjacency(index_t n, std::vector<std::pair<index_t, index_t>> edges) {
-  std::sort(edges.begin(), edges.end());
-  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-  host_csr<double> a(n, n);
-  for (const auto& [u, v] : edges) {
-    a.col.push_back(v);
-    a.val.push_back(1.0);
-    ++a.rpt[u + 1];
-  }
-  for (index_t i = 0; i < n; ++i) a.rpt[i + 1] += a.rpt[i];
-  return a;
-}
+constexpr opsparse::triangle::method all_methods[] = {
+    opsparse::triangle::method::sandia_ll,  opsparse::triangle::method::sandia_uu,
+    opsparse::triangle::method::sandia_lut, opsparse::triangle::method::sandia_ult,
+    opsparse::triangle::method::cohen,      opsparse::triangle::method::burkhardt};
 
 inline host_csr<double> complete_graph(index_t n) {
   std::vector<std::pair<index_t, index_t>> e;
@@ -73,21 +60,5 @@ inline std::int64_t total_of(const std::vector<std::int64_t>& per_vertex) {
   return s / 3;
 }
 
-/// Tab-separated rows of a reference table, '#' lines skipped.
-inline std::vector<std::vector<std::string>> tsv_rows(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::vector<std::string>> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> fields;
-    std::stringstream ss(line);
-    std::string f;
-    while (std::getline(ss, f, '\t')) fields.push_back(f);
-    rows.push_back(std::move(fields));
-  }
-  return rows;
-}
 
 }  // namespace triangle_test

@@ -1,0 +1,59 @@
+#pragma once
+// opsparse-mcl's command line: mcl 22-282's options read as mcl reads them (cli_options.cpp)
+// and the run they describe (cli_run.cpp), over apps/common's shared layer.
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "common/options.hpp"
+#include "mcl.hpp"
+#include "mcl_compat.hpp"
+#include "opsparse/io.hpp"
+
+namespace opsparse::mcl {
+
+/// The program's name in its messages.
+inline constexpr const char* program_name = "opsparse-mcl";
+
+/// The command line as read and checked.
+struct cli_settings {
+  int argc = 0;
+  const char* const* argv = nullptr;  ///< for the native output's command-line comment
+
+  apps::common_options common;  ///< --backend, --threads/-te, --verbose, --quiet
+  std::string input;            ///< as given ("-": standard input)
+  std::string path;             ///< what is read ("/dev/stdin" for "-")
+  io::file_format format = io::file_format::automatic;
+  params p;
+  precision prec = precision::float32;
+  bool iteration_lines = true;  ///< the per-iteration lines (mcl -V all/cls turns them off)
+  std::string sort_mode = "revsize";
+  std::string tab_file;         ///< -use-tab / -tab
+  std::string write_graph;      ///< -write-graph FILE
+  value_transform stream_tf;    ///< -abc-tf
+  value_transform matrix_tf;    ///< -tf
+  double neg_log_base = 0;      ///< --abc-neg-log10: 10, --abc-neg-log: e
+  std::vector<double> inflations;     ///< --inflations (empty: one clustering at -I)
+  std::vector<std::string> out_names; ///< one output per inflation
+
+  /// Whether the reader transforms every weight (-abc-tf, --abc-neg-log10).
+  bool stream_transform() const { return !stream_tf.empty() || neg_log_base > 0; }
+};
+
+/// Reads argv into `s`, as mcl reads its command line. Returns false when the command line was
+/// answered on `out` instead (--help, --version, -az); throws apps::usage_error on mistakes.
+bool parse_cli(cli_settings& s, int argc, const char* const* argv, std::ostream& out,
+               std::ostream& err);
+
+/// Clusters as `s` says: reads the input, chooses the backend, iterates, writes the output(s)
+/// (-o - is the process's standard output) and reports on `err`. `stage` names what it is
+/// doing, for an out-of-memory message.
+int run_clustering(cli_settings& s, const char*& stage, std::ostream& err);
+
+/// The whole program (opsparse-mcl): parse_cli, then run_clustering, under apps::run_guarded;
+/// returns the exit status (0 ok, 1 error in input or run, 2 bad usage). Never throws. `out`
+/// gets what answers the command line (--help, --version, -az).
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+}  // namespace opsparse::mcl

@@ -1,0 +1,346 @@
+// opsparse-mcl's run: the input read while the backend is decided, the start matrix, the
+// iterations (one clustering or an inflation sweep), the output as mcl writes it, the reports.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "clm.hpp"
+#include "common/backend.hpp"
+#include "common/cli.hpp"
+#include "common/options.hpp"
+#include "opsparse/cpu/spgemm.hpp"
+#include "opsparse/io.hpp"
+#include "opsparse/io_mcl_native.hpp"
+#include "opsparse/output_file.hpp"
+
+namespace opsparse::mcl {
+
+namespace {
+
+constexpr const char* prog = program_name;
+
+// --backend auto: networks whose first expansion has fewer products than this run on the CPU.
+// Measured on an H100 with 16 cores (docs/benchmarks.md): the GPU's start alone takes 0.29-0.44 s,
+// while 16 CPU threads cluster the PPI networks of up to 7k edges (at most 0.54M products in
+// the first expansion) in 0.01-0.06 s; the 32k-edge human network (5.2M) is faster on the GPU.
+constexpr long long auto_cpu_products = 2000000;
+/// Files up to this size are read before CUDA is started, to decide (at most ~0.1 s of reading).
+constexpr std::uintmax_t auto_defer_bytes = std::uintmax_t(16) << 20;
+
+std::string mib(std::size_t bytes) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(1) << static_cast<double>(bytes) / (1024.0 * 1024.0)
+     << " MiB";
+  return os.str();
+}
+
+/// The graph as read, with what the output needs of it.
+struct input_graph {
+  io::labelled_graph g;
+  bool native = false;                ///< mcl's native matrix (clustered as it is)
+  std::vector<std::int64_t> node_ids; ///< a native matrix's domain indices
+  bool canonical_ids = true;          ///< node_ids are 0..n-1
+};
+
+/// Reads the input as mcl does, then -write-graph and -tf. mcl clusters a native matrix as it
+/// is, directed or not, and mirrors everything else: the reader mirrors as it assembles the rows
+/// (no directed copy to mirror afterwards), so that start_matrix gets the graph ready.
+input_graph read_input(const cli_settings& s) {
+  input_graph in;
+  // MCL's weights are similarities: a negative one is an error naming its line.
+  io::read_options read_opts;
+  read_opts.nonnegative = true;
+  if (s.stream_transform())
+    read_opts.weight_transform = [&tf = s.stream_tf, base = s.neg_log_base](double w) {
+      if (base > 0) w = w > 0 ? -std::log(w) / std::log(base) : HUGE_VAL;
+      return tf(w);
+    };
+  in.native = s.format == io::file_format::mcl_native;
+  read_opts.symmetrize = !in.native;
+  in.g = io::read_graph(s.path, s.format, read_opts);
+  // A native matrix's labels are its domain's indices: kept as numbers for the output.
+  if (in.native) {
+    in.node_ids.reserve(in.g.labels.size());
+    for (std::size_t i = 0; i < in.g.labels.size(); ++i) {
+      in.node_ids.push_back(std::stoll(in.g.labels[i]));
+      in.canonical_ids = in.canonical_ids && in.node_ids.back() == static_cast<std::int64_t>(i);
+    }
+  }
+  // mcl's order: the graph as read (mirrored for ABC and the like) for -write-graph, then -tf.
+  if (!s.write_graph.empty()) {
+    host_csr<double> nz = in.g.adj;
+    transform_values(nz, value_transform::parse("gt(0)"));
+    io::output_file graph_file(s.write_graph);
+    const bool ids = in.native && !in.canonical_ids;
+    io::write_mcl_native(graph_file.stream(), nz, ids ? &in.node_ids : nullptr,
+                         ids ? &in.node_ids : nullptr);
+    graph_file.commit();
+  }
+  if (!s.matrix_tf.empty()) transform_values(in.g.adj, s.matrix_tf);
+  return in;
+}
+
+/// The backend's decision: made on a background thread while the file is read (with the GPU's
+/// context), on one hardware queue, which halves the context's creation and teardown
+/// (apps::prefer_one_connection). Except for --backend auto on a small file with a driver
+/// installed: the network may be so small that the CPU finishes before the GPU would have
+/// started (see auto_cpu_products), so it is read first and CUDA is started only if the GPU is
+/// to be used.
+class backend_decision {
+ public:
+  explicit backend_decision(const cli_settings& s) : choice_(s.common.backend) {
+    apps::prefer_one_connection();
+    std::error_code size_error;
+    defer_ = choice_ == "auto" && s.input != "-" &&
+             std::filesystem::is_regular_file(s.path, size_error) &&
+             std::filesystem::file_size(s.path, size_error) <= auto_defer_bytes && !size_error &&
+             apps::driver_installed();
+    if (!defer_) probe_.emplace(choice_);
+  }
+
+  /// The backend for the start matrix `start`; why the CPU, or the GPU's name, in `detail`.
+  apps::backend get(const host_csr<double>& start, std::string& why_cpu) {
+    if (defer_) {
+      const std::vector<offset_t> per_row = cpu::row_products(start, start);
+      const long long products = std::accumulate(per_row.begin(), per_row.end(), 0ll);
+      if (products < auto_cpu_products)
+        why_cpu = "a small network: " + std::to_string(products) +
+                  " products in the first expansion, under " + std::to_string(auto_cpu_products) +
+                  ", where the CPU finishes before the GPU has started; --backend gpu to use it";
+      else
+        probe_.emplace(choice_);
+    }
+    return probe_ ? probe_->get(&why_cpu) : apps::backend::cpu;
+  }
+
+  const std::string& device_name() const { return probe_->device_name(); }
+
+ private:
+  std::string choice_;
+  bool defer_ = false;
+  std::optional<apps::backend_probe> probe_;
+};
+
+/// One progress line per iteration (more with --verbose).
+void print_iteration(const iteration_info& it, bool verbose, std::ostream& err) {
+  std::ostringstream os;
+  os << "[" << prog << "] ite " << std::setw(3) << it.iteration << "  chaos " << std::fixed
+     << std::setprecision(it.chaos < 0.01 ? 6 : 4) << it.chaos << "  nnz " << it.nnz;
+  if (verbose) {
+    os << "  expanded " << it.expanded_nnz;
+    if (it.blocks != 1) os << " in " << it.blocks << " blocks";
+    os << "  time " << std::setprecision(3) << it.seconds << "s";
+    if (it.stats.device_allocations >= 0)
+      os << "  device allocations " << it.stats.device_allocations << "  device memory "
+         << mib(it.stats.current_device_bytes);
+    if (it.stats.expand_ms >= 0 && it.stats.fused)
+      os << "  gpu ms: expand+prune (fused) " << std::setprecision(2) << it.stats.expand_ms
+         << " (" << it.stats.products << " products), gather " << it.stats.prune_ms;
+    else if (it.stats.expand_ms >= 0)
+      os << "  gpu ms: expand " << std::setprecision(2) << it.stats.expand_ms << " ("
+         << it.stats.products << " products; symbolic " << it.stats.symbolic_ms << ", numeric "
+         << it.stats.numeric_ms << "), prune " << it.stats.prune_ms << " + sort "
+         << it.stats.sort_ms;
+  }
+  err << os.str() << "\n";
+}
+
+/// A clustering as mcl writes it: a native cluster matrix after the command line for a native
+/// input without a tab file, else one line of labels per cluster.
+void write_clustering(std::ostream& os, const clustering& c, const cli_settings& s,
+                      const input_graph& in, index_t nodes, std::ostream& err) {
+  if (in.native && s.tab_file.empty()) {
+    write_native_clusters(os, c, nodes, command_line_comment(prog, s.argc, s.argv),
+                          in.canonical_ids ? nullptr : &in.node_ids);
+  } else if (in.native) {
+    const io::mcl_tab tab = io::read_mcl_tab(s.tab_file);
+    std::vector<std::string> labels;
+    labels.reserve(in.node_ids.size());
+    for (std::int64_t id : in.node_ids) labels.push_back(tab.label(id));
+    write_clusters(os, c, labels);
+  } else {
+    if (!s.tab_file.empty() && !s.common.quiet)
+      err << "[" << prog << "] -use-tab is for a native matrix; the input's own labels "
+             "are written\n";
+    write_clusters(os, c, in.g.labels);
+  }
+}
+
+/// What every clustering of a run needs.
+struct run_context {
+  const cli_settings& s;
+  const input_graph& in;
+  const host_csr<double>& start;
+  bool gpu;
+  std::vector<std::unique_ptr<io::output_file>>& out_files;
+  std::function<void(const iteration_info&)> progress;
+  std::ostream& err;
+};
+
+/// --inflations: one output per inflation and a table of clm info's measures.
+int run_sweep(const run_context& c) {
+  const cli_settings& s = c.s;
+  // clm info's measures of each clustering over the graph as clustered (mirrored unless native).
+  const host_csr<double>& measured = c.in.g.adj;
+  std::ostringstream table;
+  table << "[" << prog << "] inflation  clusters  iterations  seconds  mass-fraction  area-fraction\n";
+  cluster_sweep(c.start, s.p, s.inflations, c.gpu, s.prec, c.progress,
+                [&](std::size_t k, const cluster_result& rk) {
+                  clustering cl = rk.result;
+                  if (s.sort_mode != "revsize") sort_clusters(cl, s.sort_mode);
+                  write_clustering(c.out_files[k]->stream(), cl, s, c.in, c.start.rows, c.err);
+                  c.out_files[k]->commit();
+                  clm::partition part;
+                  part.nodes = c.start.rows;
+                  part.clusters = cl.clusters;
+                  // (no fractions for overlapping clusters, which are no partition)
+                  double mass = NAN, area = NAN;
+                  if (cl.overlap == 0 || s.p.overlap != overlap_mode::keep) {
+                    const clm::info info = clm::measure(measured, part);
+                    mass = info.mass_fraction;
+                    area = info.area_fraction;
+                  }
+                  char row[160];
+                  std::snprintf(row, sizeof row, "%9g  %8zu  %10d  %7.3f  %13.4f  %13.6f",
+                                s.inflations[k], cl.clusters.size(), rk.iterations, rk.seconds,
+                                mass, area);
+                  table << "[" << prog << "] " << row << "\n";
+                  if (!s.common.quiet)
+                    c.err << "[" << prog << "] -I " << s.inflations[k] << ": "
+                          << cl.clusters.size() << " clusters, output is in " << s.out_names[k]
+                          << "\n";
+                });
+  if (!s.common.quiet) c.err << table.str();
+  return 0;
+}
+
+/// The seconds of each stage for --verbose: what is not iterating is what a user waits for in
+/// vain.
+struct stage_seconds {
+  double read = 0, start = 0, warmup = 0, cluster = 0, output = 0;
+};
+
+/// The lines after one clustering: overlap, unclaimed nodes, convergence, the count, the output
+/// and (--verbose) the stages.
+void report_clustering(const cli_settings& s, const cluster_result& r, const stage_seconds& t,
+                       std::ostream& err) {
+  if (r.result.overlap)
+    err << "[" << prog << "] "
+        << (s.p.overlap == overlap_mode::cut    ? "cut"
+            : s.p.overlap == overlap_mode::keep ? "kept"
+                                                : "split")
+        << " <" << r.result.overlap << "> instances of overlap\n";
+  if (r.result.missing)
+    err << "[" << prog << "] collected <" << r.result.missing
+        << "> nodes that no cluster claimed into one cluster\n";
+  if (!r.converged)
+    err << "[" << prog << "] warning: no convergence after " << r.iterations
+        << " iterations (--max-iter); the last iterate was interpreted\n";
+  err << "[" << prog << "] " << r.result.clusters.size() << " clusters found";
+  if (s.common.verbose) {
+    err << " (" << r.result.attractors << " attractors) in " << r.iterations << " iterations, "
+        << std::fixed << std::setprecision(3) << r.seconds << "s";
+    if (r.stats.device_allocations >= 0)
+      err << "; " << r.stats.device << ": peak device memory " << mib(r.stats.peak_device_bytes)
+          << ", " << r.stats.device_allocations << " device allocations in total";
+  }
+  err << "\n[" << prog << "] output is in " << s.out_names.front() << "\n";
+  if (s.common.verbose) {
+    // "device start": the wait for the GPU's context beyond the read; "iterations":
+    // r.seconds (upload, iterations, download); "interpretation": the rest of cluster()
+    // (the start matrix in the cell type, the backend made and freed, the interpretation).
+    err << "[" << prog << "] stages: read " << std::fixed << std::setprecision(3) << t.read
+        << "s, start matrix " << t.start << "s, device start " << t.warmup << "s, iterations "
+        << r.seconds << "s, interpretation " << t.cluster - r.seconds << "s (backend "
+        << r.backend_seconds << "s, interpret " << r.interpret_seconds
+        << "s, then waiting for the backend's release " << r.release_wait_seconds
+        << "s), output " << t.output << "s\n";
+  }
+}
+
+void print_start(const cli_settings& s, const host_csr<double>& start, apps::backend chosen,
+                 const std::string& why_cpu, std::ostream& err) {
+  const params& p = s.p;
+  err << "[" << prog << "] " << s.input << ": " << start.rows << " nodes, " << start.nnz()
+      << " entries with loops; backend " << apps::to_string(chosen)
+      << (chosen == apps::backend::gpu ? "" : " (" + why_cpu + ")") << ", "
+      << (s.prec == precision::float32 ? "float" : "double") << "; -I " << p.inflation << " -P "
+      << p.prune << " -S " << p.select << " -R " << p.recover << " -pct " << p.pct << "\n";
+}
+
+}  // namespace
+
+int run_clustering(cli_settings& s, const char*& stage, std::ostream& err) {
+  // The output's temporary file is made first, beside it: a run of hours must not end on an
+  // unwritable folder. The target itself is only replaced once every cluster is written.
+  std::vector<std::unique_ptr<io::output_file>> out_files;
+  for (const std::string& name : s.out_names)
+    out_files.push_back(std::make_unique<io::output_file>(name));
+  backend_decision decision(s);
+
+  apps::stopwatch clock;
+  stage_seconds t;
+  stage = "reading the input";
+  const input_graph in = read_input(s);
+  t.read = clock.lap_s();
+  stage = "building the start matrix";
+  s.p.mirror = false;  // the reader has mirrored the graph (read_input)
+  const host_csr<double> start = start_matrix(in.g.adj, s.p, &in.g.labels);
+  t.start = clock.lap_s();
+  stage = "starting the GPU";
+  std::string why_cpu;
+  const apps::backend chosen = decision.get(start, why_cpu);
+  const bool gpu = chosen == apps::backend::gpu;
+  t.warmup = clock.lap_s();
+  if (!s.common.quiet) apps::report_backend(prog, chosen, gpu ? decision.device_name() : why_cpu, err);
+  if (s.common.verbose) print_start(s, start, chosen, why_cpu, err);
+
+  auto progress = [&](const iteration_info& it) {
+    if (!s.common.quiet && s.iteration_lines) print_iteration(it, s.common.verbose, err);
+  };
+  const run_context c{s, in, start, gpu, out_files, progress, err};
+  if (!s.inflations.empty()) {
+    stage = "clustering (inflation sweep)";
+    return run_sweep(c);
+  }
+  stage = "clustering";
+  cluster_result r = cluster(start, s.p, gpu, s.prec, progress);
+  if (s.sort_mode != "revsize") sort_clusters(r.result, s.sort_mode);
+  t.cluster = clock.lap_s();
+  stage = "writing the clusters";
+  write_clustering(out_files.front()->stream(), r.result, s, in, start.rows, err);
+  out_files.front()->commit();
+  t.output = clock.lap_s();
+  if (!s.common.quiet) report_clustering(s, r, t, err);
+  return 0;
+}
+
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  const char* stage = "starting";
+  apps::program cli(program_name, std::string("(try ") + program_name + " --help)\n");
+  cli.input_error_prefix = "error: ";
+  cli.unknown_error = "error: unknown failure";
+  cli.out_of_memory = [&stage] {
+    return std::string("out of host memory while ") + stage +
+           ": the network needs more memory than this machine has free (a smaller -S keeps "
+           "fewer entries per column; --block-products bounds the expansion's size)";
+  };
+  return apps::run_settings<cli_settings>(
+      cli, argc, argv, out, err, parse_cli,
+      [&stage](cli_settings& s, std::ostream&, std::ostream& e) {
+        return run_clustering(s, stage, e);
+      });
+}
+
+}  // namespace opsparse::mcl
