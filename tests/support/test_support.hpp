@@ -116,6 +116,17 @@ inline bool gpu_required() {
   return env && std::string(env) == "1";
 }
 
+/// In a GPU test (code that links the GPU engine): skips with the reason when no device is
+/// usable, or fails when OPSPARSE_REQUIRE_GPU=1.
+#define OPSPARSE_SKIP_WITHOUT_GPU()                                                        \
+  do {                                                                                     \
+    std::string why_;                                                                      \
+    if (!opsparse::gpu_available(&why_)) {                                                 \
+      if (opsparse::test::gpu_required()) FAIL() << "OPSPARSE_REQUIRE_GPU=1 but " << why_; \
+      GTEST_SKIP() << "GPU test skipped: " << why_;                                        \
+    }                                                                                      \
+  } while (0)
+
 /// Random m x n CSR with about `per_row` entries per row (sorted, no duplicates), values in
 /// (0.5, 1.5] so that no product cancels.
 template <class V = double>

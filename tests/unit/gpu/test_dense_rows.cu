@@ -64,15 +64,6 @@ struct dense_copy {
   }
 };
 
-#define REQUIRE_GPU_HERE()                                                               \
-  do {                                                                                   \
-    std::string why_;                                                                    \
-    if (!gpu_available(&why_)) {                                                         \
-      if (opsparse::test::gpu_required()) FAIL() << "OPSPARSE_REQUIRE_GPU=1 but " << why_; \
-      GTEST_SKIP() << "GPU test skipped: " << why_;                                      \
-    }                                                                                    \
-  } while (0)
-
 /// Rows of A with the given numbers of entries (distinct random columns of `k`).
 host_csr<double> rows_with(const std::vector<int>& sizes, index_t k, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -156,7 +147,7 @@ template <class Mask = no_mask>
 }
 
 TEST(DenseRows, WindowsPutTogetherAreTheProductsRows) {
-  REQUIRE_GPU_HERE();
+  OPSPARSE_SKIP_WITHOUT_GPU();
   // B: 120 x 1000; rows of A reach 5%, 50% and 100% of B's columns, and none (empty rows).
   const host_csr<double> b = rows_with(std::vector<int>(120, 60), 1000, 3);
   const host_csr<double> a = rows_with({0, 1, 2, 30, 119, 120, 0, 60}, 120, 4);
@@ -179,7 +170,7 @@ TEST(DenseRows, WindowsPutTogetherAreTheProductsRows) {
 }
 
 TEST(DenseRows, RectangularMaskedAndEmpty) {
-  REQUIRE_GPU_HERE();
+  OPSPARSE_SKIP_WITHOUT_GPU();
   const host_csr<double> a = opsparse::test::random_csr<double>(37, 90, 20, 8);
   const host_csr<double> b = opsparse::test::random_csr<double>(90, 333, 40, 9);
   EXPECT_TRUE(visit_matches(a, b, 64, 6));  // 333 columns: 5 windows of 64 and one of 13

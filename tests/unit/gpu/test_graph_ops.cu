@@ -18,15 +18,6 @@ namespace {
 
 using namespace opsparse;
 
-#define REQUIRE_GPU_OPS()                                                                  \
-  do {                                                                                     \
-    std::string why_;                                                                      \
-    if (!gpu_available(&why_)) {                                                           \
-      if (opsparse::test::gpu_required()) FAIL() << "OPSPARSE_REQUIRE_GPU=1 but " << why_; \
-      GTEST_SKIP() << "GPU test skipped: " << why_;                                        \
-    }                                                                                      \
-  } while (0)
-
 struct shape {
   index_t rows, cols;
   double per_row;
@@ -89,7 +80,7 @@ std::vector<index_t> random_permutation(index_t n, std::uint64_t seed) {
 
 class GraphOps : public ::testing::Test {
  protected:
-  void SetUp() override { REQUIRE_GPU_OPS(); }
+  void SetUp() override { OPSPARSE_SKIP_WITHOUT_GPU(); }
 };
 
 template <class V>
