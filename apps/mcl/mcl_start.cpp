@@ -80,11 +80,7 @@ class start_rows {
   void make(index_t i, start_row& row) const {
     row.clear();
     const double loop = scan(i, [&](index_t j, double w) {
-      if (w < 0)
-        throw std::invalid_argument("negative weight " + num(w) + " on the edge " + name(i) +
-                                    " - " + name(j) +
-                                    ": MCL needs non-negative similarities (mcl's result is "
-                                    "undefined for negative weights)");
+      if (w < 0) negative_weight(i, j, w);
       if (j != i) row.emplace_back(j, w);
     });
     if (loop != 0) {
@@ -96,6 +92,14 @@ class start_rows {
   }
 
  private:
+  /// Out of make()'s entry loop, so that the loop stays small enough to be inlined.
+  [[noreturn]] void negative_weight(index_t i, index_t j, double w) const {
+    throw std::invalid_argument("negative weight " + num(w) + " on the edge " + name(i) + " - " +
+                                name(j) +
+                                ": MCL needs non-negative similarities (mcl's result is "
+                                "undefined for negative weights)");
+  }
+
   std::string name(index_t v) const {
     return labels_ && static_cast<std::size_t>(v) < labels_->size() ? (*labels_)[v]
                                                                     : std::to_string(v);
