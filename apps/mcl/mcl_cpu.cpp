@@ -171,11 +171,64 @@ class cpu_backend final : public backend<T> {
     std::vector<std::pair<index_t, T>> kept;  ///< survivors of the rows done by this thread
   };
 
+  /// Row i of X·X summed in w.acc: returns its length, its columns in w.cols in ascending order
+  /// (flagged in w.present; the caller clears both).
+  offset_t expand_row(index_t i, row_workspace& w) const {
+    offset_t products_bound = 0;
+    for (offset_t ka = m_.rpt[i]; ka < m_.rpt[i + 1]; ++ka)
+      products_bound += m_.rpt[m_.col[ka] + 1] - m_.rpt[m_.col[ka]];
+    // A row with products for a good part of the columns flags its columns and finds them
+    // by a scan afterwards (ascending); a sparser one lists them on first touch and sorts.
+    // Either way a sum starts from 0.0 (0.0 + x is x exactly) and the loop has no branch.
+    const bool scan = products_bound * 4 >= static_cast<offset_t>(m_.cols);
+    offset_t n = 0;
+    double* __restrict const acc = w.acc.data();
+    char* __restrict const present = w.present.data();
+    const offset_t* __restrict const rpt = m_.rpt.data();
+    const index_t* __restrict const col = m_.col.data();
+    const T* __restrict const val = m_.val.data();
+    if (scan) {
+      for (offset_t ka = rpt[i]; ka < rpt[i + 1]; ++ka) {
+        const double a = static_cast<double>(val[ka]);
+        const index_t k = col[ka];
+        for (offset_t kb = rpt[k]; kb < rpt[k + 1]; ++kb) {
+          const index_t j = col[kb];
+          present[j] = 1;
+          acc[j] += a * static_cast<double>(val[kb]);
+        }
+      }
+      w.cols.resize(static_cast<std::size_t>(
+          std::min<offset_t>(products_bound, static_cast<offset_t>(m_.cols)) + 1));
+      for (index_t j = 0; j < m_.cols; ++j) {
+        w.cols[static_cast<std::size_t>(n)] = j;
+        n += present[j];
+      }
+    } else {
+      w.cols.resize(static_cast<std::size_t>(products_bound + 1));
+      index_t* __restrict const touched = w.cols.data();
+      for (offset_t ka = rpt[i]; ka < rpt[i + 1]; ++ka) {
+        const double a = static_cast<double>(val[ka]);
+        const index_t k = col[ka];
+        for (offset_t kb = rpt[k]; kb < rpt[k + 1]; ++kb) {
+          const index_t j = col[kb];
+          touched[n] = j;
+          n += present[j] ^ 1;
+          present[j] = 1;
+          acc[j] += a * static_cast<double>(val[kb]);
+        }
+      }
+    }
+    w.cols.resize(static_cast<std::size_t>(n));
+    // In column order, as the engine's sorted rows: the row's masses are then summed in
+    // the same order, and the survivors come out sorted.
+    if (!scan) std::sort(w.cols.begin(), w.cols.end());
+    return n;
+  }
+
   /// Rows [r0_, r1_) of X·X expanded and pruned one at a time (see the file's comment).
   void expand_prune(const prune_rule& rule) {
     const index_t rows = r1_ - r0_;
     if (rows == 0) return;
-    std::vector<offset_t> products(static_cast<std::size_t>(rows), 0);
     decisions_.assign(static_cast<std::size_t>(rows), row_decision{});
     const offset_t work = m_.nnz() * 16;  // a rough size of the expansion, for the thread count
     const int nthreads = std::max(1, threads_for(work));
@@ -194,54 +247,7 @@ class cpu_backend final : public backend<T> {
 #pragma omp for schedule(dynamic, 16)
       for (index_t r = 0; r < rows; ++r) {
         const index_t i = r0_ + r;
-        offset_t products_bound = 0;
-        for (offset_t ka = m_.rpt[i]; ka < m_.rpt[i + 1]; ++ka)
-          products_bound += m_.rpt[m_.col[ka] + 1] - m_.rpt[m_.col[ka]];
-        // A row with products for a good part of the columns flags its columns and finds them
-        // by a scan afterwards (ascending); a sparser one lists them on first touch and sorts.
-        // Either way a sum starts from 0.0 (0.0 + x is x exactly) and the loop has no branch.
-        const bool scan = products_bound * 4 >= static_cast<offset_t>(m_.cols);
-        offset_t n = 0;
-        double* __restrict const acc = w.acc.data();
-        char* __restrict const present = w.present.data();
-        const offset_t* __restrict const rpt = m_.rpt.data();
-        const index_t* __restrict const col = m_.col.data();
-        const T* __restrict const val = m_.val.data();
-        if (scan) {
-          for (offset_t ka = rpt[i]; ka < rpt[i + 1]; ++ka) {
-            const double a = static_cast<double>(val[ka]);
-            const index_t k = col[ka];
-            for (offset_t kb = rpt[k]; kb < rpt[k + 1]; ++kb) {
-              const index_t j = col[kb];
-              present[j] = 1;
-              acc[j] += a * static_cast<double>(val[kb]);
-            }
-          }
-          w.cols.resize(static_cast<std::size_t>(
-              std::min<offset_t>(products_bound, static_cast<offset_t>(m_.cols)) + 1));
-          for (index_t j = 0; j < m_.cols; ++j) {
-            w.cols[static_cast<std::size_t>(n)] = j;
-            n += present[j];
-          }
-        } else {
-          w.cols.resize(static_cast<std::size_t>(products_bound + 1));
-          index_t* __restrict const touched = w.cols.data();
-          for (offset_t ka = rpt[i]; ka < rpt[i + 1]; ++ka) {
-            const double a = static_cast<double>(val[ka]);
-            const index_t k = col[ka];
-            for (offset_t kb = rpt[k]; kb < rpt[k + 1]; ++kb) {
-              const index_t j = col[kb];
-              touched[n] = j;
-              n += present[j] ^ 1;
-              present[j] = 1;
-              acc[j] += a * static_cast<double>(val[kb]);
-            }
-          }
-        }
-        w.cols.resize(static_cast<std::size_t>(n));
-        // In column order, as the engine's sorted rows: the row's masses are then summed in
-        // the same order, and the survivors come out sorted.
-        if (!scan) std::sort(w.cols.begin(), w.cols.end());
+        const offset_t n = expand_row(i, w);
         expanded += n;
         w.vals.resize(w.cols.size());
         for (std::size_t t = 0; t < w.cols.size(); ++t) w.vals[t] = static_cast<T>(w.acc[w.cols[t]]);

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 namespace opsparse::io {
 namespace {
@@ -176,23 +177,8 @@ void write_domain(std::ostream& os, const char* name, const std::vector<std::int
   os << " $\n)\n";
 }
 
-}  // namespace
-
-bool looks_like_mcl_native(const std::string& path) {
-  std::ifstream is(path, std::ios::binary);
-  if (!is) return false;
-  std::string line;
-  for (int n = 0; n < 1000 && std::getline(is, line); ++n) {
-    std::size_t b = line.find_first_not_of(" \t\r");
-    if (b == std::string::npos || line[b] == '#') continue;
-    return line.compare(b, 10, "(mclheader") == 0;
-  }
-  return false;
-}
-
-mcl_native_matrix read_mcl_native(const std::string& path, const read_options& options) {
-  const std::string text = slurp(path);
-  tokenizer t(path, text);
+/// The "(mclheader" block: its dimensions as (rows, columns).
+std::pair<std::int64_t, std::int64_t> read_native_header(tokenizer& t) {
   if (t.peek().empty()) t.fail("file is empty (expected an mcl native matrix, '(mclheader')");
   if (t.next() != "(mclheader") t.fail("expected '(mclheader' (an mcl native matrix)");
   std::int64_t rows = -1, cols = -1;
@@ -219,9 +205,11 @@ mcl_native_matrix read_mcl_native(const std::string& path, const read_options& o
     }
   }
   if (rows < 0) t.fail("the mclheader block has no 'dimensions ROWSxCOLUMNS' line");
+  return {rows, cols};
+}
 
-  mcl_native_matrix m;
-  bool have_rows = false, have_cols = false;
+/// The domain blocks up to "(mclmatrix begin": m.row_ids and m.col_ids (empty: canonical).
+void read_native_domains(tokenizer& t, std::int64_t rows, std::int64_t cols, mcl_native_matrix& m) {
   for (;;) {
     const std::string_view tok = t.next();
     if (tok.empty()) t.fail("end of file before the '(mclmatrix' block");
@@ -229,30 +217,32 @@ mcl_native_matrix read_mcl_native(const std::string& path, const read_options& o
       m.row_ids = read_domain(t, static_cast<std::size_t>(rows), "mcldoms");
       if (rows != cols) t.fail("an mcldoms block needs a square matrix");
       m.col_ids = m.row_ids;
-      have_rows = have_cols = true;
     } else if (tok == "(mclrows") {
       m.row_ids = read_domain(t, static_cast<std::size_t>(rows), "mclrows");
-      have_rows = true;
     } else if (tok == "(mclcols") {
       m.col_ids = read_domain(t, static_cast<std::size_t>(cols), "mclcols");
-      have_cols = true;
     } else if (tok == "(mclmatrix") {
       break;
     } else {
       t.fail("expected '(mclmatrix', '(mcldoms', '(mclrows' or '(mclcols', found " + quote(tok));
     }
   }
-  (void)have_rows;
-  (void)have_cols;
   if (t.next() != "begin") t.fail("expected 'begin' after '(mclmatrix'");
+}
 
-  // Entries per column in the order read; duplicates resolved afterwards (first value wins).
-  struct entry {
-    index_t col, row;
-    double val;
-    std::uint64_t order;
-  };
-  std::vector<entry> entries;
+/// An entry of the mclmatrix block, by positions in the domains; `order` is its place in the
+/// file (duplicates are resolved afterwards: the first value wins).
+struct native_entry {
+  index_t col, row;
+  double val;
+  std::uint64_t order;
+};
+
+/// The mclmatrix block's entries, column by column as read, up to its ')' and the end of the
+/// file; sets m.has_values when an entry carries a value.
+std::vector<native_entry> read_native_entries(tokenizer& t, std::int64_t rows, std::int64_t cols,
+                                              const read_options& options, mcl_native_matrix& m) {
+  std::vector<native_entry> entries;
   std::uint64_t order = 0;
   for (;;) {
     const std::string_view tok = t.next();
@@ -284,26 +274,56 @@ mcl_native_matrix read_mcl_native(const std::string& path, const read_options& o
     }
   }
   if (!t.next().empty()) t.fail("unexpected text after the mclmatrix block");
-  if (m.row_ids.empty())
-    for (std::int64_t i = 0; i < rows; ++i) m.row_ids.push_back(i);
-  if (m.col_ids.empty())
-    for (std::int64_t i = 0; i < cols; ++i) m.col_ids.push_back(i);
+  return entries;
+}
 
-  std::stable_sort(entries.begin(), entries.end(), [](const entry& a, const entry& b) {
+/// The columns as CSR (a row per column of the native matrix), sorted, the first of duplicate
+/// entries kept.
+host_csr<double> native_columns(std::vector<native_entry>& entries, std::int64_t rows,
+                                std::int64_t cols) {
+  std::stable_sort(entries.begin(), entries.end(), [](const native_entry& a, const native_entry& b) {
     return a.col != b.col ? a.col < b.col : a.row < b.row;
   });
   host_csr<double> csr(static_cast<index_t>(cols), static_cast<index_t>(rows));
   csr.col.reserve(entries.size());
   csr.val.reserve(entries.size());
   for (std::size_t k = 0; k < entries.size(); ++k) {
-    const entry& e = entries[k];
+    const native_entry& e = entries[k];
     if (k > 0 && entries[k - 1].col == e.col && entries[k - 1].row == e.row) continue;  // first wins
     csr.col.push_back(e.row);
     csr.val.push_back(e.val);
     ++csr.rpt[static_cast<std::size_t>(e.col) + 1];
   }
   for (std::size_t i = 1; i < csr.rpt.size(); ++i) csr.rpt[i] += csr.rpt[i - 1];
-  m.columns = std::move(csr);
+  return csr;
+}
+
+}  // namespace
+
+bool looks_like_mcl_native(const std::string& path) {
+  std::ifstream is(path, std::ios::binary);
+  if (!is) return false;
+  std::string line;
+  for (int n = 0; n < 1000 && std::getline(is, line); ++n) {
+    std::size_t b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos || line[b] == '#') continue;
+    return line.compare(b, 10, "(mclheader") == 0;
+  }
+  return false;
+}
+
+mcl_native_matrix read_mcl_native(const std::string& path, const read_options& options) {
+  const std::string text = slurp(path);
+  tokenizer t(path, text);
+  const auto [rows, cols] = read_native_header(t);
+  mcl_native_matrix m;
+  read_native_domains(t, rows, cols, m);
+  std::vector<native_entry> entries = read_native_entries(t, rows, cols, options, m);
+  if (m.row_ids.empty())
+    for (std::int64_t i = 0; i < rows; ++i) m.row_ids.push_back(i);
+  if (m.col_ids.empty())
+    for (std::int64_t i = 0; i < cols; ++i) m.col_ids.push_back(i);
+  m.columns = native_columns(entries, rows, cols);
   return m;
 }
 

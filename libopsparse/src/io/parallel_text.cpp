@@ -337,102 +337,81 @@ struct chunk_edges {
 /// Flag in chunk_edges::number: the key's first occurrence in the file is in this chunk.
 constexpr std::uint32_t first_in_file = std::uint32_t(1) << 31;
 
-/// Parses one chunk as the serial reader parses its lines (same checks in the same order),
-/// numbering its distinct keys in `local` (the calling thread's), then groups them by partition.
-template <class Format>
-void parse_chunk(const Format& fmt, const text_chunk& chunk, unsigned part_bits,
-                 key_numbering<Format>& local, chunk_edges<typename Format::key>& out) {
-  using key = typename Format::key;
-  // A line has at least 4 bytes ("a b\n"); a protein network's about 35.
-  const std::size_t bytes = static_cast<std::size_t>(chunk.end - chunk.begin);
-  local.reset(bytes / 32);
-  out.ends.reserve(bytes / 16 + 2);
-  out.weight.reserve(bytes / 32 + 1);
-  const char* p = chunk.begin;
-  const char* const end = chunk.end;
-  auto line_end = [end](const char* q) {
-    const char* nl = static_cast<const char*>(std::memchr(q, '\n', static_cast<std::size_t>(end - q)));
-    return nl ? nl : end;
-  };
-  long long line = 0;
-  std::string error;
-  while (p < end) {
-    ++line;
-    const char* const line_begin = p;
-    while (p < end && is_blank(*p)) ++p;
-    if (p == end) break;
-    if (*p == '\n') {  // blank line
-      ++p;
-      continue;
-    }
-    // A comment (ABC too: see read_abc_serial). No NUL byte gets here (file_bytes).
-    if (*p == '#') {
-      const char* stop = line_end(p);
-      p = stop == end ? end : stop + 1;
-      continue;
-    }
-    std::string_view tok[3];
-    int ntok = 0;
-    std::string_view extra;  // text after a third field
-    bool tabbed = false;
-    if constexpr (Format::tab_fields) {
-      const char* const stop = line_end(line_begin);
-      const std::string_view whole(line_begin, static_cast<std::size_t>(stop - line_begin));
-      if (whole.find('\t') != std::string_view::npos) {
-        tabbed = true;
-        split_tab_fields(whole, tok, ntok, extra);
-        p = stop;
-      }
-    }
-    if (!tabbed) {
-      for (;;) {
-        const char* const t = p;
-        p = token_end(p, end);
-        tok[ntok++] = std::string_view(t, static_cast<std::size_t>(p - t));
-        while (p < end && is_blank(*p)) ++p;
-        if (p == end || *p == '\n' || ntok == 3) break;
-      }
-      // p is at the end of the line, or at a fourth token.
-      if (p < end && *p != '\n') {
-        const char* const stop = line_end(p);
-        extra = std::string_view(p, static_cast<std::size_t>(stop - p));
-        p = stop;
-      }
-    }
-    key ends[2]{};
-    bool ok = ntok >= 2;
-    const auto whole_line = [&] {
-      return std::string_view(line_begin,
-                              static_cast<std::size_t>(line_end(line_begin) - line_begin));
-    };
-    if (!ok) error = Format::bad_shape(whole_line());
-    for (int e = 0; ok && e < 2; ++e) {
-      if (!Format::fits_key(tok[e])) out.unfit = true;
-      ok = fmt.endpoint(tok[e], ends[e], error);
-    }
-    double w = 1.0;
-    if (ok) ok = parse_weight(ntok == 3 ? tok[2] : std::string_view(), w, error, fmt.nonnegative,
-                              fmt.transform);
-    if (ok && !extra.empty()) {
-      error = Format::trailing(extra);
-      ok = false;
-    }
-    if (!ok) {
-      out.lines = line;
-      out.error_line = line;
-      out.error = std::move(error);
-      return;
-    }
-    out.ends.push_back(static_cast<index_t>(local.find_or_add(ends[0])));
-    out.ends.push_back(static_cast<index_t>(local.find_or_add(ends[1])));
-    out.weight.push_back(w);
-    if (p < end) ++p;  // the '\n'
-  }
-  out.lines = line;
+/// Where the line that holds q ends: its '\n', or `end`.
+inline const char* line_end(const char* q, const char* end) {
+  const char* nl = static_cast<const char*>(std::memchr(q, '\n', static_cast<std::size_t>(end - q)));
+  return nl ? nl : end;
+}
 
-  // Counting sort of the distinct keys by partition; stable, so each partition's keys stay in
-  // the chunk's order.
-  const std::vector<key>& keys = local.keys();
+/// A data line's fields: up to three tokens, and the text after a third one.
+struct line_fields {
+  std::string_view tok[3];
+  int ntok = 0;
+  std::string_view extra;
+};
+
+/// Splits the data line that starts at line_begin (p: its first byte that is not blank) into
+/// fields as the serial reader does: a line that holds a TAB on TABs (Format::tab_fields), any
+/// other on blanks. Returns where the line ends (its '\n', or `end`).
+template <class Format>
+inline const char* split_fields(const char* const line_begin, const char* p, const char* const end,
+                                line_fields& f) {
+  if constexpr (Format::tab_fields) {
+    const char* const stop = line_end(line_begin, end);
+    const std::string_view whole(line_begin, static_cast<std::size_t>(stop - line_begin));
+    if (whole.find('\t') != std::string_view::npos) {
+      split_tab_fields(whole, f.tok, f.ntok, f.extra);
+      return stop;
+    }
+  }
+  for (;;) {
+    const char* const t = p;
+    p = token_end(p, end);
+    f.tok[f.ntok++] = std::string_view(t, static_cast<std::size_t>(p - t));
+    while (p < end && is_blank(*p)) ++p;
+    if (p == end || *p == '\n' || f.ntok == 3) break;
+  }
+  // p is at the end of the line, or at a fourth token.
+  if (p < end && *p != '\n') {
+    const char* const stop = line_end(p, end);
+    f.extra = std::string_view(p, static_cast<std::size_t>(stop - p));
+    p = stop;
+  }
+  return p;
+}
+
+/// The edge of a data line's fields, checked as the serial reader checks it: its endpoints' keys
+/// and its weight, or false with the serial reader's message in `error`. Sets `unfit` when an
+/// endpoint is too long for a key.
+template <class Format>
+inline bool parse_edge(const Format& fmt, const line_fields& f, const char* const line_begin,
+                       const char* const end, typename Format::key (&ends)[2], double& w,
+                       std::string& error, bool& unfit) {
+  if (f.ntok < 2) {
+    error = Format::bad_shape(
+        std::string_view(line_begin, static_cast<std::size_t>(line_end(line_begin, end) - line_begin)));
+    return false;
+  }
+  for (int e = 0; e < 2; ++e) {
+    if (!Format::fits_key(f.tok[e])) unfit = true;
+    if (!fmt.endpoint(f.tok[e], ends[e], error)) return false;
+  }
+  if (!parse_weight(f.ntok == 3 ? f.tok[2] : std::string_view(), w, error, fmt.nonnegative,
+                    fmt.transform))
+    return false;
+  if (!f.extra.empty()) {
+    error = Format::trailing(f.extra);
+    return false;
+  }
+  return true;
+}
+
+/// Counting sort of a chunk's distinct keys (`keys`, by the chunk's number) by partition into
+/// out.keys, out.part and out.part_start; stable, so each partition's keys stay in the chunk's
+/// order.
+template <class Format>
+void group_keys_by_partition(const Format& fmt, const std::vector<typename Format::key>& keys,
+                             unsigned part_bits, chunk_edges<typename Format::key>& out) {
   const std::size_t parts = std::size_t(1) << part_bits;
   out.part.resize(keys.size());
   out.part_start.assign(parts + 1, 0);
@@ -446,6 +425,55 @@ void parse_chunk(const Format& fmt, const text_chunk& chunk, unsigned part_bits,
   out.keys.resize(keys.size());
   out.in_chunk_order([&](std::size_t j, std::uint32_t i) { out.keys[i] = keys[j]; });
   out.number.resize(keys.size());
+}
+
+/// Parses one chunk as the serial reader parses its lines (same checks in the same order),
+/// numbering its distinct keys in `local` (the calling thread's), then groups them by partition.
+template <class Format>
+void parse_chunk(const Format& fmt, const text_chunk& chunk, unsigned part_bits,
+                 key_numbering<Format>& local, chunk_edges<typename Format::key>& out) {
+  using key = typename Format::key;
+  // A line has at least 4 bytes ("a b\n"); a protein network's about 35.
+  const std::size_t bytes = static_cast<std::size_t>(chunk.end - chunk.begin);
+  local.reset(bytes / 32);
+  out.ends.reserve(bytes / 16 + 2);
+  out.weight.reserve(bytes / 32 + 1);
+  const char* p = chunk.begin;
+  const char* const end = chunk.end;
+  long long line = 0;
+  std::string error;
+  while (p < end) {
+    ++line;
+    const char* const line_begin = p;
+    while (p < end && is_blank(*p)) ++p;
+    if (p == end) break;
+    if (*p == '\n') {  // blank line
+      ++p;
+      continue;
+    }
+    // A comment (ABC too: see read_abc_serial). No NUL byte gets here (file_bytes).
+    if (*p == '#') {
+      const char* stop = line_end(p, end);
+      p = stop == end ? end : stop + 1;
+      continue;
+    }
+    line_fields f;
+    p = split_fields<Format>(line_begin, p, end, f);
+    key ends[2]{};
+    double w = 1.0;
+    if (!parse_edge(fmt, f, line_begin, end, ends, w, error, out.unfit)) {
+      out.lines = line;
+      out.error_line = line;
+      out.error = std::move(error);
+      return;
+    }
+    out.ends.push_back(static_cast<index_t>(local.find_or_add(ends[0])));
+    out.ends.push_back(static_cast<index_t>(local.find_or_add(ends[1])));
+    out.weight.push_back(w);
+    if (p < end) ++p;  // the '\n'
+  }
+  out.lines = line;
+  group_keys_by_partition(fmt, local.keys(), part_bits, out);
 }
 
 /// One entry of a row being assembled: `edge` is the line's position among the file's edges,
@@ -531,6 +559,96 @@ std::size_t chunk_bytes() {
   return tuned ? std::min(tuned, max_chunk_bytes) : default_chunk_bytes;
 }
 
+/// Step 1: parses every chunk (see parse_chunk). A chunk after one with a bad line is skipped:
+/// only the first bad line counts.
+template <class Format>
+std::vector<chunk_edges<typename Format::key>> parse_chunks(const Format& fmt,
+                                                            const std::vector<text_chunk>& pieces,
+                                                            unsigned part_bits) {
+  const std::size_t nchunks = pieces.size();
+  std::vector<chunk_edges<typename Format::key>> chunks(nchunks);
+  std::vector<key_numbering<Format>> local(static_cast<std::size_t>(omp_get_max_threads()),
+                                           key_numbering<Format>(fmt));
+  std::atomic<std::size_t> first_bad{nchunks};
+  parallel_for(nchunks, [&](std::size_t c) {
+    if (c > first_bad.load(std::memory_order_relaxed)) return;
+    parse_chunk(fmt, pieces[c], part_bits, local[static_cast<std::size_t>(omp_get_thread_num())],
+                chunks[c]);
+    if (chunks[c].error_line == 0) return;
+    std::size_t seen = first_bad.load();
+    while (c < seen && !first_bad.compare_exchange_weak(seen, c)) {
+    }
+  });
+  return chunks;
+}
+
+/// Step 2: numbers every partition's keys, chunk after chunk, and flags first occurrences.
+/// Returns the number of distinct keys per partition.
+template <class Format>
+std::vector<std::uint32_t> number_partitions(const Format& fmt,
+                                             std::vector<chunk_edges<typename Format::key>>& chunks,
+                                             std::size_t parts) {
+  std::vector<std::uint32_t> distinct(parts, 0);
+  parallel_for(parts, [&](std::size_t q) {
+    std::size_t offered = 0;
+    for (const auto& ch : chunks) offered += ch.part_start[q + 1] - ch.part_start[q];
+    key_numbering<Format> table(fmt);
+    // A protein network's chunk offers a vertex to its partition ~5 times; the table grows
+    // when that guess is low.
+    table.reset(offered / 4);
+    for (auto& ch : chunks)
+      for (std::uint32_t i = ch.part_start[q]; i < ch.part_start[q + 1]; ++i) {
+        const std::size_t before = table.size();
+        const std::uint32_t l = table.find_or_add(ch.keys[i]);
+        ch.number[i] = table.size() > before ? (l | first_in_file) : l;
+      }
+    distinct[q] = static_cast<std::uint32_t>(table.size());
+  });
+  return distinct;
+}
+
+/// Step 3: vertex numbers by first occurrence. Counts the first occurrences of every chunk, then
+/// numbers them in the chunk's order (of first occurrence), labelling them on the way, and
+/// turns every chunk's endpoints into vertices (freeing its keys). Returns the labels.
+template <class Format>
+std::vector<std::string> number_vertices(const Format& fmt,
+                                         std::vector<chunk_edges<typename Format::key>>& chunks,
+                                         const std::vector<std::uint32_t>& distinct) {
+  const std::size_t nchunks = chunks.size();
+  std::vector<index_t> numbered(nchunks + 1, 0);
+  parallel_for(nchunks, [&](std::size_t c) {
+    index_t count = 0;
+    for (const std::uint32_t l : chunks[c].number) count += (l & first_in_file) != 0;
+    numbered[c + 1] = count;
+  });
+  for (std::size_t c = 0; c < nchunks; ++c) numbered[c + 1] += numbered[c];
+  std::vector<std::string> labels(static_cast<std::size_t>(numbered[nchunks]));
+  std::vector<std::vector<index_t>> vertex_of(distinct.size());  // by partition, then number in it
+  parallel_for(distinct.size(), [&](std::size_t q) { vertex_of[q].resize(distinct[q]); });
+  parallel_for(nchunks, [&](std::size_t c) {
+    const auto& ch = chunks[c];
+    index_t next = numbered[c];
+    ch.in_chunk_order([&](std::size_t j, std::uint32_t i) {
+      const std::uint32_t l = ch.number[i];
+      if (!(l & first_in_file)) return;
+      vertex_of[ch.part[j]][l & ~first_in_file] = next;
+      labels[static_cast<std::size_t>(next++)] = fmt.label(ch.keys[i]);
+    });
+  });
+  parallel_for(nchunks, [&](std::size_t c) {
+    auto& ch = chunks[c];
+    std::vector<index_t> vertex(ch.part.size());  // by the chunk's number
+    ch.in_chunk_order([&](std::size_t j, std::uint32_t i) {
+      vertex[j] = vertex_of[ch.part[j]][ch.number[i] & ~first_in_file];
+    });
+    for (index_t& e : ch.ends) e = vertex[static_cast<std::size_t>(e)];
+    ch.keys = {};
+    ch.part = {};
+    ch.number = {};
+  });
+  return labels;
+}
+
 /// The parallel reader (see above); `serial` reads files beyond its limits.
 template <class Format>
 labelled_graph read_edges_parallel(const std::string& path, std::string_view data,
@@ -541,29 +659,12 @@ labelled_graph read_edges_parallel(const std::string& path, std::string_view dat
   std::string_view text = data;
   if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.remove_prefix(3);
   const std::vector<text_chunk> pieces = split_lines(text, chunk_bytes());
-  const std::size_t nchunks = pieces.size();
   // About one partition per chunk: enough of them to keep every thread busy, each a fraction
   // of the labels.
   unsigned part_bits = 0;
-  while (part_bits < max_partition_bits && (std::size_t(2) << part_bits) <= nchunks) ++part_bits;
-  const std::size_t parts = std::size_t(1) << part_bits;
+  while (part_bits < max_partition_bits && (std::size_t(2) << part_bits) <= pieces.size()) ++part_bits;
 
-  // 1. Parse. A chunk after one with a bad line is skipped: only the first bad line counts.
-  std::vector<chunk_edges<key>> chunks(nchunks);
-  {
-    std::vector<key_numbering<Format>> local(static_cast<std::size_t>(omp_get_max_threads()),
-                                             key_numbering<Format>(fmt));
-    std::atomic<std::size_t> first_bad{nchunks};
-    parallel_for(nchunks, [&](std::size_t c) {
-      if (c > first_bad.load(std::memory_order_relaxed)) return;
-      parse_chunk(fmt, pieces[c], part_bits, local[static_cast<std::size_t>(omp_get_thread_num())],
-                  chunks[c]);
-      if (chunks[c].error_line == 0) return;
-      std::size_t seen = first_bad.load();
-      while (c < seen && !first_bad.compare_exchange_weak(seen, c)) {
-      }
-    });
-  }
+  std::vector<chunk_edges<key>> chunks = parse_chunks(fmt, pieces, part_bits);
   long long lines = 0;
   std::size_t endpoints = 0;
   bool unfit = false;
@@ -586,62 +687,11 @@ labelled_graph read_edges_parallel(const std::string& path, std::string_view dat
   }
   r.edge_lines = static_cast<long long>(endpoints / 2);
 
-  // 2. Number every partition's keys, chunk after chunk, and flag first occurrences.
-  std::vector<std::uint32_t> distinct(parts, 0);  // keys per partition
-  parallel_for(parts, [&](std::size_t q) {
-    std::size_t offered = 0;
-    for (const chunk_edges<key>& ch : chunks) offered += ch.part_start[q + 1] - ch.part_start[q];
-    key_numbering<Format> table(fmt);
-    // A protein network's chunk offers a vertex to its partition ~5 times; the table grows
-    // when that guess is low.
-    table.reset(offered / 4);
-    for (chunk_edges<key>& ch : chunks)
-      for (std::uint32_t i = ch.part_start[q]; i < ch.part_start[q + 1]; ++i) {
-        const std::size_t before = table.size();
-        const std::uint32_t l = table.find_or_add(ch.keys[i]);
-        ch.number[i] = table.size() > before ? (l | first_in_file) : l;
-      }
-    distinct[q] = static_cast<std::uint32_t>(table.size());
-  });
-
-  // 3. Vertex numbers by first occurrence: count the first occurrences of every chunk, then
-  //    number them in the chunk's order (of first occurrence), labelling them on the way.
-  std::vector<index_t> numbered(nchunks + 1, 0);
-  parallel_for(nchunks, [&](std::size_t c) {
-    index_t count = 0;
-    for (const std::uint32_t l : chunks[c].number) count += (l & first_in_file) != 0;
-    numbered[c + 1] = count;
-  });
-  for (std::size_t c = 0; c < nchunks; ++c) numbered[c + 1] += numbered[c];
-  const index_t n = numbered[nchunks];
-  std::vector<std::string> labels(static_cast<std::size_t>(n));
-  std::vector<std::vector<index_t>> vertex_of(parts);  // by partition, then number in it
-  parallel_for(parts, [&](std::size_t q) { vertex_of[q].resize(distinct[q]); });
-  parallel_for(nchunks, [&](std::size_t c) {
-    const chunk_edges<key>& ch = chunks[c];
-    index_t next = numbered[c];
-    ch.in_chunk_order([&](std::size_t j, std::uint32_t i) {
-      const std::uint32_t l = ch.number[i];
-      if (!(l & first_in_file)) return;
-      vertex_of[ch.part[j]][l & ~first_in_file] = next;
-      labels[static_cast<std::size_t>(next++)] = fmt.label(ch.keys[i]);
-    });
-  });
-  parallel_for(nchunks, [&](std::size_t c) {
-    chunk_edges<key>& ch = chunks[c];
-    std::vector<index_t> vertex(ch.part.size());  // by the chunk's number
-    ch.in_chunk_order([&](std::size_t j, std::uint32_t i) {
-      vertex[j] = vertex_of[ch.part[j]][ch.number[i] & ~first_in_file];
-    });
-    for (index_t& e : ch.ends) e = vertex[static_cast<std::size_t>(e)];
-    ch.keys = {};
-    ch.part = {};
-    ch.number = {};
-  });
-
-  // 4. The matrix.
-  labelled_graph g;
-  g.adj = assemble_edges(n, chunks, r.options.symmetrize);
+  const std::vector<std::uint32_t> distinct =
+      number_partitions(fmt, chunks, std::size_t(1) << part_bits);
+  std::vector<std::string> labels = number_vertices(fmt, chunks, distinct);
+  labelled_graph g;  // step 4
+  g.adj = assemble_edges(static_cast<index_t>(labels.size()), chunks, r.options.symmetrize);
   g.labels = std::move(labels);
   return g;
 }

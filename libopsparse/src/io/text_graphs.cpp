@@ -88,21 +88,35 @@ labelled_graph finish_graph(const std::string& path, const line_reader& lines, t
   return g;
 }
 
+/// The serial readers' loop: every line that is neither blank nor a '#' comment goes to
+/// parse_line(line, line number, labels, triples), which numbers its endpoints as vertices
+/// (labels) and pushes its edge; then the graph. `bytes_per_edge` sizes the first reservation.
+template <class ParseLine>
+labelled_graph read_lines_serial(const std::string& path, std::string_view data, text_reading& r,
+                                 std::size_t bytes_per_edge, ParseLine&& parse_line) {
+  line_reader lines(data);
+  std::vector<std::string> labels;
+  triples<double> t;
+  t.reserve(data.size() / bytes_per_edge);
+  std::string_view line;
+  while (lines.next(line)) {
+    // mcl has no comment syntax; '#' lines are skipped in ABC files anyway since a header line
+    // is far more likely than a label that starts with '#'.
+    const char c = first_char(line);
+    if (c == '\0' || c == '#') continue;
+    parse_line(line, r.line_base + lines.line_no(), labels, t);
+  }
+  return finish_graph(path, lines, t, std::move(labels), r);
+}
+
 /// The serial readers: the reference that the parallel ones below must agree with (their tests
 /// compare the two), and the reader for files too large for the parallel numbering.
 labelled_graph read_edge_list_serial(const std::string& path, std::string_view data,
                                      text_reading& r) {
   if (data.empty()) throw parse_error(path, 0, "file is empty (expected 'u v [w]' lines)");
-  line_reader lines(data);
   vertex_numbering<std::int64_t> ids;
-  std::vector<std::string> labels;
-  triples<double> t;
-  t.reserve(data.size() / 8);
-  std::string_view line;
-  while (lines.next(line)) {
-    const char c = first_char(line);
-    if (c == '\0' || c == '#') continue;
-    const long long ln = r.line_base + lines.line_no();
+  const auto parse_line = [&](std::string_view line, long long ln,
+                              std::vector<std::string>& labels, triples<double>& t) {
     tokenizer tk(line);
     std::string_view tok[3];
     int ntok = 0;
@@ -123,30 +137,20 @@ labelled_graph read_edge_list_serial(const std::string& path, std::string_view d
     if (const std::string_view extra = tk.rest(); !extra.empty())
       throw parse_error(path, ln, "unexpected text after 'u v [w]': " + quote(extra));
     t.push(ends[0], ends[1], w);
-  }
-  return finish_graph(path, lines, t, std::move(labels), r);
+  };
+  return read_lines_serial(path, data, r, 8, parse_line);
 }
 
 labelled_graph read_abc_serial(const std::string& path, std::string_view data, text_reading& r) {
   if (data.empty()) throw parse_error(path, 0, "file is empty (expected 'a<TAB>b[<TAB>w]' lines)");
-  line_reader lines(data);
   // Keys view into `data`, which outlives the map.
   vertex_numbering<std::string_view> ids;
-  std::vector<std::string> labels;
-  triples<double> t;
-  t.reserve(data.size() / 16);
-  std::string_view line;
-  while (lines.next(line)) {
-    // mcl has no comment syntax; '#' lines are skipped anyway since a header line is far more
-    // likely than a label that starts with '#'.
-    const char c = first_char(line);
-    if (c == '\0' || c == '#') continue;
-    const long long ln = r.line_base + lines.line_no();
+  const auto parse_line = [&](std::string_view line, long long ln,
+                              std::vector<std::string>& labels, triples<double>& t) {
     std::string_view tok[3];
     int ntok = 0;
     std::string_view extra;
-    const bool tabbed = line.find('\t') != std::string_view::npos;
-    if (tabbed) {
+    if (line.find('\t') != std::string_view::npos) {
       split_tab_fields(line, tok, ntok, extra);
     } else {
       tokenizer tk(line);
@@ -162,8 +166,8 @@ labelled_graph read_abc_serial(const std::string& path, std::string_view data, t
     if (!extra.empty())
       throw parse_error(path, ln, "unexpected text after 'label label [weight]': " + quote(extra));
     t.push(a, b, w);
-  }
-  return finish_graph(path, lines, t, std::move(labels), r);
+  };
+  return read_lines_serial(path, data, r, 16, parse_line);
 }
 
 

@@ -5,37 +5,19 @@
 // order, on any limit and thread count.
 #include <algorithm>
 #include <map>
-#include <numeric>
 #include <utility>
 #include <vector>
 
 #include "mcl.hpp"
+#include "node_sets.hpp"
 #include "opsparse/error.hpp"
 
 namespace opsparse::mcl::test {
 
 namespace reference_detail {
 
-struct union_find {
-  std::vector<index_t> parent;
-  explicit union_find(index_t n) : parent(static_cast<std::size_t>(n)) {
-    std::iota(parent.begin(), parent.end(), 0);
-  }
-  index_t find(index_t x) {
-    while (parent[x] != x) {
-      parent[x] = parent[parent[x]];
-      x = parent[x];
-    }
-    return x;
-  }
-  void unite(index_t a, index_t b) {
-    a = find(a);
-    b = find(b);
-    if (a == b) return;
-    if (b < a) std::swap(a, b);
-    parent[b] = a;
-  }
-};
+// The union-find is a plain data structure, not what is tested: the library's serial one.
+using union_find = opsparse::mcl::detail::union_find;
 
 /// mcl's revsize order: more members first, equal sizes by their sorted member lists
 /// (mclvSizeRevCmp, which falls back to mclvLexCmp).
