@@ -242,7 +242,7 @@ bool parse_mcl_style(int argc, const char* const* argv, apps::common_options& co
 }
 
 /// mcl reads -p into a float: -p 0.001 gives P = 999 there (-I and -c are rounded likewise,
-/// in mcl_core.cpp, for every caller).
+/// for every caller: -I in mcl_core.cpp's run, -c in mcl_start.cpp).
 double as_mcl_float(double x) { return static_cast<double>(static_cast<float>(x)); }
 
 /// -scheme, -I, -P/-p, -S, -R, -pct, --threads/-te, --max-iter/-L and the loops into s.p.
