@@ -34,6 +34,7 @@
 
 #include "mcl_prune.hpp"
 #include "opsparse/dense_rows.cuh"
+#include "opsparse/detail/device_utils.cuh"
 
 namespace opsparse::mcl::fused {
 
@@ -235,10 +236,8 @@ struct prune_epilogue {
         m += v;
       }
     }
-    for (int o = 16; o > 0; o >>= 1) {
-      c += __shfl_xor_sync(0xffffffffu, c, o);
-      m += __shfl_xor_sync(0xffffffffu, m, o);
-    }
+    c = detail::warp_sum(c);
+    m = detail::warp_sum(m);
     __syncthreads();
     if ((threadIdx.x & 31) == 0) {
       s.w_full[threadIdx.x >> 5] = c;
@@ -302,13 +301,11 @@ struct prune_epilogue {
       }
       emit += __popc(__ballot_sync(0xffffffffu, e));
     }
-    for (int o = 16; o > 0; o >>= 1) {
-      mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-      ssq += __shfl_xor_sync(0xffffffffu, ssq, o);
-      mass += __shfl_xor_sync(0xffffffffu, mass, o);
-      full += __shfl_xor_sync(0xffffffffu, full, o);
-      np += __shfl_xor_sync(0xffffffffu, np, o);
-    }
+    mx = detail::warp_reduce(mx, detail::max_op{});
+    ssq = detail::warp_sum(ssq);
+    mass = detail::warp_sum(mass);
+    full = detail::warp_sum(full);
+    np = detail::warp_sum(np);
     if (lane == 0) {
       s.w_max[w] = fmax(s.w_max[w], mx);
       s.w_ssq[w] += ssq;

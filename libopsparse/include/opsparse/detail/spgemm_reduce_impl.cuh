@@ -78,11 +78,14 @@ struct bitmap_set {
   }
 };
 
+/// The semiring's ⊕ as a binary operation (for warp_reduce, device_utils.cuh).
 template <class S>
-__device__ __forceinline__ typename S::value_type warp_reduce(typename S::value_type v) {
-  for (int off = warp / 2; off > 0; off /= 2) v = S::add(v, __shfl_down_sync(0xffffffffu, v, off));
-  return v;
-}
+struct add_op {
+  __device__ __forceinline__ typename S::value_type operator()(typename S::value_type x,
+                                                               typename S::value_type y) const {
+    return S::add(x, y);
+  }
+};
 
 /// ⊕ over this thread's products of A's row `row` (for_each_product with `nthreads` threads,
 /// flattened) whose column of B is in `set`; counts them into `products`.
@@ -98,12 +101,6 @@ __device__ __forceinline__ typename S::value_type row_products(const dev_csr<VA>
     if (set.has(__ldg(b.col + p))) acc = S::add(acc, S::multiply(av, load_value(b.val, p)));
   });
   return acc;
-}
-
-/// Sum of `v` over the warp (every lane must call).
-__device__ __forceinline__ unsigned long long warp_total(unsigned long long v) {
-  for (int off = warp / 2; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
-  return v;
 }
 
 template <class S, class VA, class VB>
@@ -142,14 +139,14 @@ __global__ void __launch_bounds__(rows_block)
     for (offset_t p = mlo + lane; p < mhi; p += warp) set.insert(__ldg(m.col + p));
     __syncwarp();
     T acc = row_products<S>(a, b, static_cast<index_t>(i), lane, warp, set, products);
-    acc = warp_reduce<S>(acc);
+    acc = warp_reduce(acc, add_op<S>{});
     if (lane == 0) {
       if (row_sums != nullptr) row_sums[i] = acc;
       acc_all = S::add(acc_all, acc);
     }
     __syncwarp();  // the table is cleared for the next row
   }
-  products = warp_total(products);
+  products = warp_sum(products);
   if (lane == 0) {
     if (acc_all != S::identity()) accumulate<S>(total, acc_all);
     if (products != 0) atomicAdd(ctr + n_products, products);
@@ -198,12 +195,12 @@ __global__ void __launch_bounds__(long_block)
       __syncthreads();
       acc = row_products<S>(a, b, i, threadIdx.x, long_block, bitmap_set{bits}, products);
     }
-    acc = warp_reduce<S>(acc);
+    acc = warp_reduce(acc, add_op<S>{});
     if (lane == 0) partial[wid] = acc;
     __syncthreads();  // also: every product of the row has been probed
     if (wid == 0) {
       T v = partial[lane];
-      v = warp_reduce<S>(v);
+      v = warp_reduce(v, add_op<S>{});
       if (lane == 0) {
         if (row_sums != nullptr) row_sums[i] = v;
         acc_all = S::add(acc_all, v);
@@ -214,7 +211,7 @@ __global__ void __launch_bounds__(long_block)
         atomicExch(bits + (__ldg(m.col + p) >> 5), 0u);
     __syncthreads();  // cleared before the next row sets bits or reuses the table and row_slot
   }
-  products = warp_total(products);
+  products = warp_sum(products);
   if (lane == 0 && products != 0) atomicAdd(ctr + n_products, products);
   if (threadIdx.x == 0 && acc_all != S::identity()) accumulate<S>(total, acc_all);
 }
