@@ -4,11 +4,11 @@
 //  - clm dist: split/join distance (sj), variance of information (vi, natural logarithm) and
 //    the Mirkin metric (mk), each with its two parts d1 (from the first clustering to the meet
 //    of both) and d2 (from the second);
-//  - clm info: mass fraction (per node, the share of its edge weight, with mcl's loop as heavy
-//    as its heaviest edge for the first clustering, that stays inside its cluster, averaged over
-//    nodes), area fraction
-//    (sum of |C|(|C|-1) over N(N-1)) and the cluster sizes. clm's efficiency and modularity are
-//    not computed.
+//  - clm info: efficiency (van Dongen's coverage of a node's column by its cluster, averaged
+//    over nodes), Newman's modularity on the weighted graph, mass fraction (per node, the share
+//    of its edge weight, with mcl's loop as heavy as its heaviest edge for the first clustering,
+//    that stays inside its cluster, averaged over nodes), area fraction (sum of |C|(|C|-1) over
+//    N(N-1)) and the cluster sizes. The formulas are in clm.cpp.
 // Written from clm's manual pages and checked against its output (tests/apps/mcl).
 #include <cstdint>
 #include <string>
@@ -37,6 +37,8 @@ enum class distance_mode { split_join, variance_of_information, mirkin };
 distance compare(const partition& a, const partition& b, distance_mode mode);
 
 struct info {
+  double efficiency = 0;  ///< clm's eff: van Dongen's coverage, averaged over nodes (clm.cpp)
+  double modularity = 0;  ///< clm's mod: Newman's, weighted, loops left out
   double mass_fraction = 0;
   double area_fraction = 0;
   std::size_t clusters = 0, largest = 0, smallest = 0;
@@ -46,8 +48,9 @@ struct info {
 
 /// `graph`: columns as CSR rows (io::mcl_native_matrix::columns), square, the partition's nodes.
 /// `loops`: every node's loop as heavy as its heaviest edge (1 without edges) counts in the mass
-/// fraction. clm 22-282 counts them for the first clustering of a command line only (its later
-/// clusterings get the fractions without loops): opsparse-clm info does the same.
+/// fraction and the efficiency (not in the modularity). clm 22-282 counts them for the first
+/// clustering of a command line only (its later clusterings get both without loops):
+/// opsparse-clm info does the same.
 info measure(const host_csr<double>& graph, const partition& p, bool loops = true);
 
 }  // namespace opsparse::clm

@@ -34,11 +34,12 @@ const char* usage =
     "  sj: split/join distance (nodes to move; d1 from the first clustering to the meet of\n"
     "  both, d2 from the second), vi: variance of information (natural logarithm, 3 decimals),\n"
     "  mk: Mirkin metric. -digits k is accepted and, as in clm 22-282, changes nothing.\n"
-    "info: per clustering, mf (mass fraction: per node, the share of its edge weight inside its\n"
-    "  cluster, averaged; with a loop as heavy as its heaviest edge for the first clustering\n"
-    "  only, as clm 22-282 computes it), af (area fraction: the sum\n"
-    "  of |C|(|C|-1) over N(N-1)), ncl, max, ctr (sum of |C|^2 over N), avg, min. clm's eff,\n"
-    "  mod and the size histogram are not computed.\n";
+    "info: per clustering, eff (efficiency: per node, van Dongen's coverage of its edge weights\n"
+    "  by its cluster, averaged), mod (Newman's modularity, weighted, without loops), mf (mass\n"
+    "  fraction: per node, the share of its edge weight inside its cluster, averaged; eff and mf\n"
+    "  with a loop as heavy as its heaviest edge for the first clustering only, as clm 22-282\n"
+    "  computes them), af (area fraction: the sum of |C|(|C|-1) over N(N-1)), ncl, max, ctr\n"
+    "  (sum of |C|^2 over N), avg, min. clm's size histogram is not computed.\n";
 
 int run_dist(const std::vector<std::string>& args) {
   std::string mode_s = "sj", out_name = "-", digits;
@@ -79,15 +80,16 @@ int run_info(const std::vector<std::string>& args) {
   if (files.size() < 2) throw usage_error("info needs a graph and at least one clustering");
   const io::mcl_native_matrix g = io::read_mcl_native(files[0], io::read_options{});
   io::output_file out(out_name);
-  char buf[256];
+  char head[128], tail[128];  // the numbers; the file name goes between them unformatted
   for (std::size_t k = 1; k < files.size(); ++k) {
     // clm 22-282 counts the loops for the first clustering only (clm.hpp).
     const clm::info r = clm::measure(g.columns, clm::read_partition(files[k]), k == 1);
     if (k > 1) out.stream() << "===\n";
-    std::snprintf(buf, sizeof buf, "mf=%.5f af=%.5f  src=%s ncl=%zu max=%zu  ctr=%.1f avg=%.1f min=%zu\n",
-                  r.mass_fraction, r.area_fraction, files[k].c_str(), r.clusters, r.largest,
-                  r.center, r.average, r.smallest);
-    out.stream() << buf;
+    std::snprintf(head, sizeof head, "eff=%.5f mod=%.5f mf=%.5f af=%.5f", r.efficiency,
+                  r.modularity, r.mass_fraction, r.area_fraction);
+    std::snprintf(tail, sizeof tail, "ncl=%zu max=%zu  ctr=%.1f avg=%.1f min=%zu", r.clusters,
+                  r.largest, r.center, r.average, r.smallest);
+    out.stream() << head << "  src=" << files[k] << ' ' << tail << '\n';
   }
   out.commit();
   return 0;
