@@ -105,6 +105,24 @@ info measure(const host_csr<double>& g, const partition& p, bool loops) {
   r.area_fraction = p.nodes > 1 ? area / (N * (N - 1)) : 0;
   r.average = r.clusters ? N / static_cast<double>(r.clusters) : 0;
   r.center = p.nodes ? squares / N : 0;
+  // clm's size distribution (clmGranularity in mcl's clm.c): the sizes sorted largest first and
+  // summed from the smallest; DGI counts the clusters summed when the sum first reaches the
+  // largest size ("David and Goliath"), TWI is the index (largest first, from 0) of the cluster
+  // with which it first reaches half the nodes, (N+1)/2 rounded down, and TWL that cluster's size.
+  std::vector<std::size_t> sizes;
+  sizes.reserve(p.clusters.size());
+  for (const auto& c : p.clusters) sizes.push_back(c.size());
+  std::sort(sizes.begin(), sizes.end(), std::greater<>());
+  const std::size_t half = (static_cast<std::size_t>(p.nodes) + 1) / 2;
+  std::size_t sum = 0;
+  bool half_reached = false;
+  for (std::size_t d = sizes.size(); d-- > 0;) {
+    sum += sizes[d];
+    if (sizes[d] <= 1) ++r.singletons;
+    if (sizes[d] <= 4) ++r.up_to_four;
+    if (r.david_goliath == 0 && sum >= r.largest) r.david_goliath = sizes.size() - d;
+    if (!half_reached && sum >= half) r.half_index = d, r.half_size = sizes[d], half_reached = true;
+  }
   // clm's column of node v: its nonzero off-diagonal weights, signed as given (an explicit zero
   // or a loop in the file is dropped), plus, when `loops`, mcl's loop: as heavy as the heaviest
   // of them, 1 without any.

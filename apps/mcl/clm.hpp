@@ -8,7 +8,8 @@
 //    over nodes), Newman's modularity on the weighted graph, mass fraction (per node, the share
 //    of its edge weight, with mcl's loop as heavy as its heaviest edge for the first clustering,
 //    that stays inside its cluster, averaged over nodes), area fraction (sum of |C|(|C|-1) over
-//    N(N-1)) and the cluster sizes. The formulas are in clm.cpp.
+//    N(N-1)) and the cluster sizes with clm's summary of their distribution (DGI, TWI, TWL,
+//    sgl, qrt). The formulas are in clm.cpp.
 // Written from clm's manual pages and checked against its output (tests/apps/mcl).
 #include <cstdint>
 #include <string>
@@ -44,6 +45,13 @@ struct info {
   std::size_t clusters = 0, largest = 0, smallest = 0;
   double average = 0;  ///< nodes per cluster
   double center = 0;   ///< sum of |C|^2 over N (clm's ctr)
+  // With the clusters sorted by size, largest first (index 0), and added up smallest first:
+  std::size_t david_goliath = 0;  ///< clm's DGI: how many of the smallest sum to >= the largest
+  std::size_t half_index = 0;     ///< clm's TWI: the index of the one that brings the sum to
+                                  ///< >= (N+1)/2 (integer division)
+  std::size_t half_size = 0;      ///< clm's TWL: that cluster's size
+  std::size_t singletons = 0;     ///< clm's sgl: clusters of one node
+  std::size_t up_to_four = 0;     ///< clm's qrt: clusters of at most four nodes
 };
 
 /// `graph`: columns as CSR rows (io::mcl_native_matrix::columns), square, the partition's nodes.

@@ -39,7 +39,10 @@ const char* usage =
     "  fraction: per node, the share of its edge weight inside its cluster, averaged; eff and mf\n"
     "  with a loop as heavy as its heaviest edge for the first clustering only, as clm 22-282\n"
     "  computes them), af (area fraction: the sum of |C|(|C|-1) over N(N-1)), ncl, max, ctr\n"
-    "  (sum of |C|^2 over N), avg, min. clm's size histogram is not computed.\n";
+    "  (sum of |C|^2 over N), avg, min, and with the sizes sorted largest first and summed from\n"
+    "  the smallest: DGI (how many clusters the sum needs to reach the largest size), TWI (the\n"
+    "  index, from 0, of the cluster with which it reaches (N+1)/2), TWL (that cluster's size),\n"
+    "  sgl (clusters of one node), qrt (clusters of at most four nodes).\n";
 
 int run_dist(const std::vector<std::string>& args) {
   std::string mode_s = "sj", out_name = "-", digits;
@@ -80,15 +83,18 @@ int run_info(const std::vector<std::string>& args) {
   if (files.size() < 2) throw usage_error("info needs a graph and at least one clustering");
   const io::mcl_native_matrix g = io::read_mcl_native(files[0], io::read_options{});
   io::output_file out(out_name);
-  char head[128], tail[128];  // the numbers; the file name goes between them unformatted
+  char head[128], tail[256];  // the numbers; the file name goes between them unformatted
   for (std::size_t k = 1; k < files.size(); ++k) {
     // clm 22-282 counts the loops for the first clustering only (clm.hpp).
     const clm::info r = clm::measure(g.columns, clm::read_partition(files[k]), k == 1);
     if (k > 1) out.stream() << "===\n";
     std::snprintf(head, sizeof head, "eff=%.5f mod=%.5f mf=%.5f af=%.5f", r.efficiency,
                   r.modularity, r.mass_fraction, r.area_fraction);
-    std::snprintf(tail, sizeof tail, "ncl=%zu max=%zu  ctr=%.1f avg=%.1f min=%zu", r.clusters,
-                  r.largest, r.center, r.average, r.smallest);
+    std::snprintf(tail, sizeof tail,
+                  "ncl=%zu max=%zu  ctr=%.1f avg=%.1f min=%zu"
+                  " DGI=%zu TWI=%zu TWL=%zu sgl=%zu qrt=%zu",
+                  r.clusters, r.largest, r.center, r.average, r.smallest, r.david_goliath,
+                  r.half_index, r.half_size, r.singletons, r.up_to_four);
     out.stream() << head << "  src=" << files[k] << ' ' << tail << '\n';
   }
   out.commit();
