@@ -262,6 +262,39 @@ std::vector<float> timed(context& ctx, timer& t, const device_csr<T>& a, const d
 
 using row = bench::result_row;
 
+/// The device's copy bandwidth (bytes read plus written per second): the best of five 1 GiB
+/// device-to-device copies after a warm-up, the rate the traffic bounds are divided by.
+double copy_bandwidth(context& ctx, timer& t) {
+  const std::size_t bytes = std::size_t(1) << 30;
+  void *src = nullptr, *dst = nullptr;
+  OPSPARSE_CUDA_TRY(cudaMalloc(&src, bytes));
+  OPSPARSE_CUDA_TRY(cudaMalloc(&dst, bytes));
+  OPSPARSE_CUDA_TRY(cudaMemsetAsync(src, 1, bytes, ctx.stream()));
+  float best = 0;
+  for (int i = 0; i < 6; ++i) {
+    OPSPARSE_CUDA_TRY(cudaEventRecord(t.e0, ctx.stream()));
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ctx.stream()));
+    OPSPARSE_CUDA_TRY(cudaEventRecord(t.e1, ctx.stream()));
+    OPSPARSE_CUDA_TRY(cudaEventSynchronize(t.e1));
+    float ms = 0;
+    OPSPARSE_CUDA_TRY(cudaEventElapsedTime(&ms, t.e0, t.e1));
+    if (i > 0 && (best == 0 || ms < best)) best = ms;  // the first is the warm-up
+  }
+  OPSPARSE_CUDA_TRY(cudaFree(src));
+  OPSPARSE_CUDA_TRY(cudaFree(dst));
+  return 2.0 * static_cast<double>(bytes) / (best * 1e-3);
+}
+
+/// The row's lower bounds from the bytes the product moves (bench::product_traffic).
+template <class T>
+void set_bounds(row& r, const host_csr<T>& a, const host_csr<T>& b, double bandwidth) {
+  const bench::traffic tr = bench::product_traffic(a.rows, a.nnz(), b.rows, b.nnz(), r.products,
+                                                   a.rows, r.nnz_c, static_cast<int>(sizeof(T)));
+  r.bound_ms = tr.reuse / bandwidth * 1e3;
+  r.bound_ms_no_reuse = tr.no_reuse / bandwidth * 1e3;
+  r.of_bound = r.ms_median > 0 ? r.bound_ms / r.ms_median : 0;
+}
+
 /// One more product with phase events (they add synchronisations): its phases go into `r`, its
 /// statistics are returned.
 template <class T>
@@ -289,6 +322,8 @@ int run(const args& ar) {
             << " SMs), CUDA runtime " << rt / 1000 << "." << (rt % 1000) / 10 << ", commit "
             << OPSPARSE_GIT_COMMIT << ", " << (std::is_same_v<T, double> ? "double" : "float") << "\n";
   timer t;
+  const double bandwidth = copy_bandwidth(ctx, t);
+  std::cerr << "opsparse-bench: copy bandwidth " << bandwidth / 1e9 << " GB/s (read + written)\n";
   std::vector<row> rows;
   host_csr<T> hb_fixed;
   if (!ar.b_file.empty()) hb_fixed = io::read_matrix_market<T>(ar.b_file);
@@ -339,6 +374,7 @@ int run(const args& ar) {
     r.products = st.products;
     r.nnz_c = st.nnz;
     r.gflops = 2.0 * r.products / (r.ms_median * 1e6);
+    set_bounds(r, ha, hb, bandwidth);
     // steady state: one persistent plan and C
     {
       plan p;
@@ -404,6 +440,7 @@ int run(const args& ar) {
         a.ms_mean = mean(vms);
         a.ms_median = median(vms);
         a.gflops = 2.0 * a.products / (a.ms_median * 1e6);
+        set_bounds(a, ha, hb, bandwidth);
         time_phases(ctx, t, da, db, v.o, a);
         a.steady_ms = a.steady_gflops = 0;
         a.cus_alg.clear();
@@ -416,15 +453,16 @@ int run(const args& ar) {
   }
 
   // table
-  std::printf("\n%-26s %-22s %9s %11s %11s %9s %9s %9s %9s %8s %6s  %s\n", "matrix", "variant", "rows",
-              "products", "nnz(C)", "ms(med)", "GFLOPS", "steadyGF", "cusGF", "speedup", "alg", "check");
+  std::printf("\n%-26s %-22s %9s %11s %11s %9s %9s %9s %9s %8s %8s %7s %6s  %s\n", "matrix", "variant",
+              "rows", "products", "nnz(C)", "ms(med)", "GFLOPS", "steadyGF", "cusGF", "speedup",
+              "bound", "%bound", "alg", "check");
   double log_sum = 0;
   int n_speed = 0;
   for (const auto& r : rows) {
-    std::printf("%-26s %-22s %9lld %11lld %11lld %9.3f %9.2f %9.2f %9.2f %8.2f %6s  %s\n",
+    std::printf("%-26s %-22s %9lld %11lld %11lld %9.3f %9.2f %9.2f %9.2f %8.2f %8.3f %6.1f%% %6s  %s\n",
                 r.matrix.substr(0, 26).c_str(), r.variant.c_str(), r.rows, r.products, r.nnz_c,
-                r.ms_median, r.gflops, r.steady_gflops, r.cus_gflops, r.speedup, r.cus_alg.c_str(),
-                r.check.c_str());
+                r.ms_median, r.gflops, r.steady_gflops, r.cus_gflops, r.speedup, r.bound_ms,
+                100.0 * r.of_bound, r.cus_alg.c_str(), r.check.c_str());
     if (r.variant == "opsparse" && r.speedup > 0) {
       log_sum += std::log(r.speedup);
       ++n_speed;

@@ -11,7 +11,19 @@ namespace opsparse::bench {
 const char* const csv_header =
     "matrix,variant,rows,nnz_a,products,nnz_c,ms_mean,ms_median,gflops,steady_ms,steady_gflops,"
     "ms_setup,ms_symbolic_binning,ms_symbolic,ms_numeric_binning,ms_numeric,cusparse_alg,"
-    "cusparse_ms_median,cusparse_gflops,speedup,check";
+    "cusparse_ms_median,cusparse_gflops,speedup,check,bound_ms,bound_ms_no_reuse,of_bound";
+
+traffic product_traffic(long long rows_a, long long nnz_a, long long rows_b, long long nnz_b,
+                        long long products, long long rows_c, long long nnz_c, int value_bytes) {
+  const double off = 8, col = 4, val = value_bytes;
+  const double a_structure = (rows_a + 1) * off + nnz_a * col;
+  const double a_once = a_structure + nnz_a * val;
+  const double c_once = (rows_c + 1) * off + nnz_c * (col + val);
+  traffic t;
+  t.reuse = a_once + (rows_b + 1) * off + nnz_b * (col + val) + c_once;
+  t.no_reuse = a_structure + a_once + products * (col + (col + val)) + c_once;
+  return t;
+}
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
@@ -33,7 +45,8 @@ void write_csv(std::ostream& os, const std::vector<result_row>& rows) {
       << r.gflops << "," << r.steady_ms << "," << r.steady_gflops << "," << r.ph_setup << ","
       << r.ph_symbin << "," << r.ph_sym << "," << r.ph_numbin << "," << r.ph_num << ","
       << csv_field(r.cus_alg) << "," << r.cus_ms_median << "," << r.cus_gflops << ","
-      << r.speedup << "," << csv_field(r.check) << "\n";
+      << r.speedup << "," << csv_field(r.check) << "," << r.bound_ms << ","
+      << r.bound_ms_no_reuse << "," << r.of_bound << "\n";
     os << o.str();
   }
 }
@@ -76,6 +89,9 @@ void write_json(std::ostream& os, const run_info& info, const std::vector<result
     o["cusparse_gflops"] = number(r.cus_gflops);
     o["speedup"] = number(r.speedup);
     o["check"] = r.check;
+    o["bound_ms"] = number(r.bound_ms);
+    o["bound_ms_no_reuse"] = number(r.bound_ms_no_reuse);
+    o["of_bound"] = number(r.of_bound);
     results.push_back(std::move(o));
   }
   doc["results"] = std::move(results);

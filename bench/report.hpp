@@ -17,7 +17,21 @@ struct result_row {
   std::string cus_alg;
   double cus_ms_median = 0, cus_gflops = 0, speedup = 0;
   std::string check;
+  /// Lower bounds of the product's time from the bytes it must move at the device's measured
+  /// copy bandwidth (product_traffic): with B's rows read once, and as each product reads them;
+  /// of_bound = bound_ms / ms_median, the achieved fraction.
+  double bound_ms = 0, bound_ms_no_reuse = 0, of_bound = 0;
 };
+
+/// Bytes a product C = A·B must move at the least (offsets of 8 bytes, columns of 4, values of
+/// `value_bytes`): A read once and C written once; B's rows read once (`reuse`), or once per
+/// product that reads them, the symbolic phase their columns and the numeric phase their columns
+/// and values, with A's structure read by both phases (`no_reuse`).
+struct traffic {
+  double reuse = 0, no_reuse = 0;
+};
+traffic product_traffic(long long rows_a, long long nnz_a, long long rows_b, long long nnz_b,
+                        long long products, long long rows_c, long long nnz_c, int value_bytes);
 
 /// What the JSON file says about the run as a whole.
 struct run_info {

@@ -105,6 +105,9 @@ std::vector<bench::result_row> awkward_rows() {
   a.cus_gflops = 3.41224;
   a.speedup = 3.32653;
   a.check = "ok vs cuSPARSE";
+  a.bound_ms = 1.5;
+  a.bound_ms_no_reuse = 4.75;
+  a.of_bound = 0.122449;
 
   bench::result_row& b = rows[1];
   b.matrix = "two\nlines\r\nand a CR\r alone";
@@ -189,7 +192,7 @@ TEST(bench_report, CsvRoundTrip) {
   ASSERT_NO_THROW(back = read_csv(os.str())) << os.str();
   ASSERT_EQ(back.size(), rows.size() + 1) << os.str();
   const record header = split_header();
-  ASSERT_EQ(header.size(), 21u);
+  ASSERT_EQ(header.size(), 24u);
   EXPECT_EQ(back[0], header);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     SCOPED_TRACE("row " + std::to_string(i));
@@ -210,7 +213,22 @@ TEST(bench_report, CsvRoundTrip) {
     EXPECT_TRUE(csv_number_matches(f[18], r.cus_gflops));
     EXPECT_TRUE(csv_number_matches(f[19], r.speedup));
     EXPECT_EQ(f[20], r.check);
+    EXPECT_TRUE(csv_number_matches(f[21], r.bound_ms)) << header[21];
+    EXPECT_TRUE(csv_number_matches(f[22], r.bound_ms_no_reuse)) << header[22];
+    EXPECT_TRUE(csv_number_matches(f[23], r.of_bound)) << header[23];
   }
+}
+
+// A 2x3 A (3 entries) times a 3x2 B (4 entries), 5 products, C 2x2 with 3 entries, doubles:
+// A once 3*8 + 3*12 = 60, B once 4*8 + 4*12 = 80, C once 3*8 + 3*12 = 60; without reuse A's
+// structure again (3*8 + 3*4 = 36) and every product's column twice and value once (5*16 = 80).
+TEST(bench_report, ProductTrafficCountsEachArray) {
+  const bench::traffic t = bench::product_traffic(2, 3, 3, 4, 5, 2, 3, 8);
+  EXPECT_DOUBLE_EQ(t.reuse, 60 + 80 + 60);
+  EXPECT_DOUBLE_EQ(t.no_reuse, 36 + 60 + 80 + 60);
+  const bench::traffic f = bench::product_traffic(2, 3, 3, 4, 5, 2, 3, 4);  // floats
+  EXPECT_DOUBLE_EQ(f.reuse, (24 + 24) + (32 + 32) + (24 + 24));
+  EXPECT_LT(f.reuse, t.reuse);
 }
 
 TEST(bench_report, JsonRoundTrip) {
@@ -263,6 +281,9 @@ TEST(bench_report, JsonRoundTrip) {
     EXPECT_TRUE(json_number_matches(o.at("cusparse_gflops"), r.cus_gflops));
     EXPECT_TRUE(json_number_matches(o.at("speedup"), r.speedup));
     EXPECT_EQ(o.at("check"), r.check);
+    EXPECT_TRUE(json_number_matches(o.at("bound_ms"), r.bound_ms));
+    EXPECT_TRUE(json_number_matches(o.at("bound_ms_no_reuse"), r.bound_ms_no_reuse));
+    EXPECT_TRUE(json_number_matches(o.at("of_bound"), r.of_bound));
   }
 }
 
