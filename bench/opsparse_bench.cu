@@ -100,17 +100,19 @@ po::options_description visible_options() {
   po::options_description d(
       "usage: opsparse-bench [options] MATRIX [MATRIX ...]\n"
       "C = A*A for each MATRIX A (or C = A*B with --b), in double precision unless --float.\n"
-      "MATRIX: a Matrix Market file, or gen:NAME[:SCALE], a generated stand-in of the paper's\n"
-      "matrix NAME (opsparse-gen list) with SCALE in (0, 1] of its rows (default 1).\n"
+      "MATRIX: a Matrix Market file, gen:NAME[:SCALE], a generated stand-in of the paper's\n"
+      "matrix NAME (opsparse-gen list) with SCALE in (0, 1] of its rows (default 1), or\n"
+      "graph:FILE, a graph (SNAP edge list, ABC, ...) made undirected, its adjacency squared.\n"
       "Progress goes to stderr, the table to stdout. Exit status: 0 when every result matches\n"
       "the reference, 2 on a usage error or a result that differs, 1 on other errors.\n\nOptions");
   // clang-format off
   d.add_options()
     ("help,h", "show this help and exit")
     ("suite", po::value<std::vector<std::string>>()->value_name("FILE"),
-     "read matrices from FILE, one per line ('#' comments): a .mtx path (relative to FILE) or "
-     "`paper NAME SCALE` (a generated stand-in); may be given more than once, the matrices then "
-     "run in command-line order")
+     "read matrices from FILE, one per line ('#' comments): a .mtx path (relative to FILE), "
+     "`graph PATH` (a graph file, relative to FILE, made undirected) or `paper NAME SCALE` (a "
+     "generated stand-in); may be given more than once, the matrices then run in command-line "
+     "order")
     ("b", po::value<std::string>()->value_name("FILE"),
      "multiply every A by this B instead of squaring it (default: C = A*A)")
     ("float", "single precision (default: double)")
@@ -147,8 +149,10 @@ std::vector<std::string> read_suite(const std::string& f) {
       files.push_back("gen:" + nm + ":" + sc);
       continue;
     }
+    const bool graph = line.rfind("graph ", 0) == 0;
+    if (graph) line.erase(0, line.find_first_not_of(" \t", 6));
     std::filesystem::path p(line);
-    files.push_back((p.is_absolute() ? p : base / p).string());
+    files.push_back((graph ? "graph:" : "") + (p.is_absolute() ? p : base / p).string());
   }
   return files;
 }
@@ -330,8 +334,9 @@ int run(const args& ar) {
   std::size_t k = 0;
   for (const auto& f : ar.files) {
     ++k;
-    const bool generated = f.rfind("gen:", 0) == 0;
-    std::string name = generated ? f.substr(4) : std::filesystem::path(f).stem().string();
+    const bool generated = f.rfind("gen:", 0) == 0, graph = f.rfind("graph:", 0) == 0;
+    std::string name = generated ? f.substr(4)
+                                 : std::filesystem::path(graph ? f.substr(6) : f).stem().string();
     std::cerr << "[" << k << "/" << ar.files.size() << "] " << name << (generated ? ": generating" : ": reading") << std::flush;
     host_csr<T> ha;
     try {
@@ -345,6 +350,11 @@ int run(const args& ar) {
 #else
         throw std::runtime_error("built without the data-set generators");
 #endif
+      } else if (graph) {
+        // the undirected graph (mcl's mirroring, weights max), as the graph programs read it
+        io::read_options ro;
+        ro.symmetrize = true;
+        ha = convert<T>(io::read_graph(f.substr(6), io::file_format::automatic, ro).adj);
       } else {
         ha = io::read_matrix_market<T>(f);
       }
