@@ -65,13 +65,18 @@ T read_back(context& ctx, const T* d_value) {
   return *h;
 }
 
-/// rpt[0..rows] (lengths, rpt[rows] = 0) into row pointers in place; returns nnz (synchronises).
-inline offset_t scan_row_pointers(context& ctx, offset_t* rpt, index_t rows) {
+/// rpt[0..rows] (lengths, rpt[rows] = 0) into row pointers in place, queued on the stream.
+inline void scan_lengths(context& ctx, offset_t* rpt, index_t rows) {
   const long long items = static_cast<long long>(rows) + 1;
   std::size_t bytes = 0;
   OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, rpt, rpt, items, ctx.stream()));
   OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(ctx.workspace(bytes + 16), bytes, rpt, rpt,
                                                   items, ctx.stream()));
+}
+
+/// scan_lengths, then nnz read back (synchronises): for results whose size the host needs.
+inline offset_t scan_row_pointers(context& ctx, offset_t* rpt, index_t rows) {
+  scan_lengths(ctx, rpt, rows);
   return read_back(ctx, rpt + rows);
 }
 
@@ -147,8 +152,9 @@ void transpose(context& ctx, csr_view<V> a, device_csr<V>& at) {
                                                       w.at<index_t>(base, keys_out), rows, at.col(),
                                                       a.nnz, 0, bits, s));
   }
-  // column counts into row pointers (the workspace is free again: the sort is queued before)
-  scan_row_pointers(ctx, at.rpt(), a.cols);
+  // column counts into row pointers (the workspace is free again: the sort is queued before);
+  // nnz(Aᵀ) = nnz(A), so nothing is read back and nothing waits
+  scan_lengths(ctx, at.rpt(), a.cols);
 }
 
 /// The entries (i, j, v) of A with keep(i, j, v), in their order, into `out`.

@@ -213,27 +213,16 @@ template <class V>
 host_csr<V> transpose(const host_csr<V>& a) {
   namespace gd = graph_ops_detail;
   gd::check_shape("A", a);
-  host_csr<V> t(a.cols, a.rows);
   const offset_t nnz = a.nnz();
-  t.col.resize(static_cast<std::size_t>(nnz));
-  if constexpr (has_values_v<V>) t.val.resize(static_cast<std::size_t>(nnz));
   // A block's counters cost a.cols: at most half as many blocks as entries per column, so that
   // the counters' passes cost less than the scatter.
   const long long per_col = nnz / (static_cast<offset_t>(a.cols) + 1);
   const int blocks =
       gd::worth_parallel(a) ? static_cast<int>(std::clamp<long long>(per_col / 2, 1, gd::max_threads())) : 1;
-  if (blocks == 1) {
-    for (index_t c : a.col) ++t.rpt[static_cast<std::size_t>(c) + 1];
-    gd::scan_lengths(t.rpt);
-    std::vector<offset_t> next(t.rpt.begin(), t.rpt.end() - 1);
-    for (index_t i = 0; i < a.rows; ++i)
-      for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p) {
-        const offset_t dst = next[a.col[p]]++;
-        t.col[dst] = i;
-        if constexpr (has_values_v<V>) t.val[dst] = a.val[p];
-      }
-    return t;
-  }
+  if (blocks == 1) return opsparse::transpose(a);  // the serial counting sort (csr.hpp)
+  host_csr<V> t(a.cols, a.rows);
+  t.col.resize(static_cast<std::size_t>(nnz));
+  if constexpr (has_values_v<V>) t.val.resize(static_cast<std::size_t>(nnz));
   const std::vector<index_t> first = gd::row_blocks(a, blocks);
   const std::size_t cols = static_cast<std::size_t>(a.cols);
   std::vector<offset_t> at(static_cast<std::size_t>(blocks) * cols, 0);  // at[c * cols + j]
