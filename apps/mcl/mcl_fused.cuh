@@ -22,7 +22,8 @@
 // Presence is read from the value (the visit keeps no presence bits): an expanded entry whose
 // sum is exactly 0 does not exist here, where the stored expansion keeps it. Only a product
 // with a cell that inflation rounded to 0 (a float below 1e-45, from a value below ~1e-23) makes
-// one; it would change a row's length, never a value or a partition.
+// one, and so does a product below 2^-61 (4e-19, the fixed-point sums' unit, see
+// prune_epilogue); either changes only a row's length, never a kept value or a partition.
 //
 // A row whose candidates cannot be brought under the scratch's capacity (only with huge ties,
 // or without any selection, recovery and cutoff) marks the block overflowed: the backend then
@@ -87,6 +88,16 @@ struct prune_epilogue {
   // keeps no presence bits (one shared atomic less for each of the row's entries: 551G of
   // them next to 1.26T products in the 1M-node dense network's second expansion).
   static constexpr bool presence_bits = false;
+  // Sums in fixed point, units of 2^-60 (dense_rows.cuh): an expanded value of a stochastic
+  // matrix lies in [0, 1] (each row's products sum to at most its own sum, 1), far inside the
+  // +-8 that 60 fraction bits allow. A product loses at most 2^-61 (4e-19) to the rounding, so
+  // a sum of 1,400 products is off by under 1e-15 in all: a float cell (6e-8 relative) tells
+  // it from the exact sum only at a rounding boundary, as it does a double sum's error, for any
+  // value above 1e-7 (the K largest of a dense row, which pruning keeps, are far above). Sums are
+  // exact in any order, so equal products give equal cells (ties stay ties) and the expansion
+  // is deterministic. A shared double atomicAdd is a compare-and-swap loop on the H100: 3
+  // rounds a warp for each 32 products, 29% of the kernel's stall samples at 100k nodes.
+  static constexpr int fixed_point_bits = 60;
   prune_rule rule;
   long long rank_k;   ///< K = max(S, R)
   unsigned tau_cap;   ///< tau never rises above this key (the cutoff's when S == 0)

@@ -11,6 +11,11 @@
 // The epilogue is a copyable struct of device code, called by every thread of the block:
 //   static constexpr bool presence_bits = ...;  // false: no bits, presence is value != 0
 //                                               // (S must sum with +: positive products)
+//   static constexpr int fixed_point_bits = F;  // optional, needs presence_bits false and
+//        // S = plus_times<double>: sums kept as 64-bit integers in units of 2^-F (each
+//        // product rounded to one), exact and independent of the order, two native shared
+//        // atomics a product instead of a compare-and-swap loop; every product and sum must
+//        // stay within +-2^(63-F) (MCL's expansion of a stochastic matrix: within [0, 1])
 //   struct shared_storage { ... };            // its static shared memory (one per block)
 //   __device__ void begin_row(shared_storage&, index_t row) const;
 //   __device__ void window(shared_storage&, index_t row, index_t w0, int width,

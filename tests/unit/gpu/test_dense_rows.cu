@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <string>
@@ -19,8 +20,12 @@ namespace {
 using namespace opsparse;
 
 /// Writes each visited row densely (values and presence) and counts its entries and windows.
+/// Fixed > 0: the visit sums in fixed point of Fixed fraction bits (no presence bits: the
+/// products are positive, a column is present when its sum is not 0).
+template <int Fixed = 0>
 struct dense_copy {
-  static constexpr bool presence_bits = true;
+  static constexpr bool presence_bits = Fixed == 0;
+  static constexpr int fixed_point_bits = Fixed;
   double* out;         // rows x cols
   unsigned char* has;  // rows x cols
   long long* nnz;      // per row
@@ -43,7 +48,7 @@ struct dense_copy {
   __device__ void window(shared_storage& s, index_t row, index_t w0, int width, const double* vals,
                          const unsigned* bits) const {
     for (int x = threadIdx.x; x < width; x += blockDim.x) {
-      const bool present = (bits[x >> 5] >> (x & 31)) & 1u;
+      const bool present = presence_bits ? ((bits[x >> 5] >> (x & 31)) & 1u) != 0 : vals[x] != 0.0;
       const long long at = static_cast<long long>(row) * cols + w0 + x;
       has[at] = present;
       out[at] = present ? vals[x] : 0.0;
@@ -84,11 +89,13 @@ host_csr<double> rows_with(const std::vector<int>& sizes, index_t k, std::uint64
   return a;
 }
 
-/// Visits A·B (optionally masked) on the GPU and compares each row with the CPU engine's.
-template <class Mask = no_mask>
+/// Visits A·B (optionally masked) on the GPU and compares each row with the CPU engine's (to
+/// rounding: `tol` relative). Fixed > 0: in fixed point (dense_copy), visited twice, and the
+/// two visits must agree to the bit (fixed-point sums do not depend on the order).
+template <class Mask = no_mask, int Fixed = 0>
 ::testing::AssertionResult visit_matches(const host_csr<double>& a, const host_csr<double>& b,
                                          int max_window, int expect_windows,
-                                         const host_csr<pattern>* m = nullptr) {
+                                         const host_csr<pattern>* m = nullptr, double tol = 1e-12) {
   context ctx;
   const auto da = device_csr<double>::upload(a, ctx.stream());
   const auto db = device_csr<double>::upload(b, ctx.stream());
@@ -105,11 +112,15 @@ template <class Mask = no_mask>
   device_buffer<int> windows(std::max<index_t>(1, a.rows));
   dense_rows_options opt;
   opt.max_window = max_window;
-  visit_dense_rows<plus_times<double>>(ctx, da.view(), db.view(),
-                                       dense_copy{out.data(), has.data(), nnz.data(), windows.data(), b.cols},
-                                       mask, opt);
+  const dense_copy<Fixed> epi{out.data(), has.data(), nnz.data(), windows.data(), b.cols};
+  visit_dense_rows<plus_times<double>>(ctx, da.view(), db.view(), epi, mask, opt);
   ctx.synchronize();  // the visit ran on the context's stream, which cudaMemcpy does not wait for
-  std::vector<double> h_out(cells);
+  std::vector<double> h_out(cells), again(cells);
+  if (Fixed > 0 && cells) {
+    OPSPARSE_CUDA_TRY(cudaMemcpy(again.data(), out.data(), cells * sizeof(double), cudaMemcpyDeviceToHost));
+    visit_dense_rows<plus_times<double>>(ctx, da.view(), db.view(), epi, mask, opt);
+    ctx.synchronize();
+  }
   std::vector<unsigned char> h_has(cells);
   std::vector<long long> h_nnz(static_cast<std::size_t>(a.rows));
   std::vector<int> h_win(static_cast<std::size_t>(a.rows));
@@ -121,6 +132,8 @@ template <class Mask = no_mask>
     OPSPARSE_CUDA_TRY(cudaMemcpy(h_nnz.data(), nnz.data(), h_nnz.size() * sizeof(long long), cudaMemcpyDeviceToHost));
     OPSPARSE_CUDA_TRY(cudaMemcpy(h_win.data(), windows.data(), h_win.size() * sizeof(int), cudaMemcpyDeviceToHost));
   }
+  if (Fixed > 0 && std::memcmp(again.data(), h_out.data(), cells * sizeof(double)) != 0)
+    return ::testing::AssertionFailure() << "two fixed-point visits differ";
   host_csr<double> c;
   if constexpr (Mask::kind == mask_kind::none)
     c = cpu::spgemm<plus_times<double>>(a, b);
@@ -136,7 +149,7 @@ template <class Mask = no_mask>
       const std::size_t at = static_cast<std::size_t>(i) * b.cols + c.col[k];
       seen[c.col[k]] = 1;
       if (!h_has[at]) return ::testing::AssertionFailure() << "row " << i << " col " << c.col[k] << " missing";
-      if (std::abs(h_out[at] - c.val[k]) > 1e-12 * std::max(1.0, std::abs(c.val[k])))
+      if (std::abs(h_out[at] - c.val[k]) > tol * std::max(1.0, std::abs(c.val[k])))
         return ::testing::AssertionFailure() << "row " << i << " col " << c.col[k] << ": " << h_out[at] << " vs " << c.val[k];
     }
     for (index_t j = 0; j < b.cols; ++j)
@@ -182,6 +195,29 @@ TEST(DenseRows, RectangularMaskedAndEmpty) {
   EXPECT_TRUE(visit_matches<complement_mask>(a, b, 128, 3, &m));
   EXPECT_TRUE(visit_matches(host_csr<double>(0, 90), b, 0, 1));   // no rows
   EXPECT_TRUE(visit_matches(host_csr<double>(5, 90), b, 64, 6));  // rows without entries
+}
+
+}  // namespace
+
+namespace {
+
+TEST(DenseRows, FixedPointSumsAreTheProductsRowsAndDeterministic) {
+  OPSPARSE_SKIP_WITHOUT_GPU();
+  // Products of 0.25..4 summed over up to 120 terms (< 2^9): 52 fraction bits leave 11 bits of
+  // headroom and round each product to 2^-53 (an error of 120 * 1.1e-16 at most).
+  const host_csr<double> b = rows_with(std::vector<int>(120, 60), 1000, 13);
+  const host_csr<double> a = rows_with({0, 1, 2, 30, 119, 120, 0, 60}, 120, 14);
+  EXPECT_TRUE((visit_matches<no_mask, 52>(a, b, 0, 1, nullptr, 1e-13)));
+  EXPECT_TRUE((visit_matches<no_mask, 52>(a, b, 256, 4, nullptr, 1e-13)));  // several windows
+  EXPECT_TRUE((visit_matches<no_mask, 52>(a, b, 32, 32, nullptr, 1e-13)));
+  const host_csr<double> r = opsparse::test::random_csr<double>(37, 90, 20, 18);
+  const host_csr<double> rb = opsparse::test::random_csr<double>(90, 333, 40, 19);
+  EXPECT_TRUE((visit_matches<no_mask, 52>(r, rb, 64, 6, nullptr, 1e-13)));  // rectangular
+  const host_csr<double> md = opsparse::test::random_csr<double>(37, 333, 100, 20);
+  host_csr<pattern> m(md.rows, md.cols);
+  m.rpt = md.rpt;
+  m.col = md.col;
+  EXPECT_TRUE((visit_matches<structural_mask, 52>(r, rb, 64, 6, &m, 1e-13)));
 }
 
 }  // namespace

@@ -91,12 +91,70 @@ inline int window_columns(std::size_t smem_per_block_optin, std::size_t value_by
 /// search (MCL's selection keeps rows of 1,100 to 1,400).
 constexpr int window_cursor_slots = 2;
 
-/// Adds the product av * bv to column w0 + x of the window (and marks it present).
-/// Bits: whether presence bits are kept (an epilogue that tells presence by the value, e.g. of
-/// positive products, saves one shared atomic per entry of the row).
-template <class S, bool Bits, class VA, class VB, class T>
+/// How a window accumulates (window_rows_kernel's Epi decides):
+///   bits:  presence bits are kept (an epilogue that tells presence by the value, e.g. of
+///          positive products, saves one shared atomic per entry of the row);
+///   fixed: 0, or the sums are kept as 64-bit fixed-point numbers of `fixed` fraction bits (see
+///          window_add_fixed): exact, order-independent sums at two native 32-bit shared
+///          atomics a product, where a double's atomicAdd on shared memory is a compare-and-swap
+///          loop that serves a third of a warp a round (measured on the H100).
+template <bool Bits, int Fixed>
+struct window_mode {
+  static constexpr bool bits = Bits;
+  static constexpr int fixed = Fixed;
+  static_assert(Fixed >= 0 && Fixed < 63, "fixed: fraction bits of a signed 64-bit number");
+  static_assert(Fixed == 0 || !Bits, "fixed-point windows tell presence by the value");
+};
+
+/// Epi::fixed_point_bits when the epilogue declares it, else 0.
+template <class Epi, class = void>
+struct fixed_point_bits_of : std::integral_constant<int, 0> {};
+template <class Epi>
+struct fixed_point_bits_of<Epi, std::void_t<decltype(Epi::fixed_point_bits)>>
+    : std::integral_constant<int, Epi::fixed_point_bits> {};
+
+/// Fixed-point windows keep each block of 32 columns as 32 low words then 32 high words (the
+/// 256 bytes its 32 doubles take once converted): a warp's 32 consecutive columns fall in 32
+/// distinct banks for either word.
+__device__ __forceinline__ unsigned* fixed_low_word(void* vals, int x) {
+  return static_cast<unsigned*>(vals) + (x & ~31) * 2 + (x & 31);
+}
+
+/// Adds p (rounded to a multiple of 2^-Fixed) to column x's 64-bit fixed-point sum: the low
+/// words' atomic add returns the old word, whose wrap-around is the carry into the high word.
+/// Integer sums are exact in any order (modulo 2^64: the caller promises |sum| < 2^(63-Fixed)).
+template <int Fixed>
+__device__ __forceinline__ void window_add_fixed(int x, double p, void* vals) {
+  const unsigned long long q = static_cast<unsigned long long>(__double2ll_rn(p * static_cast<double>(1ull << Fixed)));
+  const unsigned lo = static_cast<unsigned>(q), hi = static_cast<unsigned>(q >> 32);
+  unsigned* w = fixed_low_word(vals, x);
+  const unsigned old = atomicAdd(w, lo);
+  const unsigned high = hi + (old + lo < old ? 1u : 0u);
+  if (high != 0u) atomicAdd(w + 32, high);
+}
+
+/// The window's fixed-point sums as doubles, in place, a warp a block of 32 columns.
+template <int Fixed>
+__device__ __forceinline__ void window_fixed_to_double(double* vals, int width, int warp,
+                                                       int nwarps, int lane) {
+  for (int c = warp; c * 32 < width; c += nwarps) {
+    const unsigned* w = fixed_low_word(vals, c * 32 + lane);
+    const unsigned long long q = (static_cast<unsigned long long>(w[32]) << 32) | w[0];
+    __syncwarp();  // every lane has read its words before any double overwrites them
+    constexpr double unit = 1.0 / static_cast<double>(1ull << Fixed);  // a power of two: exact
+    vals[c * 32 + lane] = static_cast<double>(static_cast<long long>(q)) * unit;
+  }
+}
+
+/// Adds the product av * bv to column w0 + x of the window (and marks it present when the
+/// mode keeps bits).
+template <class S, class Mode, class VA, class VB, class T>
 __device__ __forceinline__ void window_add(int x, VA av, VB bv, unsigned* bits, T* vals) {
-  if constexpr (!Bits) {
+  if constexpr (Mode::fixed > 0) {
+    static_assert(S::kind == add_kind::plus && std::is_same_v<T, double>,
+                  "fixed-point windows: double sums with +");
+    window_add_fixed<Mode::fixed>(x, static_cast<double>(S::multiply(av, bv)), vals);
+  } else if constexpr (!Mode::bits) {
     static_assert(S::kind == add_kind::plus && has_values_v<T>,
                   "presence without bits: values summed with +, absent ones the identity");
     atomic_plus(vals + x, static_cast<T>(S::multiply(av, bv)));
@@ -120,7 +178,7 @@ __device__ __forceinline__ void window_add(int x, VA av, VB bv, unsigned* bits, 
 
 /// One window's part of B row entries [q, pe) for a sorted row: accumulates every entry below
 /// w1 (all are >= w0) and returns where the part ends. The whole warp calls it.
-template <class S, bool Bits, class VA, class VB, class Mask, class T>
+template <class S, class Mode, class VA, class VB, class Mask, class T>
 __device__ __forceinline__ offset_t window_part(const dev_csr<VB>& b, offset_t q, offset_t pe,
                                                 index_t w0, index_t w1, VA av, const mask_row& mr,
                                                 unsigned* bits, T* vals, int lane) {
@@ -142,11 +200,11 @@ __device__ __forceinline__ offset_t window_part(const dev_csr<VB>& b, offset_t q
     in0 = in0 && k0 < w1;
     // sorted: the lanes inside the window are a prefix of the warp
     const int n0 = __popc(__ballot_sync(0xffffffffu, in0));
-    if (in0 && mask_keeps<Mask>(mr, k0)) window_add<S, Bits>(k0 - w0, av, v0, bits, vals);
+    if (in0 && mask_keeps<Mask>(mr, k0)) window_add<S, Mode>(k0 - w0, av, v0, bits, vals);
     if (n0 < 32) return q + n0;
     in1 = in1 && k1 < w1;
     const int n1 = __popc(__ballot_sync(0xffffffffu, in1));
-    if (in1 && mask_keeps<Mask>(mr, k1)) window_add<S, Bits>(k1 - w0, av, v1, bits, vals);
+    if (in1 && mask_keeps<Mask>(mr, k1)) window_add<S, Mode>(k1 - w0, av, v1, bits, vals);
     q += 32 + n1;
     if (n1 < 32) return q;
   }
@@ -166,7 +224,7 @@ __device__ __forceinline__ void start_cursor(const dev_csr<VA>& a, const dev_csr
 /// A warp's steps [t, steps) of a window beyond its cursors: the nonzeros first + nwarps·t of A.
 /// Sorted B rows: the window's part found by a search; unsorted: every window walks the whole
 /// B row and keeps what falls inside.
-template <class S, bool Bits, class VA, class VB, class Mask, class T>
+template <class S, class Mode, class VA, class VB, class Mask, class T>
 __device__ __forceinline__ void window_steps_after(const dev_csr<VA>& a, const dev_csr<VB>& b,
                                                    offset_t first, int nwarps, int t, int steps,
                                                    bool sorted_b, index_t w0, index_t w1,
@@ -180,14 +238,14 @@ __device__ __forceinline__ void window_steps_after(const dev_csr<VA>& a, const d
     if (sorted_b) {
       const offset_t q =
           w0 == 0 ? __ldg(b.rpt + k) : warp_lower_bound(b.col, __ldg(b.rpt + k), pe, w0, lane);
-      window_part<S, Bits, VA, VB, Mask>(b, q, pe, w0, w1, av, mr, bits, vals, lane);
+      window_part<S, Mode, VA, VB, Mask>(b, q, pe, w0, w1, av, mr, bits, vals, lane);
       continue;
     }
     for (offset_t p = __ldg(b.rpt + k) + lane; __any_sync(0xffffffffu, p < pe); p += 32) {
       if (p >= pe) continue;
       const index_t key = __ldg(b.col + p);
       if (key < w0 || key >= w1 || !mask_keeps<Mask>(mr, key)) continue;
-      window_add<S, Bits>(key - w0, av, load_value(b.val, p), bits, vals);
+      window_add<S, Mode>(key - w0, av, load_value(b.val, p), bits, vals);
     }
   }
 }
@@ -209,7 +267,8 @@ __global__ void __launch_bounds__(dense_block, 1)
   T* vals = reinterpret_cast<T*>(smem_w);  // window * sizeof(T) bytes (none for pattern)
   unsigned* bits = reinterpret_cast<unsigned*>(smem_w + (has_values_v<T> ? window * sizeof(T) : 0));
   __shared__ typename Epi::shared_storage epi_smem;
-  constexpr bool Bits = Epi::presence_bits;
+  using Mode = window_mode<Epi::presence_bits, fixed_point_bits_of<Epi>::value>;
+  constexpr bool Bits = Mode::bits;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nwarps = dense_block / 32;
   const int words = window / 32;
   // Read once: the flag was set by rows_unsorted_kernel earlier on the stream.
@@ -272,9 +331,9 @@ __global__ void __launch_bounds__(dense_block, 1)
           if (t + 1 < cursor_steps) OPSPARSE_WINDOW_FETCH(t + 1, qn, pen, keyn, bvn);
           const bool in = q + lane < pe && key < w1;
           const int n = __popc(__ballot_sync(full, in));  // sorted: a prefix of the warp
-          if (in && mask_keeps<Mask>(mr, key)) window_add<S, Bits>(key - w0, av, bv, bits, vals);
+          if (in && mask_keeps<Mask>(mr, key)) window_add<S, Mode>(key - w0, av, bv, bits, vals);
           offset_t qe = q + n;
-          if (n == 32) qe = window_part<S, Bits, VA, VB, Mask>(b, qe, pe, w0, w1, av, mr, bits, vals, lane);
+          if (n == 32) qe = window_part<S, Mode, VA, VB, Mask>(b, qe, pe, w0, w1, av, mr, bits, vals, lane);
           if (lane == (t & 31)) {
             if (t >> 5) {
               cur1 = qe;
@@ -291,9 +350,13 @@ __global__ void __launch_bounds__(dense_block, 1)
         }
 #undef OPSPARSE_WINDOW_FETCH
       }
-      window_steps_after<S, Bits, VA, VB, Mask>(a, b, alo + warp, nwarps, t, steps, sorted_b, w0,
+      window_steps_after<S, Mode, VA, VB, Mask>(a, b, alo + warp, nwarps, t, steps, sorted_b, w0,
                                                 w1, mr, bits, vals, lane);
       __syncthreads();
+      if constexpr (Mode::fixed > 0) {
+        window_fixed_to_double<Mode::fixed>(vals, static_cast<int>(w1 - w0), warp, nwarps, lane);
+        __syncthreads();
+      }
       epi.window(epi_smem, row, w0, static_cast<int>(w1 - w0), vals, bits);
       __syncthreads();  // the epilogue has read the window
     }
