@@ -210,6 +210,15 @@ __device__ __forceinline__ offset_t window_part(const dev_csr<VB>& b, offset_t q
   }
 }
 
+/// Lane src's value of a warp (the value itself for pattern).
+template <class V>
+__device__ __forceinline__ V shfl_value(V v, int src) {
+  if constexpr (has_values_v<V>)
+    return __shfl_sync(0xffffffffu, v, src);
+  else
+    return v;
+}
+
 /// A lane's cursor into the B row of A's nonzero j (nothing past the row's end).
 template <class VA, class VB>
 __device__ __forceinline__ void start_cursor(const dev_csr<VA>& a, const dev_csr<VB>& b,
@@ -285,12 +294,18 @@ __global__ void __launch_bounds__(dense_block, 1)
     // an L2 access for long B: measured 61G products/s at 36 windows a row before).
     // Two slots as plain scalars (an array was placed in local memory).
     static_assert(window_cursor_slots == 2, "the cursor slots are cur0/rem0 and cur1/rem1");
+    // The slots hold A's values too: loaded once a row, not once a window (a step's first
+    // load was A's value, a quarter of the kernel's stall samples at 36 windows a row).
     offset_t cur0 = 0, cur1 = 0;
     int rem0 = 0, rem1 = 0;
+    VA av0{}, av1{};
     {
       const offset_t j0 = alo + warp + static_cast<offset_t>(nwarps) * lane;
+      const offset_t j1 = j0 + static_cast<offset_t>(nwarps) * 32;
       start_cursor(a, b, j0, ahi, cur0, rem0);
-      start_cursor(a, b, j0 + static_cast<offset_t>(nwarps) * 32, ahi, cur1, rem1);
+      start_cursor(a, b, j1, ahi, cur1, rem1);
+      if (j0 < ahi) av0 = load_value(a.val, j0);
+      if (j1 < ahi) av1 = load_value(a.val, j1);
     }
     for (index_t w0 = 0; w0 < cols; w0 += window) {
       const index_t w1 = cols - w0 > window ? w0 + window : cols;
@@ -324,7 +339,7 @@ __global__ void __launch_bounds__(dense_block, 1)
         VB bv{};
         if (cursor_steps > 0) OPSPARSE_WINDOW_FETCH(0, q, pe, key, bv);
         for (; t < cursor_steps; ++t) {
-          const VA av = load_value(a.val, alo + warp + static_cast<offset_t>(nwarps) * t);
+          const VA av = shfl_value((t >> 5) ? av1 : av0, t & 31);
           offset_t qn = 0, pen = 0;
           index_t keyn = 0;
           VB bvn{};
