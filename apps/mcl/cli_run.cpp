@@ -63,7 +63,7 @@ input_graph read_input(const cli_settings& s) {
   read_opts.nonnegative = true;
   if (s.stream_transform())
     read_opts.weight_transform = [&tf = s.stream_tf, base = s.neg_log_base](double w) {
-      if (base > 0) w = w > 0 ? -std::log(w) / std::log(base) : HUGE_VAL;
+      if (base > 0) w = neg_log_weight(w, base);
       return tf(w);
     };
   in.native = s.format == io::file_format::mcl_native;

@@ -519,7 +519,7 @@ TEST_F(McxNative, McxLoadAndDumpAsDebiansMcxloadAndMcxdump) {
   if (!ppi_files().empty()) inputs.push_back(ppi_files().back());
   for (const fs::path& abc : inputs) {
     for (const char* opts : {"", "--stream-mirror", "--stream-mirror --stream-neg-log10 -stream-tf 'ceil(100)'",
-                             "-stream-tf 'gq(0.5),mul(2)' -tf 'add(1)'"}) {
+                             "--stream-neg-log10", "-stream-tf 'gq(0.5),mul(2)' -tf 'add(1)'"}) {
       if (std::string(opts).find("neg-log") != std::string::npos && abc.stem() != "l2") continue;
       const std::string load = std::string(" -abc ") + q(abc) + " " + opts;
       ASSERT_EQ(sh("mcxload" + load + " -write-tab want.tab -o want.mci > /dev/null 2>&1"), 0) << load;
