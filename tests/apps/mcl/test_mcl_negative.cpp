@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -239,5 +240,63 @@ TEST_F(MclNegative, TheGpuRefusesThemByName) {
   EXPECT_NE(read_text(err).find("backend: cpu (negative weights"), std::string::npos) << read_text(err);
 }
 #endif  // OPSPARSE_MCL_EXE
+
+#ifdef OPSPARSE_CLM_EXE
+/// A clm info line's fields (key=value) but those in `skip`.
+std::map<std::string, std::string> info_fields(const std::string& line,
+                                               const std::vector<std::string>& skip) {
+  std::map<std::string, std::string> f;
+  std::istringstream is(line);
+  std::string tok;
+  while (is >> tok)
+    if (const std::size_t eq = tok.find('=');
+        eq != std::string::npos && std::find(skip.begin(), skip.end(), tok.substr(0, eq)) == skip.end())
+      f[tok.substr(0, eq)] = tok.substr(eq + 1);
+  return f;
+}
+
+// clm info on signed graphs: the efficiency and mass fraction take mcl's loops as clm adds them
+// (an input loop counts as 0 in the heaviest edge there, unlike in mcl's clustering) and skip a
+// column whose sum is 0. Left out: clm's modularity, on such graphs no formula of the weights
+// that we could find (see clm.cpp; opsparse-clm prints Newman's), and the mass fraction of the
+// clusterings after the first on a command line, which clm measures without loops (as
+// opsparse-clm does, and as they agree on nonnegative graphs) but differently on some signed
+// graphs, for want of clm's code not reproduced (its efficiency there agrees).
+TEST_F(MclNegative, ClmInfoOnSignedGraphsAsDebiansClm) {
+  REQUIRE_MCL();
+  if (sh("command -v clm > /dev/null && command -v mcxload > /dev/null") != 0)
+    GTEST_SKIP() << "Debian's clm and mcxload are not on PATH (apt-get install mcl)";
+  static const std::string clm_exe = opsparse::test::program_path("opsparse-clm", OPSPARSE_CLM_EXE);
+  const std::string d = "cd '" + dir_.string() + "' && ";
+  const std::string head = "(mclheader\nmcltype matrix\ndimensions ";
+  file("one.mci", head + "1x1\n)\n(mclmatrix\nbegin\n0 $\n)\n");  // af: clm's 1 for one node
+  file("one.cl", head + "1x1\n)\n(mclmatrix\nbegin\n0 0 $\n)\n");
+  std::vector<std::string> runs = {"one.mci one.cl"};
+  for (int g = 0; g < 4; ++g) {
+    const std::string b = "s" + std::to_string(g);
+    file(b + ".abc", g == 0 ? signs_abc : signed_abc(10 + 20 * g, 30 + 60 * g, g % 2 == 1, 20 + g));
+    ASSERT_EQ(sh(d + "mcxload -abc " + b + ".abc --stream-mirror -o " + b + ".mci > /dev/null 2>&1"), 0);
+    for (const char* i : {"1.4", "3"})
+      ASSERT_EQ(sh(d + "mcl " + b + ".mci -I " + i + " -o " + b + ".I" + i + " > /dev/null 2>&1"), 0);
+    runs.push_back(b + ".mci " + b + ".I1.4 " + b + ".I3");
+    runs.push_back(b + ".mci " + b + ".I3 " + b + ".I1.4");
+  }
+  for (const std::string& args : runs) {
+    ASSERT_EQ(sh(d + "clm info " + args + " > want.txt 2> /dev/null"), 0) << args;
+    ASSERT_EQ(sh(d + "'" + clm_exe + "' info " + args + " > got.txt"), 0) << args;
+    std::istringstream want(read_text(dir_ / "want.txt")), got(read_text(dir_ / "got.txt"));
+    std::string wl, gl;
+    int lines = 0;
+    while (std::getline(want, wl)) {
+      ASSERT_TRUE(static_cast<bool>(std::getline(got, gl))) << args;
+      ++lines;
+      const std::vector<std::string> skip =
+          lines == 1 ? std::vector<std::string>{"mod"} : std::vector<std::string>{"mod", "mf"};
+      EXPECT_EQ(info_fields(gl, skip), info_fields(wl, skip)) << args << "\n" << wl << "\n" << gl;
+    }
+    EXPECT_GT(lines, 0) << args;
+  }
+}
+#endif  // OPSPARSE_CLM_EXE
 
 }  // namespace
