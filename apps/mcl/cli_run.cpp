@@ -11,6 +11,7 @@
 #include <numeric>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -58,12 +59,11 @@ struct input_graph {
 /// (no directed copy to mirror afterwards), so that start_matrix gets the graph ready.
 input_graph read_input(const cli_settings& s) {
   input_graph in;
-  // MCL's weights are similarities: a negative one is an error naming its line.
+  // Negative weights are read and clustered as mcl clusters them (start_matrix, the CPU backend).
   io::read_options read_opts;
-  read_opts.nonnegative = true;
   if (s.stream_transform())
     read_opts.weight_transform = [&tf = s.stream_tf, base = s.neg_log_base](double w) {
-      if (base > 0) w = w > 0 ? -std::log(w) / std::log(base) : HUGE_VAL;
+      if (base > 0) w = neg_log_weight(w, base);
       return tf(w);
     };
   in.native = s.format == io::file_format::mcl_native;
@@ -79,8 +79,16 @@ input_graph read_input(const cli_settings& s) {
   }
   // mcl's order: the graph as read (mirrored for ABC and the like) for -write-graph, then -tf.
   if (!s.write_graph.empty()) {
-    host_csr<double> nz = in.g.adj;
-    transform_values(nz, value_transform::parse("gt(0)"));
+    // Zero weights are no edges (mcl does not load them); negative ones are written too.
+    host_csr<double> nz(in.g.adj.rows, in.g.adj.cols);
+    for (index_t i = 0; i < in.g.adj.rows; ++i) {
+      for (offset_t k = in.g.adj.rpt[i]; k < in.g.adj.rpt[i + 1]; ++k)
+        if (in.g.adj.val[k] != 0) {
+          nz.col.push_back(in.g.adj.col[k]);
+          nz.val.push_back(in.g.adj.val[k]);
+        }
+      nz.rpt[i + 1] = static_cast<offset_t>(nz.col.size());
+    }
     io::output_file graph_file(s.write_graph);
     const bool ids = in.native && !in.canonical_ids;
     io::write_mcl_native(graph_file.stream(), nz, ids ? &in.node_ids : nullptr,
@@ -111,6 +119,13 @@ class backend_decision {
 
   /// The backend for the start matrix `start`; why the CPU, or the GPU's name, in `detail`.
   apps::backend get(const host_csr<double>& start, std::string& why_cpu) {
+    if (has_negative_values(start)) {  // the CPU's, whatever the probe says (see mcl.hpp)
+      if (choice_ == "gpu")
+        throw std::invalid_argument("--backend gpu: the graph has negative weights, which only "
+                                    "the CPU backend clusters as mcl does (--backend cpu or auto)");
+      why_cpu = "negative weights, which the CPU backend clusters as mcl does";
+      return apps::backend::cpu;
+    }
     if (defer_) {
       const std::vector<offset_t> per_row = cpu::row_products(start, start);
       const long long products = std::accumulate(per_row.begin(), per_row.end(), 0ll);
@@ -296,7 +311,7 @@ int run_clustering(cli_settings& s, const char*& stage, std::ostream& err) {
   t.read = clock.lap_s();
   stage = "building the start matrix";
   s.p.mirror = false;  // the reader has mirrored the graph (read_input)
-  const host_csr<double> start = start_matrix(in.g.adj, s.p, &in.g.labels);
+  const host_csr<double> start = start_matrix(in.g.adj, s.p);
   t.start = clock.lap_s();
   stage = "starting the GPU";
   std::string why_cpu;

@@ -80,6 +80,51 @@ distance compare(const partition& a, const partition& b, distance_mode mode) {
   return d;
 }
 
+namespace {
+
+/// clm's size distribution of p's clusters into r (r.largest already set).
+void size_distribution(const partition& p, info& r) {
+  // clm's size distribution (clmGranularity in mcl's clm.c): the sizes sorted largest first and
+  // summed from the smallest; DGI counts the clusters summed when the sum first reaches the
+  // largest size ("David and Goliath"), TWI is the index (largest first, from 0) of the cluster
+  // with which it first reaches half the nodes, (N+1)/2 rounded down, and TWL that cluster's size.
+  std::vector<std::size_t> sizes;
+  sizes.reserve(p.clusters.size());
+  for (const auto& c : p.clusters) sizes.push_back(c.size());
+  std::sort(sizes.begin(), sizes.end(), std::greater<>());
+  const std::size_t half = (static_cast<std::size_t>(p.nodes) + 1) / 2;
+  std::size_t sum = 0;
+  bool half_reached = false;
+  for (std::size_t d = sizes.size(); d-- > 0;) {
+    sum += sizes[d];
+    if (sizes[d] <= 1) ++r.singletons;
+    if (sizes[d] <= 4) ++r.up_to_four;
+    if (r.david_goliath == 0 && sum >= r.largest) r.david_goliath = sizes.size() - d;
+    if (!half_reached && sum >= half) r.half_index = d, r.half_size = sizes[d], half_reached = true;
+  }
+}
+
+/// mcl's loop of every node of g (mclxLoopCBmax, as clm info adds it before measuring): the
+/// largest nonzero off-diagonal weight and, when the file has a loop there, its value set to 0
+/// (so that a node with a loop and only negative edges gets 0), replaced by 1 when that is 0 or
+/// there is none.
+std::vector<double> mcl_loops(const host_csr<double>& g) {
+  std::vector<double> loop(static_cast<std::size_t>(g.rows), 0.0);
+  for (index_t v = 0; v < g.rows; ++v) {
+    bool any = false;
+    for (offset_t k = g.rpt[v]; k < g.rpt[v + 1]; ++k) {
+      if (g.val[k] == 0) continue;
+      const double w = g.col[k] == v ? 0.0 : g.val[k];
+      loop[v] = any ? std::max(loop[v], w) : w;
+      any = true;
+    }
+    if (!any || loop[v] == 0) loop[v] = 1;
+  }
+  return loop;
+}
+
+}  // namespace
+
 info measure(const host_csr<double>& g, const partition& p, bool loops) {
   if (g.rows != g.cols || g.rows != p.nodes)
     throw std::invalid_argument("the graph has " + std::to_string(g.rows) + "x" +
@@ -99,42 +144,18 @@ info measure(const host_csr<double>& g, const partition& p, bool loops) {
     for (index_t v : p.clusters[k]) cluster_of[v] = static_cast<std::uint32_t>(k);
   }
   const double N = static_cast<double>(p.nodes);
-  // clm 22-282 reports -1/(N(N-1)) for a clustering of singletons only (seen for N = 6, 10, 180;
-  // any cluster of two or more gives the plain formula): reproduced so that the numbers agree.
-  if (r.largest == 1) area = -1;
-  r.area_fraction = p.nodes > 1 ? area / (N * (N - 1)) : 0;
+  // clm 22-282 (clmPerformance) replaces an area of 0 by -1, the clusters' and the graph's: a
+  // clustering of singletons has -1/(N(N-1)), and a graph of one node 1.
+  if (area == 0) area = -1;
+  r.area_fraction = area / (p.nodes > 1 ? N * (N - 1) : -1.0);
   r.average = r.clusters ? N / static_cast<double>(r.clusters) : 0;
   r.center = p.nodes ? squares / N : 0;
-  // clm's size distribution (clmGranularity in mcl's clm.c): the sizes sorted largest first and
-  // summed from the smallest; DGI counts the clusters summed when the sum first reaches the
-  // largest size ("David and Goliath"), TWI is the index (largest first, from 0) of the cluster
-  // with which it first reaches half the nodes, (N+1)/2 rounded down, and TWL that cluster's size.
-  std::vector<std::size_t> sizes;
-  sizes.reserve(p.clusters.size());
-  for (const auto& c : p.clusters) sizes.push_back(c.size());
-  std::sort(sizes.begin(), sizes.end(), std::greater<>());
-  const std::size_t half = (static_cast<std::size_t>(p.nodes) + 1) / 2;
-  std::size_t sum = 0;
-  bool half_reached = false;
-  for (std::size_t d = sizes.size(); d-- > 0;) {
-    sum += sizes[d];
-    if (sizes[d] <= 1) ++r.singletons;
-    if (sizes[d] <= 4) ++r.up_to_four;
-    if (r.david_goliath == 0 && sum >= r.largest) r.david_goliath = sizes.size() - d;
-    if (!half_reached && sum >= half) r.half_index = d, r.half_size = sizes[d], half_reached = true;
-  }
+  size_distribution(p, r);
   // clm's column of node v: its nonzero off-diagonal weights, signed as given (an explicit zero
-  // or a loop in the file is dropped), plus, when `loops`, mcl's loop: as heavy as the heaviest
-  // of them, 1 without any.
+  // or a loop in the file is dropped), plus, when `loops`, mcl's loop (mcl_loops).
   auto is_edge = [&](index_t v, offset_t k) { return g.col[k] != v && g.val[k] != 0; };
-  std::vector<double> loop(static_cast<std::size_t>(g.rows), 0.0);
-  if (loops)
-    for (index_t v = 0; v < g.rows; ++v) {
-      bool any = false;
-      for (offset_t k = g.rpt[v]; k < g.rpt[v + 1]; ++k)
-        if (is_edge(v, k)) loop[v] = any ? std::max(loop[v], g.val[k]) : g.val[k], any = true;
-      if (!any) loop[v] = 1;
-    }
+  const std::vector<double> loop =
+      loops ? mcl_loops(g) : std::vector<double>(static_cast<std::size_t>(g.rows), 0.0);
   // Per node v with column u and cluster P: the mass fraction sum_{i in P} u_i / sum u, and the
   // efficiency (van Dongen's coverage, clm's scan.h) cov(P, u) = 1 - (|P| - div/ctr) / |P u S|,
   // S the support of u, div = (sum_{i in P} u_i - sum_{i not in P} u_i) / sum u and
@@ -173,9 +194,15 @@ info measure(const host_csr<double>& g, const partition& p, bool loops) {
   // Newman's modularity on the weighted graph without loops, every column as given: the sum over
   // clusters C of W_in(C)/W - (W(C)/W)^2, W the total weight of all entries, W_in(C) that of the
   // entries inside C and W(C) that of the entries in C's columns. It equals clm's for
-  // nonnegative weights; clm's is not this formula for some graphs with negative weights (a
-  // single cluster can get 1 or -0.38 there), which is not reproduced. Nor is the sign of a
-  // modularity that rounds to zero: clm sums in an order that sometimes leaves -0.00000.
+  // nonnegative weights (to the fifth decimal, on the PPI networks and random graphs). Not
+  // reproduced, for want of clm's code (clmModularity is in none of mcl's published sources we
+  // could read) and of a formula that fits its numbers:
+  // - the sign of a modularity that rounds to zero: clm prints -0.00000 for about two in five
+  //   single-cluster clusterings (where this formula is 0 exactly), which none of the summation
+  //   orders tried predicts (fractions summed per node, per entry, in float or double);
+  // - clm's value on some graphs with negative weights, which is no formula of the weights: two
+  //   nodes joined by an edge of -1 in one cluster give -1, by -2 or 2 give 0, and a path of
+  //   weights 2, -1 gives 1 (a value of exactly -1 seems to be taken as a sentinel).
   std::vector<double> cluster_weight(p.clusters.size(), 0.0);
   double all = 0, within = 0;
   for (index_t v = 0; v < g.rows; ++v)

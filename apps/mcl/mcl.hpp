@@ -65,13 +65,19 @@ void apply_scheme(params& p, int scheme);
 // ------------------------------------------------------------------------------------------------
 
 /// The start matrix from a graph's (possibly directed) weighted adjacency, as mcl prepares it:
-/// symmetrised with the maximum weight, zero weights dropped (negative weights are rejected with
-/// std::invalid_argument: mcl's flow is undefined for them), loops removed and each node given a
-/// loop equal to its heaviest edge (1 for an isolated node) unless discard_loops is off, loops
-/// scaled by -c, pre-inflated by -pi, then every row normalised to sum 1. `labels` (optional)
-/// names vertices in error messages.
-host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p,
-                              const std::vector<std::string>* labels = nullptr);
+/// symmetrised with the maximum weight, zero weights dropped, loops removed and each node given
+/// a loop equal to its heaviest edge (1 for an isolated node) unless discard_loops is off, loops
+/// scaled by -c, pre-inflated by -pi, then every row normalised to sum 1. Negative weights are
+/// taken as mcl 22-282 takes them: they count in the heaviest edge (a node whose edges are all
+/// negative gets the least negative as its loop) and in the sum, which divides the row even
+/// when it is negative (a zero sum leaves the row as it is; see mcl_start.cpp).
+host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p);
+
+/// Whether the start matrix has a negative value (or a NaN, from -pi on a negative weight): the
+/// CPU backend clusters such a matrix as mcl does; cluster() and cluster_sweep() refuse it on
+/// the GPU (std::invalid_argument), whose pruning orders values by their bits (non-negative
+/// values only) and keeps sums that cancel to 0.
+bool has_negative_values(const host_csr<double>& start);
 
 // ------------------------------------------------------------------------------------------------
 // Backends

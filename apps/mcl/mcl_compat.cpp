@@ -106,6 +106,11 @@ double value_transform::operator()(double v) const {
   return as_float(v);
 }
 
+double neg_log_weight(double w, double base) {
+  const double ln = w > 0 ? std::log(w) : -static_cast<double>(FLT_MAX);
+  return -ln / std::log(base);
+}
+
 void transform_values(host_csr<double>& a, const value_transform& tf) {
   if (tf.empty()) return;
   host_csr<double> out(a.rows, a.cols);

@@ -40,6 +40,11 @@ class value_transform {
   std::vector<step> steps_;
 };
 
+/// mcl's --abc-neg-log10 and --abc-neg-log (mcxload's --stream-neg-log10/-log) on a weight as
+/// read: -log(w) / log(base), where mcl's logarithm of w <= 0 is -FLT_MAX (so an e-value of 0 is
+/// FLT_MAX / ln(10) = 1.477827e+38 with base 10, checked with mcl 22-282).
+double neg_log_weight(double w, double base);
+
 /// Applies `tf` to every value of `a`; values it makes 0 are dropped.
 void transform_values(host_csr<double>& a, const value_transform& tf);
 

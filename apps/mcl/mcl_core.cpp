@@ -117,8 +117,12 @@ void write_clusters(std::ostream& os, const clustering& c, const std::vector<std
 namespace {
 
 template <class T>
-std::unique_ptr<backend<T>> make_backend(const params& p, bool gpu) {
+std::unique_ptr<backend<T>> make_backend(const host_csr<double>& start, const params& p, bool gpu) {
   if (gpu) {
+    if (has_negative_values(start))
+      throw std::invalid_argument(
+          "the graph has negative weights, which only the CPU backend clusters as mcl does "
+          "(--backend cpu or auto)");
 #if OPSPARSE_HAS_GPU_ENGINE
     // OPSPARSE_MCL_FUSED=0 or 1 overrides the automatic choice of the fused expansion (for the
     // benchmark's ablation; the results are the same).
@@ -193,7 +197,7 @@ template <class T>
 cluster_result cluster_as(const host_csr<double>& start, const params& p, bool gpu,
                           const std::function<void(const iteration_info&)>& progress) {
   const auto t = std::chrono::steady_clock::now();
-  std::unique_ptr<backend<T>> b = make_backend<T>(p, gpu);
+  std::unique_ptr<backend<T>> b = make_backend<T>(start, p, gpu);
   host_csr<T> converted;
   const host_csr<T>& s = in_cell_type<T>(start, converted, p.threads);
   const double backend_seconds =
@@ -207,7 +211,7 @@ template <class T>
 void sweep_as(const host_csr<double>& start, const params& p, const std::vector<double>& inflations,
               bool gpu, const std::function<void(const iteration_info&)>& progress,
               const std::function<void(std::size_t, const cluster_result&)>& done) {
-  std::unique_ptr<backend<T>> b = make_backend<T>(p, gpu);
+  std::unique_ptr<backend<T>> b = make_backend<T>(start, p, gpu);
   host_csr<T> converted;
   const host_csr<T>& s = in_cell_type<T>(start, converted, p.threads);
   for (std::size_t k = 0; k < inflations.size(); ++k) {
@@ -219,6 +223,10 @@ void sweep_as(const host_csr<double>& start, const params& p, const std::vector<
 }
 
 }  // namespace
+
+bool has_negative_values(const host_csr<double>& start) {
+  return std::any_of(start.val.begin(), start.val.end(), [](double v) { return !(v >= 0); });
+}
 
 cluster_result cluster(const host_csr<double>& start, const params& p, bool gpu, precision prec,
                        const std::function<void(const iteration_info&)>& progress) {

@@ -46,6 +46,8 @@ class cpu_backend final : public backend<T> {
     OPSPARSE_EXPECTS(start.rows == start.cols, "the MCL start matrix must be square");
     m_ = start;
     chaos_.assign(static_cast<std::size_t>(m_.rows), 0.0);
+    // Negative weights leave negative values in the start matrix (see signed_).
+    signed_ = std::any_of(m_.val.begin(), m_.val.end(), [](T v) { return !(v >= T(0)); });
   }
 
   std::vector<index_t> expansion_blocks(long long max_products) override {
@@ -82,6 +84,7 @@ class cpu_backend final : public backend<T> {
       expand_prune(rule);
       return;
     }
+    if (signed_) drop_cancelled_sums();
     const index_t rows = e_.rows;
     decisions_.assign(static_cast<std::size_t>(rows), row_decision{});
     const int nthreads = threads_for(e_.nnz());
@@ -132,7 +135,8 @@ class cpu_backend final : public backend<T> {
   void inflate_normalise(double power) override {
     const index_t rows = m_.rows;
     const int nthreads = threads_for(m_.nnz());
-#pragma omp parallel for schedule(dynamic, 256) num_threads(nthreads)
+    int emptied = 0;
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nthreads) reduction(| : emptied)
     for (index_t i = 0; i < rows; ++i) {
       // As mcl's mclvInflate: the powers are stored (rounded to T) before they are summed.
       double sum = 0;
@@ -141,10 +145,15 @@ class cpu_backend final : public backend<T> {
         m_.val[k] = static_cast<T>(power == 2.0 ? v * v : std::pow(v, power));
         sum += static_cast<double>(m_.val[k]);
       }
-      if (sum > 0)
+      // mcl empties a column whose powers sum to at most 0 (only negative weights leave such
+      // values) and divides by any other sum, NaN included.
+      if (!(sum <= 0))
         for (offset_t k = m_.rpt[i]; k < m_.rpt[i + 1]; ++k)
           m_.val[k] = static_cast<T>(static_cast<double>(m_.val[k]) / sum);
+      else if (m_.rpt[i + 1] > m_.rpt[i])
+        emptied = 1;
     }
+    if (emptied) drop_massless_rows();
   }
 
   offset_t nnz() const override { return m_.nnz(); }
@@ -172,11 +181,14 @@ class cpu_backend final : public backend<T> {
   };
 
   /// Row i of X·X summed in w.acc: returns its length, its columns in w.cols in ascending order
-  /// (flagged in w.present; the caller clears both).
-  offset_t expand_row(index_t i, row_workspace& w) const {
-    offset_t products_bound = 0;
-    for (offset_t ka = m_.rpt[i]; ka < m_.rpt[i + 1]; ++ka)
-      products_bound += m_.rpt[m_.col[ka] + 1] - m_.rpt[m_.col[ka]];
+  /// (flagged in w.present; the caller clears both). `products_bound` is row_products(i).
+  /// CellProducts: each product rounded to the cell type before it is added (mcl's dense
+  /// expansion multiplies two floats; see mcl_drops_zeros).
+  template <bool CellProducts>
+  offset_t expand_row(index_t i, row_workspace& w, offset_t products_bound) const {
+    const auto product = [](T a, T b) {
+      return CellProducts ? static_cast<double>(a * b) : static_cast<double>(a) * static_cast<double>(b);
+    };
     // A row with products for a good part of the columns flags its columns and finds them
     // by a scan afterwards (ascending); a sparser one lists them on first touch and sorts.
     // Either way a sum starts from 0.0 (0.0 + x is x exactly) and the loop has no branch.
@@ -189,12 +201,12 @@ class cpu_backend final : public backend<T> {
     const T* __restrict const val = m_.val.data();
     if (scan) {
       for (offset_t ka = rpt[i]; ka < rpt[i + 1]; ++ka) {
-        const double a = static_cast<double>(val[ka]);
+        const T a = val[ka];
         const index_t k = col[ka];
         for (offset_t kb = rpt[k]; kb < rpt[k + 1]; ++kb) {
           const index_t j = col[kb];
           present[j] = 1;
-          acc[j] += a * static_cast<double>(val[kb]);
+          acc[j] += product(a, val[kb]);
         }
       }
       w.cols.resize(static_cast<std::size_t>(
@@ -207,14 +219,14 @@ class cpu_backend final : public backend<T> {
       w.cols.resize(static_cast<std::size_t>(products_bound + 1));
       index_t* __restrict const touched = w.cols.data();
       for (offset_t ka = rpt[i]; ka < rpt[i + 1]; ++ka) {
-        const double a = static_cast<double>(val[ka]);
+        const T a = val[ka];
         const index_t k = col[ka];
         for (offset_t kb = rpt[k]; kb < rpt[k + 1]; ++kb) {
           const index_t j = col[kb];
           touched[n] = j;
           n += present[j] ^ 1;
           present[j] = 1;
-          acc[j] += a * static_cast<double>(val[kb]);
+          acc[j] += product(a, val[kb]);
         }
       }
     }
@@ -223,6 +235,73 @@ class cpu_backend final : public backend<T> {
     // the same order, and the survivors come out sorted.
     if (!scan) std::sort(w.cols.begin(), w.cols.end());
     return n;
+  }
+
+  /// The products of row i of X·X (mcl's n_entries of the column).
+  offset_t row_products(index_t i) const {
+    offset_t products = 0;
+    for (offset_t ka = m_.rpt[i]; ka < m_.rpt[i + 1]; ++ka)
+      products += m_.rpt[m_.col[ka] + 1] - m_.rpt[m_.col[ka]];
+    return products;
+  }
+
+  // Negative weights: sums that cancel to 0, and ties. mcl expands a column in a dense array when
+  // it has at least a tenth as many products as there are nodes (expand.c, sparse_trigger 10),
+  // multiplying floats (each product rounded to float) and keeping only its non-zero sums; a
+  // sparser column is composed entry by entry, with products in double, and a sum that cancels
+  // stays an entry of value 0 (which recovery keeps). Without negative values no sum is 0, and
+  // ties that a product's rounding decides are rare enough that the products stay in double
+  // there (as on the GPU, whose results equal the CPU's).
+  bool mcl_drops_zeros(offset_t products) const {
+    return products * 10 >= static_cast<offset_t>(m_.cols);
+  }
+
+  /// The expanded row in w without its zero sums (their flags cleared); returns its length.
+  static offset_t drop_zero_sums(row_workspace& w) {
+    std::size_t kept = 0;
+    for (const index_t j : w.cols) {
+      if (w.acc[j] != 0.0) w.cols[kept++] = j;
+      else w.present[j] = 0;  // (acc[j] is 0 already)
+    }
+    w.cols.resize(kept);
+    return static_cast<offset_t>(kept);
+  }
+
+  /// drop_zero_sums for the stored expansion e_ (rows r0_ + i), in place.
+  void drop_cancelled_sums() {
+    offset_t out = 0;
+    for (index_t i = 0; i < e_.rows; ++i) {
+      const bool drop = mcl_drops_zeros(row_products(r0_ + i));
+      const offset_t b = e_.rpt[i], e = e_.rpt[i + 1];
+      e_.rpt[i] = out;
+      for (offset_t k = b; k < e; ++k) {
+        if (drop && e_.val[k] == T(0)) continue;
+        e_.col[out] = e_.col[k];
+        e_.val[out++] = e_.val[k];
+      }
+    }
+    e_.rpt[e_.rows] = out;
+    e_.col.resize(static_cast<std::size_t>(out));
+    e_.val.resize(static_cast<std::size_t>(out));
+  }
+
+  /// Rows whose inflated values sum to at most 0 emptied (inflate_normalise), in place.
+  void drop_massless_rows() {
+    offset_t out = 0;
+    for (index_t i = 0; i < m_.rows; ++i) {
+      const offset_t b = m_.rpt[i], e = m_.rpt[i + 1];
+      double sum = 0;
+      for (offset_t k = b; k < e; ++k) sum += static_cast<double>(m_.val[k]);
+      m_.rpt[i] = out;
+      if (sum <= 0) continue;
+      for (offset_t k = b; k < e; ++k) {
+        m_.col[out] = m_.col[k];
+        m_.val[out++] = m_.val[k];
+      }
+    }
+    m_.rpt[m_.rows] = out;
+    m_.col.resize(static_cast<std::size_t>(out));
+    m_.val.resize(static_cast<std::size_t>(out));
   }
 
   /// Rows [r0_, r1_) of X·X expanded and pruned one at a time (see the file's comment).
@@ -247,7 +326,14 @@ class cpu_backend final : public backend<T> {
 #pragma omp for schedule(dynamic, 16)
       for (index_t r = 0; r < rows; ++r) {
         const index_t i = r0_ + r;
-        const offset_t n = expand_row(i, w);
+        const offset_t products = row_products(i);
+        offset_t n;
+        if (signed_ && mcl_drops_zeros(products)) {
+          expand_row<true>(i, w, products);
+          n = drop_zero_sums(w);
+        } else {
+          n = expand_row<false>(i, w, products);
+        }
         expanded += n;
         w.vals.resize(w.cols.size());
         for (std::size_t t = 0; t < w.cols.size(); ++t) w.vals[t] = static_cast<T>(w.acc[w.cols[t]]);
@@ -318,8 +404,8 @@ class cpu_backend final : public backend<T> {
   }
 
   /// mcl's pruning of one expanded row (see mcl_prune.hpp), and its chaos.
-  static row_decision decide(const prune_rule& rule, const T* val, offset_t n, std::vector<T>& tmp,
-                             double& chaos) {
+  row_decision decide(const prune_rule& rule, const T* val, offset_t n, std::vector<T>& tmp,
+                      double& chaos) const {
     double maxval = 0, center = 0, mass_prune = 0;
     offset_t n_prune = 0;
     for (offset_t k = 0; k < n; ++k) {
@@ -333,7 +419,12 @@ class cpu_backend final : public backend<T> {
     }
     auto rank_value = [&](long long rank) {  // the rank-th largest value (1-based)
       tmp.assign(val, val + n);
-      std::nth_element(tmp.begin(), tmp.begin() + (rank - 1), tmp.end(), std::greater<T>());
+      // NaN (a negative value's fractional power) is ranked last, so that the order stays one
+      // (mcl's heap selection places it as its comparisons happen to fall: not reproduced).
+      auto end = tmp.end();
+      if (signed_) end = std::partition(tmp.begin(), tmp.end(), [](T x) { return x == x; });
+      if (rank > end - tmp.begin()) return static_cast<double>(NAN);
+      std::nth_element(tmp.begin(), tmp.begin() + (rank - 1), end, std::greater<T>());
       return static_cast<double>(tmp[static_cast<std::size_t>(rank - 1)]);
     };
     auto measure = [&](double bar, offset_t& count, double& mass) {
@@ -383,6 +474,8 @@ class cpu_backend final : public backend<T> {
   std::vector<row_decision> decisions_;
   std::vector<double> chaos_;
   offset_t expanded_nnz_ = 0;
+  /// The start matrix has negative values (negative weights): sums may cancel to 0.
+  bool signed_ = false;
 };
 
 }  // namespace

@@ -9,7 +9,8 @@
 //      "emergency measure").
 //   3. R > 0, n_prune < R and mass_prune < pct: recovery from the unpruned column. If it has more
 //      than R entries the bar is the value of rank R (= the (R - n_prune)-th largest below the
-//      cutoff), else everything is kept.
+//      cutoff), else the bar is 0: every entry is kept but a negative one (there are such only
+//      when the graph has negative weights).
 //   4. otherwise S > 0 and n_prune > S: selection. The bar is the value of rank S; n_sel entries of
 //      mass mass_sel reach it (ties included, as mcl keeps every value >= its bar). If then
 //      n_sel < R and mass_sel < pct, recovery from the post-cutoff column: the bar becomes the
@@ -31,13 +32,18 @@ struct prune_rule {
   double pct = 0.9;                 ///< recovery threshold on the kept mass, as a fraction
 };
 
-/// A bar below every stochastic value: "keep the whole row".
+/// A bar below every stochastic value: "rank the whole row" (the GPU's pruning; its rows have no
+/// negative values, see has_negative_values in mcl.hpp).
 inline constexpr double keep_all_bar = -1.0;
+/// The bar of case keep_all: mcl's recovery bar when the column has at most R entries (expand.c:
+/// rg_rbar = 0.0), which drops the negative values that negative weights give.
+inline constexpr double keep_all_recovery_bar = 0.0;
 
 /// What a row needs after the cutoff pass.
 enum prune_case : int {
   case_cutoff = 0,    ///< the cutoff result stands (bar = cutoff)
-  case_keep_all = 1,  ///< recovery with at most R entries: the whole expanded row stays
+  case_keep_all = 1,  ///< recovery with at most R entries: the whole expanded row stays (its
+                      ///< negative values aside)
   case_emergency = 2, ///< R == 0 and nothing survived: a loop of weight 1
   case_recover = 3,   ///< recovery to rank R of the expanded row
   case_select = 4,    ///< selection at rank S, possibly followed by recovery
@@ -88,7 +94,7 @@ OPSPARSE_HD prune_decision decide(const prune_rule& r, int pcase, offset_t n_pru
       d = prune_decision{0.0, 1, 1.0};
       break;
     case case_keep_all:
-      d.bar = keep_all_bar;
+      d.bar = keep_all_recovery_bar;
       measure(d.bar, d.count, d.mass);
       break;
     case case_recover:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -20,7 +21,6 @@ namespace opsparse::mcl {
 namespace {
 
 using detail::mcl_float;
-using detail::num;
 
 /// A row of the start matrix being made: (column, value), sorted by column.
 using start_row = std::vector<std::pair<index_t, double>>;
@@ -28,10 +28,9 @@ using start_row = std::vector<std::pair<index_t, double>>;
 /// mcl's rules for one column of the start matrix (a row here) of the graph `s`.
 class start_rows {
  public:
-  start_rows(const host_csr<double>& s, const params& p, const std::vector<std::string>* labels)
+  start_rows(const host_csr<double>& s, const params& p)
       : s_(s),
         p_(p),
-        labels_(labels),
         // -c multiplies the loop's weight (applied in make(), with the other weights' scaling);
         // a loop it makes zero is no entry.
         loop_scale_(p.loop_scale >= 0 ? mcl_float(p.loop_scale) : 1.0) {}
@@ -45,7 +44,10 @@ class start_rows {
   double scan(index_t i, Visit&& visit) const {
     double loop = 0;
     bool has_loop = false, edges = false;
-    double heaviest = 0;
+    // The heaviest edge as mcl's mclxLoopCBmax finds it: the largest value from -FLT_MAX, so
+    // that a node whose edges are all negative gets the least negative of them (the input's
+    // loop does not count, checked with mcl 22-282 on ABC and native input).
+    double heaviest = -std::numeric_limits<double>::infinity();
     for (offset_t k = s_.rpt[i]; k < s_.rpt[i + 1]; ++k) {
       const index_t j = s_.col[k];
       const double w = s_.val[k];
@@ -68,11 +70,20 @@ class start_rows {
     return has_loop && loop != 0 && loop_scale_ != 0 ? loop : 0.0;
   }
 
-  /// The length of row i by make()'s rules (scan()), without making it. A negative weight counts
-  /// too: make() throws on it.
+  /// The length of row i by make()'s rules (scan()), without making it (0 for a row that
+  /// -pi empties: normalise() says so).
   offset_t length(index_t i) const {
     offset_t count = 0;
-    const double loop = scan(i, [&](index_t j, double) { count += j != i; });
+    bool negative = false;
+    const double loop = scan(i, [&](index_t j, double w) {
+      count += j != i;
+      negative = negative || w < 0;
+    });
+    if (negative && p_.pre_inflation >= 0) {  // a row -pi may empty: made to know (rare)
+      start_row row;
+      make(i, row);
+      return static_cast<offset_t>(row.size());
+    }
     return count + (loop != 0 ? 1 : 0);
   }
 
@@ -80,7 +91,6 @@ class start_rows {
   void make(index_t i, start_row& row) const {
     row.clear();
     const double loop = scan(i, [&](index_t j, double w) {
-      if (w < 0) negative_weight(i, j, w);
       if (j != i) row.emplace_back(j, w);
     });
     if (loop != 0) {
@@ -92,19 +102,6 @@ class start_rows {
   }
 
  private:
-  /// Out of make()'s entry loop, so that the loop stays small enough to be inlined.
-  [[noreturn]] void negative_weight(index_t i, index_t j, double w) const {
-    throw std::invalid_argument("negative weight " + num(w) + " on the edge " + name(i) + " - " +
-                                name(j) +
-                                ": MCL needs non-negative similarities (mcl's result is "
-                                "undefined for negative weights)");
-  }
-
-  std::string name(index_t v) const {
-    return labels_ && static_cast<std::size_t>(v) < labels_->size() ? (*labels_)[v]
-                                                                    : std::to_string(v);
-  }
-
   /// An entry's weight in row i before the division by the sum: -c on the loop, -pi on every
   /// weight.
   double weight(const std::pair<index_t, double>& e, index_t i) const {
@@ -116,13 +113,47 @@ class start_rows {
   /// The column's probabilities: the weights divided by their sum.
   void normalise(index_t i, start_row& row) const {
     double sum = 0;
-    for (const auto& e : row) sum += weight(e, i);
+    bool negative = false;
+    for (const auto& e : row) {
+      sum += weight(e, i);
+      negative = negative || e.second < 0;
+    }
+    if (negative) {
+      normalise_signed(i, row);
+      return;
+    }
     if (std::isfinite(sum)) {
       if (sum > 0)
         for (auto& e : row) e.second = weight(e, i) / sum;
       return;
     }
     normalise_overflowing(i, row);
+  }
+
+  /// normalise() for a column with a negative weight, in mcl's arithmetic (float cells, double
+  /// sums: weights that cancel in decimals need not cancel in floats), with its rules for
+  /// such sums (mclvNormalize, mclvInflate): a negative sum divides too (mcl warns), a zero sum
+  /// leaves the column as it is, -pi empties a column whose powers sum to at most 0, and a NaN
+  /// sum (a negative weight's fractional power) makes every value NaN.
+  void normalise_signed(index_t i, start_row& row) const {
+    const auto cell = [](double x) { return static_cast<double>(static_cast<float>(x)); };
+    for (auto& e : row) {
+      e.second = cell(e.second);
+      if (e.first == i) e.second = cell(e.second * loop_scale_);  // -c
+    }
+    if (p_.pre_inflation >= 0) {  // -pi: mclxInflate, then mclxMakeStochastic below
+      double powsum = 0;
+      for (auto& e : row) powsum += e.second = cell(std::pow(e.second, p_.pre_inflation));
+      if (powsum <= 0) {
+        row.clear();
+        return;
+      }
+      for (auto& e : row) e.second = cell(e.second / powsum);
+    }
+    double sum = 0;
+    for (const auto& e : row) sum += e.second;
+    if (sum != 0)
+      for (auto& e : row) e.second /= sum;
   }
 
   /// normalise() for weights near the top of double's range (1e308), which overflow the sum:
@@ -147,7 +178,6 @@ class start_rows {
 
   const host_csr<double>& s_;
   const params& p_;
-  const std::vector<std::string>* labels_;
   const double loop_scale_;
 };
 
@@ -223,8 +253,7 @@ host_csr<double> start_matrix_parallel(const start_rows& rows, int threads) {
 
 }  // namespace
 
-host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p,
-                              const std::vector<std::string>* labels) {
+host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p) {
   OPSPARSE_EXPECTS(adjacency.rows == adjacency.cols,
                    "the graph's adjacency must be square, not " + std::to_string(adjacency.rows) +
                        "x" + std::to_string(adjacency.cols));
@@ -233,7 +262,7 @@ host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p
   host_csr<double> mirrored;
   if (p.mirror) mirrored = io::symmetrize_max(adjacency);
   const host_csr<double>& s = p.mirror ? mirrored : adjacency;
-  const start_rows rows(s, p, labels);
+  const start_rows rows(s, p);
   const int threads = p.threads > 0 ? p.threads : omp_get_max_threads();
   if (threads <= 1 || s.col.size() < (std::size_t(1) << 16)) return start_matrix_serial(rows);
   return start_matrix_parallel(rows, threads);

@@ -70,7 +70,7 @@ int run_load(const std::vector<std::string>& args) {
   io::read_options opts;
   if (neg_log_base > 0 || !stream_tf.empty())
     opts.weight_transform = [&stream_tf, neg_log_base](double w) {
-      if (neg_log_base > 0) w = w > 0 ? -std::log(w) / std::log(neg_log_base) : HUGE_VAL;
+      if (neg_log_base > 0) w = mcl::neg_log_weight(w, neg_log_base);
       return stream_tf(w);
     };
   io::labelled_graph g = io::read_abc(abc, opts);

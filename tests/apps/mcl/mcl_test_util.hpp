@@ -104,7 +104,7 @@ inline labelled_result cluster_file(const std::string& path, const params& p, bo
                                     precision prec,
                                     io::file_format fmt = io::file_format::automatic) {
   io::labelled_graph g = io::read_graph(path, fmt);
-  const host_csr<double> start = start_matrix(g.adj, p, &g.labels);
+  const host_csr<double> start = start_matrix(g.adj, p);
   labelled_result r;
   r.run = cluster(start, p, gpu, prec);
   std::ostringstream os;
