@@ -57,13 +57,16 @@ std::vector<index_t> split_rows_by_products(const std::vector<offset_t>& prefix,
 // The iteration (mcl's mclProcess / doIteration)
 // ------------------------------------------------------------------------------------------------
 
+namespace {
+
+/// run() with the start matrix loaded by `load` (timed with the iterations, as the upload is).
 template <class T>
-run_result<T> run(backend<T>& b, const host_csr<T>& start, const params& p,
-                  const std::function<void(const iteration_info&)>& progress) {
+run_result<T> run_loading(backend<T>& b, const std::function<void()>& load, const params& p,
+                          const std::function<void(const iteration_info&)>& progress) {
   validate(p);
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
-  b.load(start);
+  load();
   const prune_rule rule = p.rule();
   run_result<T> r;
   for (int it = 1; it <= p.max_iter; ++it) {
@@ -101,6 +104,43 @@ run_result<T> run(backend<T>& b, const host_csr<T>& start, const params& p,
   return r;
 }
 
+/// The start matrix in the cell type T: `start` itself for double (no copy), else a copy in
+/// `converted` with its values converted on `threads` threads (convert() took 0.2 s on one
+/// thread for 44 million entries).
+template <class T>
+const host_csr<T>& in_cell_type(const host_csr<double>& start, host_csr<T>& converted, int threads) {
+  if constexpr (std::is_same_v<T, double>) {
+    return start;
+  } else {
+    converted.rows = start.rows;
+    converted.cols = start.cols;
+    converted.rpt = start.rpt;
+    converted.col = start.col;
+    converted.val.resize(start.val.size());
+    const long long nnz = static_cast<long long>(start.val.size());
+    if (threads <= 0) threads = omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && nnz >= (1 << 16))
+    for (long long k = 0; k < nnz; ++k) converted.val[k] = static_cast<T>(start.val[k]);
+    return converted;
+  }
+}
+
+}  // namespace
+
+template <class T>
+run_result<T> run(backend<T>& b, const host_csr<T>& start, const params& p,
+                  const std::function<void(const iteration_info&)>& progress) {
+  return run_loading(b, [&] { b.load(start); }, p, progress);
+}
+
+template <class T>
+void backend<T>::load_cells(const host_csr<double>& start, int threads) {
+  host_csr<T> converted;
+  load(in_cell_type<T>(start, converted, threads));
+}
+
+template class backend<float>;
+template class backend<double>;
 template run_result<float> run<float>(backend<float>&, const host_csr<float>&, const params&,
                                       const std::function<void(const iteration_info&)>&);
 template run_result<double> run<double>(backend<double>&, const host_csr<double>&, const params&,
@@ -142,38 +182,17 @@ std::unique_ptr<backend<T>> make_backend(const host_csr<double>& start, const pa
   return make_cpu_backend<T>(p.threads);
 }
 
-/// The start matrix in the cell type T: `start` itself for double (no copy), else a copy in
-/// `converted` with its values converted on `threads` threads (convert() took 0.2 s on one
-/// thread for 44 million entries).
+/// Runs `b` on `start` with `p` and interprets the limit; `release` (may be empty) is waited
+/// for after the interpretation and its wait reported.
 template <class T>
-const host_csr<T>& in_cell_type(const host_csr<double>& start, host_csr<T>& converted, int threads) {
-  if constexpr (std::is_same_v<T, double>) {
-    return start;
-  } else {
-    converted.rows = start.rows;
-    converted.cols = start.cols;
-    converted.rpt = start.rpt;
-    converted.col = start.col;
-    converted.val.resize(start.val.size());
-    const long long nnz = static_cast<long long>(start.val.size());
-    if (threads <= 0) threads = omp_get_max_threads();
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && nnz >= (1 << 16))
-    for (long long k = 0; k < nnz; ++k) converted.val[k] = static_cast<T>(start.val[k]);
-    return converted;
-  }
-}
-
-/// Runs `b` on `s` with `p` and interprets the limit; `release` (may be empty) is waited for
-/// after the interpretation and its wait reported.
-template <class T>
-cluster_result run_and_interpret(backend<T>& b, const host_csr<T>& s, const params& p,
+cluster_result run_and_interpret(backend<T>& b, const host_csr<double>& start, const params& p,
                                  const std::function<void(const iteration_info&)>& progress,
                                  const std::function<void()>& release = {}) {
   using clock = std::chrono::steady_clock;
   const auto since = [](clock::time_point t) {
     return std::chrono::duration<double>(clock::now() - t).count();
   };
-  run_result<T> r = run(b, s, p, progress);
+  run_result<T> r = run_loading(b, [&] { b.load_cells(start, p.threads); }, p, progress);
   // The backend is released on another thread while the limit is interpreted here: a GPU
   // backend returns tens of GB with one cudaFree per array, ~1.4 ms per 4 GB on an H200.
   auto released = std::async(std::launch::async, [&release] {
@@ -198,11 +217,9 @@ cluster_result cluster_as(const host_csr<double>& start, const params& p, bool g
                           const std::function<void(const iteration_info&)>& progress) {
   const auto t = std::chrono::steady_clock::now();
   std::unique_ptr<backend<T>> b = make_backend<T>(start, p, gpu);
-  host_csr<T> converted;
-  const host_csr<T>& s = in_cell_type<T>(start, converted, p.threads);
   const double backend_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  cluster_result out = run_and_interpret<T>(*b, s, p, progress, [&b] { b.reset(); });
+  cluster_result out = run_and_interpret<T>(*b, start, p, progress, [&b] { b.reset(); });
   out.backend_seconds = backend_seconds;
   return out;
 }
@@ -211,14 +228,13 @@ template <class T>
 void sweep_as(const host_csr<double>& start, const params& p, const std::vector<double>& inflations,
               bool gpu, const std::function<void(const iteration_info&)>& progress,
               const std::function<void(std::size_t, const cluster_result&)>& done) {
+  // Each inflation loads the start matrix anew (the GPU converts it on the device).
   std::unique_ptr<backend<T>> b = make_backend<T>(start, p, gpu);
-  host_csr<T> converted;
-  const host_csr<T>& s = in_cell_type<T>(start, converted, p.threads);
   for (std::size_t k = 0; k < inflations.size(); ++k) {
     params pk = p;
     pk.inflation = inflations[k];
     validate(pk);
-    done(k, run_and_interpret<T>(*b, s, pk, progress));
+    done(k, run_and_interpret<T>(*b, start, pk, progress));
   }
 }
 

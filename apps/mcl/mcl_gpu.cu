@@ -81,7 +81,13 @@ class gpu_backend final : public backend<T> {
 
   const char* name() const override { return "gpu"; }
 
-  void load(const host_csr<T>& start) override {
+  void load(const host_csr<T>& start) override { load_as(start); }
+
+  /// The program's double start matrix: values uploaded as they are and converted here.
+  void load_cells(const host_csr<double>& start, int) override { load_as(start); }
+
+  template <class V>
+  void load_as(const host_csr<V>& start) {
     opsparse::validate(start);
     OPSPARSE_EXPECTS(start.rows == start.cols, "the MCL start matrix must be square");
     n_ = start.rows;
@@ -94,8 +100,18 @@ class gpu_backend final : public backend<T> {
     if (m_.nnz()) {
       OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m_.col(), start.col.data(),
                                         start.col.size() * sizeof(index_t), cudaMemcpyHostToDevice, s));
-      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m_.val(), start.val.data(),
-                                        start.val.size() * sizeof(T), cudaMemcpyHostToDevice, s));
+      if constexpr (std::is_same_v<V, T>) {
+        OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m_.val(), start.val.data(),
+                                          start.val.size() * sizeof(T), cudaMemcpyHostToDevice, s));
+      } else {
+        device_buffer<V> staged;  // from the pool: its release is ordered after the transform
+        staged.reserve(start.val.size(), ctx_.memory());
+        OPSPARSE_CUDA_TRY(cudaMemcpyAsync(staged.data(), start.val.data(),
+                                          start.val.size() * sizeof(V), cudaMemcpyHostToDevice, s));
+        OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(staged.data(), m_.val(),
+                                                          static_cast<long long>(start.val.size()),
+                                                          cast_to<T>{}, s));
+      }
     }
     next_.set_shape(n_, n_, ctx_.memory());
     chaos_.reserve(std::max<std::size_t>(1, static_cast<std::size_t>(n_)));

@@ -28,6 +28,11 @@ __device__ __forceinline__ double cell(double x) {
   return static_cast<double>(static_cast<T>(x));
 }
 
+/// A double as the cell type T (the start matrix's values converted on the device).
+template <class T>
+struct cast_to {
+  __device__ T operator()(double x) const { return static_cast<T>(x); }
+};
 
 /// Per expanded row, from the cutoff pass.
 struct row_stat {
