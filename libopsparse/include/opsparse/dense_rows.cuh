@@ -23,7 +23,7 @@
 //   __device__ void end_row(shared_storage&, index_t row) const;
 // T = S::value_type. window() sees columns [w0, w0 + width): vals[x] holds column w0 + x's sum
 // (the semiring's identity where absent), bit x of bits[x / 32] says whether the row has the
-// column (bits is not maintained when presence_bits is false). Windows come in increasing
+// column (bits is not there when presence_bits is false). Windows come in increasing
 // column order; barriers separate the calls, so an epilogue
 // may keep per-row state in its shared storage. A block may identify itself by blockIdx.x
 // (gridDim.x = dense_rows_blocks()) to use scratch of its own in device memory.
@@ -61,9 +61,12 @@ struct dense_rows_options {
 template <class S, class Epi>
 int dense_rows_window(const context& ctx, index_t cols) {
   using T = typename S::value_type;
+  // Without presence bits (Epi::presence_bits false) the window is values only: at 1M columns
+  // of doubles that is 36 windows a row instead of 37.
   return detail::window_columns(ctx.device().smem_per_block_optin, has_values_v<T> ? sizeof(T) : 0,
                                 cols,
-                                sizeof(typename Epi::shared_storage) + detail::window_static_smem_bytes());
+                                sizeof(typename Epi::shared_storage) + detail::window_static_smem_bytes(),
+                                Epi::presence_bits);
 }
 
 /// Thread blocks the visit runs (one per SM, at most one per row): sizes per-block scratch.
@@ -94,7 +97,8 @@ void visit_dense_rows(context& ctx, const csr_view<VA>& a, const csr_view<VB>& b
   }
   int window = std::max(32, dense_rows_window<S, Epi>(ctx, b.cols));
   if (opt.max_window > 0) window = std::min(window, std::max(32, opt.max_window / 32 * 32));
-  const std::size_t bytes = detail::window_smem_bytes(window, has_values_v<T> ? sizeof(T) : 0);
+  const std::size_t bytes =
+      detail::window_smem_bytes(window, has_values_v<T> ? sizeof(T) : 0, Epi::presence_bits);
   auto k = detail::window_rows_kernel<S, VA, VB, Mask, Epi>;
   detail::allow_smem(reinterpret_cast<const void*>(k), bytes);
   k<<<dense_rows_blocks(ctx, n), detail::dense_block, bytes, s>>>(

@@ -67,21 +67,23 @@ __device__ __forceinline__ offset_t warp_lower_bound(const index_t* col, offset_
 }
 
 /// Dynamic shared bytes of a window kernel with `window` columns of values of `value_bytes`
-/// each: the values and a presence bit per column.
-inline std::size_t window_smem_bytes(int window, std::size_t value_bytes) {
-  return static_cast<std::size_t>(window) * value_bytes + static_cast<std::size_t>(window / 32) * 4;
+/// each: the values and, when `bits`, a presence bit per column.
+inline std::size_t window_smem_bytes(int window, std::size_t value_bytes, bool bits = true) {
+  return static_cast<std::size_t>(window) * value_bytes +
+         (bits ? static_cast<std::size_t>(window / 32) * 4 : 0);
 }
 /// Its static shared memory besides the epilogue's: room for the compiler's own.
 inline std::size_t window_static_smem_bytes() { return 64; }
 
-/// Columns per window: as many as the block's shared memory holds (values and presence bits)
-/// next to `fixed` static bytes, a multiple of 32; all of B's columns when they fit.
+/// Columns per window: as many as the block's shared memory holds (values and, when `bits`,
+/// presence bits) next to `fixed` static bytes, a multiple of 32; all of B's columns when they
+/// fit.
 inline int window_columns(std::size_t smem_per_block_optin, std::size_t value_bytes, index_t cols,
-                          std::size_t fixed) {
+                          std::size_t fixed, bool bits = true) {
   // The opt-in limit counts static and dynamic shared memory together.
-  const std::size_t per32 = 32 * value_bytes + 4;  // 32 columns: their values and one bit word
+  const std::size_t per32 = 32 * value_bytes + (bits ? 4 : 0);  // 32 columns: values, bit word
   const std::size_t room = smem_per_block_optin > fixed ? smem_per_block_optin - fixed : 0;
-  const long long most = static_cast<long long>(room / per32) * 32;
+  const long long most = static_cast<long long>(room / std::max<std::size_t>(per32, 1)) * 32;
   const long long need = (static_cast<long long>(cols) + 31) / 32 * 32;
   return static_cast<int>(std::max<long long>(32, std::min(most, need)));
 }
