@@ -127,7 +127,8 @@ __device__ __forceinline__ unsigned* fixed_low_word(void* vals, int x) {
 /// Integer sums are exact in any order (modulo 2^64: the caller promises |sum| < 2^(63-Fixed)).
 template <int Fixed>
 __device__ __forceinline__ void window_add_fixed(int x, double p, void* vals) {
-  const unsigned long long q = static_cast<unsigned long long>(__double2ll_rn(p * static_cast<double>(1ull << Fixed)));
+  constexpr double scale = static_cast<double>(1ull << Fixed);  // a power of two: exact
+  const auto q = static_cast<unsigned long long>(__double2ll_rn(p * scale));
   const unsigned lo = static_cast<unsigned>(q), hi = static_cast<unsigned>(q >> 32);
   unsigned* w = fixed_low_word(vals, x);
   const unsigned old = atomicAdd(w, lo);
