@@ -86,7 +86,10 @@ nb::tuple run_mcl(nb::tuple adjacency, double inflation, int scheme, std::option
     if (PyErr_CheckSignals() != 0) throw interrupted{};
   };
   mcl::cluster_result r = without_gil([&] {
-    const host_csr<double> start = mcl::start_matrix(adj, p, labels ? &*labels : nullptr);
+    // The labels named a vertex with a negative weight; the reader refuses those first now
+    // (opsparse.mcl reads with nonnegative=True), and start_matrix takes them as mcl does.
+    (void)labels;
+    const host_csr<double> start = mcl::start_matrix(adj, p);
     return mcl::cluster(start, p, gpu, prec, hook);
   });
   nb::list clusters;
