@@ -29,6 +29,7 @@ struct cli_settings {
   precision prec = precision::float32;
   bool iteration_lines = true;  ///< the per-iteration lines (mcl -V all/cls turns them off)
   std::string sort_mode = "revsize";
+  bool force_connected = false; ///< -force-connected y (mcl's default is n)
   std::string tab_file;         ///< -use-tab / -tab
   std::string write_graph;      ///< -write-graph FILE
   value_transform stream_tf;    ///< -abc-tf

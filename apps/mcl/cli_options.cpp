@@ -125,7 +125,14 @@ void add_iteration_options(po::options_description& d, apps::common_options& com
      "pre-inflation: raise the input weights to the power f once (mcl -pi)")
     ("overlap", po::value<std::string>()->value_name("cut|keep|split"),
      "nodes claimed by several clusters: cut (default, mcl's) keeps the first; keep writes "
-     "overlapping clusters; split makes the shared parts clusters of their own");
+     "overlapping clusters; split makes the shared parts clusters of their own")
+    ("force-connected", po::value<std::string>()->value_name("y|n"),
+     "y: split every cluster that is not connected in the graph as clustered (after -tf, "
+     "directed arcs followed as they point) into its connected parts, as mcl -force-connected "
+     "y: the parts are then written largest first whatever the -sort, and the clustering before "
+     "the split goes to OUTPUT-rags as a native cluster matrix (mcl's name; '--rags' for -o -). "
+     "n (the default): no check. As mcl, a value starting with 1, y or Y is y, with 0, n or N "
+     "is n");
   apps::add_backend_option(d, common, backend_help);
   d.add_options()
     ("precision", po::value<std::string>()->value_name("float|double"),
@@ -180,10 +187,9 @@ void reject_unsupported_mcl_options(int argc, const char* const* argv,
                                     const po::options_description& known) {
   static const char* const unsupported[] = {
       "aa", "analyze", "ap", "ax", "check-connected", "di", "digits", "dm", "ds", "dump",
-      "dump-interval", "dump-modulo", "dump-stem", "etc", "expect-values", "force-connected",
-      "how-much-ram", "i3", "icl", "if", "jury-charter", "resource", "show", "show-log",
-      "show-schemes", "sif", "sparse", "write-binary", "write-expanded", "write-graphx",
-      "write-limit", "z"};
+      "dump-interval", "dump-modulo", "dump-stem", "etc", "expect-values", "how-much-ram", "i3",
+      "icl", "if", "jury-charter", "resource", "show", "show-log", "show-schemes", "sif",
+      "sparse", "write-binary", "write-expanded", "write-graphx", "write-limit", "z"};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.size() < 2 || a[0] != '-') continue;
@@ -284,7 +290,15 @@ void read_params(const po::variables_map& vm, cli_settings& s, std::ostream& err
   }
 }
 
-/// -overlap, --precision and --format/--abc.
+/// A y/n value as mcl reads one (its set_bit): the first character decides, 1, y or Y for yes,
+/// 0, n or N for no; an empty value is yes there (strchr finds the string's end).
+bool mcl_yes_no(const char* option, const std::string& v) {
+  if (v.empty() || v[0] == '1' || v[0] == 'y' || v[0] == 'Y') return true;
+  if (v[0] == '0' || v[0] == 'n' || v[0] == 'N') return false;
+  throw usage_error(std::string(option) + " expects 1/0/Yes/yes/No/no value, not '" + v + "'");
+}
+
+/// -overlap, -force-connected, --precision and --format/--abc.
 void read_modes(const po::variables_map& vm, cli_settings& s) {
   if (vm.count("overlap")) {
     const std::string v = vm["overlap"].as<std::string>();
@@ -293,6 +307,8 @@ void read_modes(const po::variables_map& vm, cli_settings& s) {
     else if (v == "split") s.p.overlap = overlap_mode::split;
     else throw usage_error("-overlap expects cut, keep or split, not '" + v + "'");
   }
+  if (vm.count("force-connected"))
+    s.force_connected = mcl_yes_no("-force-connected", vm["force-connected"].as<std::string>());
   if (vm.count("precision")) {
     const std::string v = vm["precision"].as<std::string>();
     if (v == "float") s.prec = precision::float32;

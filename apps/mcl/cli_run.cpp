@@ -192,6 +192,30 @@ void write_clustering(std::ostream& os, const clustering& c, const cli_settings&
   }
 }
 
+/// -force-connected y: the clusters split into their connected parts in the start matrix (the
+/// graph as clustered), as mcl does after its -sort; when that splits one, the clustering before
+/// the split goes to `out_name`-rags first, a native cluster matrix without the command line, as
+/// mcl's mclxaWrite writes it (for label output too; "--rags" for -o -).
+void force_connected(clustering& c, const cli_settings& s, const input_graph& in,
+                     const host_csr<double>& start, const std::string& out_name,
+                     std::ostream& err) {
+  if (!s.force_connected) return;
+  const clustering before = c;
+  if (!split_disconnected(c, start)) {
+    if (s.common.verbose) err << "[" << prog << "] clustering induces connected components\n";
+    return;
+  }
+  const std::string rags_name = out_name + "-rags";
+  io::output_file rags(rags_name);
+  write_native_clusters(rags.stream(), before, start.rows, std::string(),
+                        in.canonical_ids ? nullptr : &in.node_ids);
+  rags.commit();
+  if (!s.common.quiet)
+    err << "[" << prog << "] -force-connected: splitting yields an additional "
+        << c.clusters.size() - before.clusters.size() << " clusters at a total of "
+        << c.clusters.size() << "; the clustering before the split is in " << rags_name << "\n";
+}
+
 /// What every clustering of a run needs.
 struct run_context {
   const cli_settings& s;
@@ -214,6 +238,7 @@ int run_sweep(const run_context& c) {
                 [&](std::size_t k, const cluster_result& rk) {
                   clustering cl = rk.result;
                   if (s.sort_mode != "revsize") sort_clusters(cl, s.sort_mode);
+                  force_connected(cl, s, c.in, c.start, s.out_names[k], c.err);
                   write_clustering(c.out_files[k]->stream(), cl, s, c.in, c.start.rows, c.err);
                   c.out_files[k]->commit();
                   clm::partition part;
@@ -332,6 +357,7 @@ int run_clustering(cli_settings& s, const char*& stage, std::ostream& err) {
   stage = "clustering";
   cluster_result r = cluster(start, s.p, gpu, s.prec, progress);
   if (s.sort_mode != "revsize") sort_clusters(r.result, s.sort_mode);
+  force_connected(r.result, s, in, start, s.out_names.front(), err);
   t.cluster = clock.lap_s();
   stage = "writing the clusters";
   write_clustering(out_files.front()->stream(), r.result, s, in, start.rows, err);

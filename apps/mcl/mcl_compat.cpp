@@ -176,4 +176,44 @@ void sort_clusters(clustering& c, const std::string& mode) {
   }
 }
 
+bool split_disconnected(clustering& c, const host_csr<double>& start) {
+  const std::size_t n = static_cast<std::size_t>(start.rows);
+  // mcl's scratch: a node taken by a part stays taken for every later cluster.
+  std::vector<char> taken(n, 0);
+  // Membership of the cluster at hand and the part each member went to, stamped per cluster.
+  std::vector<std::size_t> member(n, 0), assigned(n, 0);
+  std::vector<std::vector<index_t>> parts;
+  std::vector<index_t> stack;
+  for (std::size_t k = 0; k < c.clusters.size(); ++k) {
+    const std::size_t stamp = k + 1;
+    std::vector<index_t> nodes = c.clusters[k];
+    std::sort(nodes.begin(), nodes.end());
+    for (index_t v : nodes) member[static_cast<std::size_t>(v)] = stamp;
+    for (index_t d : nodes) {
+      if (assigned[static_cast<std::size_t>(d)] == stamp) continue;
+      std::vector<index_t> part{d};
+      taken[static_cast<std::size_t>(d)] = 1;
+      stack.assign(1, d);
+      while (!stack.empty()) {
+        const index_t v = stack.back();
+        stack.pop_back();
+        for (offset_t e = start.rpt[v]; e < start.rpt[v + 1]; ++e) {
+          const std::size_t w = static_cast<std::size_t>(start.col[e]);
+          if (member[w] != stamp || taken[w]) continue;
+          taken[w] = 1;
+          part.push_back(start.col[e]);
+          stack.push_back(start.col[e]);
+        }
+      }
+      for (index_t v : part) assigned[static_cast<std::size_t>(v)] = stamp;
+      std::sort(part.begin(), part.end());
+      parts.push_back(std::move(part));
+    }
+  }
+  if (parts.size() == c.clusters.size()) return false;
+  c.clusters = std::move(parts);
+  sort_clusters(c, "revsize");
+  return true;
+}
+
 }  // namespace opsparse::mcl

@@ -65,4 +65,15 @@ void write_native_clusters(std::ostream& os, const clustering& c, index_t nodes,
 /// Throws std::invalid_argument for another mode.
 void sort_clusters(clustering& c, const std::string& mode);
 
+/// mcl's -force-connected y (its clmUGraphComponents on the start matrix): every cluster is
+/// replaced by the parts of it that are connected in `start` (rows are mcl's columns: node i
+/// reaches the columns of row i, so a directed matrix is followed along its arcs). As mcl, each
+/// cluster in turn, from its smallest unassigned node, takes every member reachable through
+/// members that no earlier part has taken (in any cluster: with -overlap keep a shared node
+/// belongs to the first part that reaches it, later ones start from it alone). When that gives
+/// more parts than there were clusters, `c` becomes the parts, in revsize order whatever the
+/// -sort (mcl sorts them so after its -sort), and the result is true; otherwise `c` is left as
+/// it is (its order too) and the result is false.
+bool split_disconnected(clustering& c, const host_csr<double>& start);
+
 }  // namespace opsparse::mcl
