@@ -233,6 +233,30 @@ __device__ __forceinline__ void start_cursor(const dev_csr<VA>& a, const dev_csr
   }
 }
 
+/// A lane's two cursor slots for A's nonzeros j0 and j0 + stride: the cursors into their B
+/// rows and A's values.
+template <class VA, class VB>
+__device__ __forceinline__ void start_slots(const dev_csr<VA>& a, const dev_csr<VB>& b,
+                                            offset_t j0, offset_t ahi, offset_t stride,
+                                            offset_t& cur0, int& rem0, VA& av0, offset_t& cur1,
+                                            int& rem1, VA& av1) {
+  const offset_t j1 = j0 + stride;
+  start_cursor(a, b, j0, ahi, cur0, rem0);
+  start_cursor(a, b, j1, ahi, cur1, rem1);
+  if (j0 < ahi) av0 = load_value(a.val, j0);
+  if (j1 < ahi) av1 = load_value(a.val, j1);
+}
+
+/// A window's values to the semiring's identity and its presence bits (if kept) to 0, by the
+/// block (the caller's barrier follows).
+template <class S, class Mode, class T>
+__device__ __forceinline__ void clear_window(T* vals, unsigned* bits, int window, int tid) {
+  if constexpr (Mode::bits)
+    for (int w = tid; w < window / 32; w += dense_block) bits[w] = 0u;
+  if constexpr (has_values_v<T> && S::kind != add_kind::any)
+    for (int k = tid; k < window; k += dense_block) vals[k] = S::identity();
+}
+
 /// A warp's steps [t, steps) of a window beyond its cursors: the nonzeros first + nwarps·t of A.
 /// Sorted B rows: the window's part found by a search; unsorted: every window walks the whole
 /// B row and keeps what falls inside.
@@ -280,9 +304,7 @@ __global__ void __launch_bounds__(dense_block, 1)
   unsigned* bits = reinterpret_cast<unsigned*>(smem_w + (has_values_v<T> ? window * sizeof(T) : 0));
   __shared__ typename Epi::shared_storage epi_smem;
   using Mode = window_mode<Epi::presence_bits, fixed_point_bits_of<Epi>::value>;
-  constexpr bool Bits = Mode::bits;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nwarps = dense_block / 32;
-  const int words = window / 32;
   // Read once: the flag was set by rows_unsorted_kernel earlier on the stream.
   const bool sorted_b = *b_unsorted == 0u;
   for (index_t r = blockIdx.x; r < n_rows; r += gridDim.x) {
@@ -302,20 +324,11 @@ __global__ void __launch_bounds__(dense_block, 1)
     offset_t cur0 = 0, cur1 = 0;
     int rem0 = 0, rem1 = 0;
     VA av0{}, av1{};
-    {
-      const offset_t j0 = alo + warp + static_cast<offset_t>(nwarps) * lane;
-      const offset_t j1 = j0 + static_cast<offset_t>(nwarps) * 32;
-      start_cursor(a, b, j0, ahi, cur0, rem0);
-      start_cursor(a, b, j1, ahi, cur1, rem1);
-      if (j0 < ahi) av0 = load_value(a.val, j0);
-      if (j1 < ahi) av1 = load_value(a.val, j1);
-    }
+    start_slots(a, b, alo + warp + static_cast<offset_t>(nwarps) * lane, ahi,
+                static_cast<offset_t>(nwarps) * 32, cur0, rem0, av0, cur1, rem1, av1);
     for (index_t w0 = 0; w0 < cols; w0 += window) {
       const index_t w1 = cols - w0 > window ? w0 + window : cols;
-      if constexpr (Bits)
-        for (int w = tid; w < words; w += dense_block) bits[w] = 0u;
-      if constexpr (has_values_v<T> && S::kind != add_kind::any)
-        for (int k = tid; k < window; k += dense_block) vals[k] = S::identity();
+      clear_window<S, Mode>(vals, bits, window, tid);
       __syncthreads();
       const offset_t nnz_a = ahi - alo;
       const int steps = nnz_a > warp ? static_cast<int>((nnz_a - warp + nwarps - 1) / nwarps) : 0;
