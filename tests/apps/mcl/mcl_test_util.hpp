@@ -1,9 +1,11 @@
 #pragma once
 // Helpers shared by the MCL test suites: files, partitions, generated graphs.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -178,5 +180,24 @@ inline std::vector<hand_case> hand_cases() {
        "a\tb\tc\nd\te\tf\nh\ti\ng\n"},
   };
 }
+
+/// Whether `tool` is on PATH.
+inline bool have(const char* tool) {
+  return std::system((std::string("command -v ") + tool + " > /dev/null 2>&1").c_str()) == 0;
+}
+/// Skips the test without Debian's mcl and mcxload (the comparisons need both).
+#define REQUIRE_MCL_TOOLS()                                                                  \
+  if (!opsparse::mcl::test::have("mcl") || !opsparse::mcl::test::have("mcxload"))           \
+  GTEST_SKIP() << "Debian's mcl and mcxload are not on PATH (apt-get install mcl to compare " \
+                  "with them)"
+
+/// Runs `cmd` with the shell; its exit status (-1 when it did not exit).
+inline int sh(const std::string& cmd) {
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/// A path quoted for the shell.
+inline std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
 }  // namespace opsparse::mcl::test

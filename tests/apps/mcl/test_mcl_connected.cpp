@@ -97,21 +97,6 @@ struct connected_tag {
 };
 using MclConnected = files_suite<connected_tag>;
 
-bool have(const char* tool) {
-  return std::system((std::string("command -v ") + tool + " > /dev/null 2>&1").c_str()) == 0;
-}
-#define REQUIRE_MCL()                                                                        \
-  if (!have("mcl") || !have("mcxload"))                                                      \
-  GTEST_SKIP() << "Debian's mcl and mcxload are not on PATH (apt-get install mcl to compare " \
-                  "with them)"
-
-int sh(const std::string& cmd) {
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
-
 const std::string& exe() {
   static const std::string e = opsparse::test::program_path("opsparse-mcl", OPSPARSE_MCL_EXE);
   return e;
@@ -156,7 +141,7 @@ bool expect_as_mcl(const fs::path& dir, const std::vector<std::string>& files,
 }
 
 TEST_F(MclConnected, SplitsAsMclWithEverySort) {
-  REQUIRE_MCL();
+  REQUIRE_MCL_TOOLS();
   file("g.abc", split_abc);
   // The split happens: mcl's own clustering has 5 clusters, 6 with the option.
   std::string raw, forced;
@@ -175,7 +160,7 @@ TEST_F(MclConnected, SplitsAsMclWithEverySort) {
 }
 
 TEST_F(MclConnected, NativeInputAndTabLabelsAsMcl) {
-  REQUIRE_MCL();
+  REQUIRE_MCL_TOOLS();
   file("g.abc", split_abc);
   ASSERT_EQ(sh("cd " + q(dir_) + " && mcxload -abc g.abc --stream-mirror -write-tab g.tab " +
                "-o g.mci > /dev/null 2>&1"), 0);
@@ -186,7 +171,7 @@ TEST_F(MclConnected, NativeInputAndTabLabelsAsMcl) {
 }
 
 TEST_F(MclConnected, ValuesAsMclReadsThem) {
-  REQUIRE_MCL();
+  REQUIRE_MCL_TOOLS();
   file("g.abc", split_abc);
   // mcl's set_bit: the first character decides; an empty value is yes there.
   const std::string args = "g.abc --abc -I 5 -force-connected ";
@@ -213,7 +198,7 @@ TEST_F(MclConnected, ValuesAsMclReadsThem) {
 }
 
 TEST_F(MclConnected, InflationSweepSplitsEveryOutputAsMcl) {
-  REQUIRE_MCL();
+  REQUIRE_MCL_TOOLS();
   file("g.abc", split_abc);
   fs::create_directories(dir_ / "sweep");
   ASSERT_EQ(sh("cd " + q(dir_) + " && '" + exe() + "' g.abc --abc --inflations 2,5 " +
@@ -246,7 +231,7 @@ std::string random_abc(bool directed, std::uint64_t seed) {
 }
 
 TEST_F(MclConnected, RandomGraphsAsMcl) {
-  REQUIRE_MCL();
+  REQUIRE_MCL_TOOLS();
   // ABC, a mirrored native matrix and a directed one (whose arcs are followed as they point),
   // with options that change the graph as clustered (-tf), the order and the overlap.
   const char* extras[] = {"", "-sort size", "-sort lex", "-overlap keep", "-overlap split",

@@ -30,21 +30,6 @@ struct native_tag {
 };
 using McxNative = files_suite<native_tag>;
 
-bool have(const char* tool) {
-  return std::system((std::string("command -v ") + tool + " > /dev/null 2>&1").c_str()) == 0;
-}
-#define REQUIRE_MCL_TOOLS()                                                                  \
-  if (!have("mcl") || !have("mcxload"))                                                      \
-  GTEST_SKIP() << "Debian's mcl and mcxload are not on PATH (apt-get install mcl to compare " \
-                  "with them)"
-
-int sh(const std::string& cmd) {
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
-
 /// The first line where two texts differ, both versions, for a failure message.
 std::string first_difference(const std::string& want, const std::string& got) {
   std::istringstream a(want), b(got);
