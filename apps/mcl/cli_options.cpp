@@ -247,6 +247,14 @@ bool parse_mcl_style(int argc, const char* const* argv, apps::common_options& co
                                out, help_tail);
 }
 
+/// A y/n value as mcl reads one (its set_bit): the first character decides, 1, y or Y for yes,
+/// 0, n or N for no; an empty value is yes there (strchr finds the string's end).
+bool mcl_yes_no(const char* option, const std::string& v) {
+  if (v.empty() || v[0] == '1' || v[0] == 'y' || v[0] == 'Y') return true;
+  if (v[0] == '0' || v[0] == 'n' || v[0] == 'N') return false;
+  throw usage_error(std::string(option) + " expects 1/0/Yes/yes/No/no value, not '" + v + "'");
+}
+
 /// mcl reads -p into a float: -p 0.001 gives P = 999 there (-I and -c are rounded likewise,
 /// for every caller: -I in mcl_core.cpp's run, -c in mcl_start.cpp).
 double as_mcl_float(double x) { return static_cast<double>(static_cast<float>(x)); }
@@ -274,12 +282,8 @@ void read_params(const po::variables_map& vm, cli_settings& s, std::ostream& err
   if (vm.count("max-iter")) p.max_iter = vm["max-iter"].as<int>();
   if (vm.count("L")) p.max_iter = vm["L"].as<int>();
   if (vm.count("block-products")) p.block_products = vm["block-products"].as<long long>();
-  if (vm.count("discard-loops")) {
-    const std::string v = vm["discard-loops"].as<std::string>();
-    if (v == "y" || v == "yes" || v == "1") p.discard_loops = true;
-    else if (v == "n" || v == "no" || v == "0") p.discard_loops = false;
-    else throw usage_error("--discard-loops expects y or n, not '" + v + "'");
-  }
+  if (vm.count("discard-loops"))
+    p.discard_loops = mcl_yes_no("--discard-loops", vm["discard-loops"].as<std::string>());
   if (vm.count("loop-scale")) {
     p.loop_scale = vm["loop-scale"].as<double>();
     if (!(p.loop_scale >= 0)) throw usage_error("-c must be >= 0");
@@ -288,14 +292,6 @@ void read_params(const po::variables_map& vm, cli_settings& s, std::ostream& err
     p.pre_inflation = vm["pi"].as<double>();
     if (!(p.pre_inflation >= 0)) throw usage_error("-pi must be >= 0");
   }
-}
-
-/// A y/n value as mcl reads one (its set_bit): the first character decides, 1, y or Y for yes,
-/// 0, n or N for no; an empty value is yes there (strchr finds the string's end).
-bool mcl_yes_no(const char* option, const std::string& v) {
-  if (v.empty() || v[0] == '1' || v[0] == 'y' || v[0] == 'Y') return true;
-  if (v[0] == '0' || v[0] == 'n' || v[0] == 'N') return false;
-  throw usage_error(std::string(option) + " expects 1/0/Yes/yes/No/no value, not '" + v + "'");
 }
 
 /// -overlap, -force-connected, --precision and --format/--abc.

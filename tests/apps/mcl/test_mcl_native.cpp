@@ -261,6 +261,22 @@ TEST_F(McxNative, ProgramWritesMclsNativeClusteringOfEveryPpiGraph) {
   }
 }
 
+TEST_F(McxNative, DiscardLoopsValuesAsMclReadsThem) {
+  REQUIRE_MCL_TOOLS();
+  // Loops off (n) leave a, b, c, d without a cluster: mcl gathers them into one; on (y) each
+  // is its own. mcl's set_bit: the first character decides.
+  file("garbage.abc", "a\tb\t0\nc\td\t0\ne\tf\n");
+  std::string on, off;
+  ASSERT_EQ(ours(dir_, "garbage.abc --abc -discard-loops y -o -", &on), 0);
+  ASSERT_EQ(ours(dir_, "garbage.abc --abc -discard-loops n -o -", &off), 0);
+  ASSERT_NE(on, off) << "the option changes nothing on this graph: the test proves nothing";
+  for (const char* v : {"yak", "Yes", "1", "nope", "No", "0"})
+    expect_same_output(dir_, std::string("garbage.abc --abc -discard-loops ") + v, v);
+  std::string err;
+  EXPECT_EQ(ours(dir_, "garbage.abc --abc -discard-loops x -o -", nullptr, &err), 2);
+  EXPECT_NE(err.find("discard-loops"), std::string::npos) << err;
+}
+
 TEST_F(McxNative, ProgramMatchesMclOnDomainsSortAndWeights) {
   REQUIRE_MCL_TOOLS();
   file("doms.mci",
