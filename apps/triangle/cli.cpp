@@ -50,12 +50,13 @@ po::options_description visible_options(settings& s) {
   po::options_description d(usage);
   apps::add_help_options(d);
   d.add_options()
-      ("method,m", po::value(&s.method_s)->default_value("sandia-ll"),
-       "sandia-ll (C<L>=L·L), sandia-uu (C<U>=U·U), sandia-lut (C<L>=L·U'), sandia-ult "
-       "(C<U>=U·L'), cohen (C<A>=L·U, sum/2), burkhardt (C<A>=A·A, sum/6)")
+      ("method,m", po::value(&s.method_s)->default_value("ul"),
+       "ul (C<L>=U·L, the fewest products on skewed graphs), sandia-ll (C<L>=L·L), sandia-uu "
+       "(C<U>=U·U), sandia-lut (C<L>=L·U'), sandia-ult (C<U>=U·L'), cohen (C<A>=L·U, sum/2), burkhardt (C<A>=A·A, sum/6)")
       ("presort", po::value(&s.presort_s)->default_value("auto"),
-       "degree ordering: auto (LAGraph's rule: Sandia methods, n > 1000, mean degree >= 10 and "
-       "> 4 x median), none, ascending, descending")
+       "degree ordering: auto (when LAGraph's rule sorts: ul and Sandia methods, n > 1000, mean "
+       "degree >= 10 and > 4 x median; descending for ul, sandia-ll and sandia-lut, ascending "
+       "for sandia-uu and sandia-ult), none, ascending, descending")
       ("per-vertex", po::value(&s.per_vertex_path)->value_name("FILE"),
        "write 'vertex<TAB>triangles through it' per vertex (written under a temporary name "
        "and renamed at the end: a failed run leaves an existing FILE as it was)")

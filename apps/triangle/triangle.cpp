@@ -20,7 +20,7 @@ struct method_name {
   const char* name;
 };
 constexpr method_name method_names[] = {
-    {method::sandia_ll, "sandia-ll"},   {method::sandia_uu, "sandia-uu"},
+    {method::ul, "ul"},                 {method::sandia_ll, "sandia-ll"},   {method::sandia_uu, "sandia-uu"},
     {method::sandia_lut, "sandia-lut"}, {method::sandia_ult, "sandia-ult"},
     {method::cohen, "cohen"},           {method::burkhardt, "burkhardt"},
 };
@@ -38,6 +38,9 @@ struct method_spec {
 
 method_spec spec_of(method m) {
   switch (m) {
+    case method::ul:  // rows = middle, cols = smallest; the largest from sandia-ll's C
+      return {operand::u, operand::l, operand::l, 1, true, true,
+              true, operand::l, operand::l, operand::l, 1};
     case method::sandia_ll:
     case method::sandia_lut:  // L·Uᵀ = L·L for symmetric A (triangle.hpp)
       return {operand::l, operand::l, operand::l, 1, true, true,
@@ -83,7 +86,7 @@ std::string describe(operand x, operand y, operand m, const product_info& info) 
 method parse_method(const std::string& s) {
   for (const auto& mn : method_names)
     if (s == mn.name) return mn.m;
-  throw std::invalid_argument("--method must be one of sandia-ll, sandia-uu, sandia-lut, "
+  throw std::invalid_argument("--method must be one of ul, sandia-ll, sandia-uu, sandia-lut, "
                               "sandia-ult, cohen, burkhardt; not '" + s + "'");
 }
 
@@ -116,22 +119,27 @@ host_csr<pattern> simple_undirected(const host_csr<double>& adj) {
   return cpu::undirected_simple(adj);
 }
 
-presort automatic_presort(const host_csr<pattern>& a, method how) {
-  const bool lower = how == method::sandia_ll || how == method::sandia_lut;
-  const bool upper = how == method::sandia_uu || how == method::sandia_ult;
-  if (!lower && !upper) return presort::none;  // LAGraph presorts only the Sandia methods
+bool degrees_skewed(const host_csr<pattern>& a) {
   const index_t n = a.rows;
-  if (n <= 1000) return presort::none;
+  if (n <= 1000) return false;
   const double mean = static_cast<double>(a.nnz()) / n;
-  if (mean < 10) return presort::none;
+  if (mean < 10) return false;
   std::vector<offset_t> degree(static_cast<std::size_t>(n));
   for (index_t i = 0; i < n; ++i) degree[i] = a.rpt[i + 1] - a.rpt[i];
   // LAGr_SampleDegree's median is the upper middle of the sorted sample; here the sample is all
   // of them, so the rule is deterministic.
   std::nth_element(degree.begin(), degree.begin() + n / 2, degree.end());
   const double median = static_cast<double>(degree[n / 2]);
-  if (!(mean > 4 * median)) return presort::none;
-  return lower ? presort::ascending : presort::descending;
+  return mean > 4 * median;
+}
+
+presort automatic_presort(const host_csr<pattern>& a, method how) {
+  const bool lower = how == method::sandia_ll || how == method::sandia_lut || how == method::ul;
+  const bool upper = how == method::sandia_uu || how == method::sandia_ult;
+  if (!lower && !upper) return presort::none;  // LAGraph presorts only the Sandia methods
+  if (!degrees_skewed(a)) return presort::none;
+  // Higher-degree neighbours in the probed rows (header comment): L ← descending, U ← ascending.
+  return lower ? presort::descending : presort::ascending;
 }
 
 result count_triangles(backend& be, const host_csr<pattern>& a, const options& opt) {

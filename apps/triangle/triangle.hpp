@@ -14,13 +14,22 @@
 //   cohen       C<A> = L·U   C(i,j) counts k < min(i,j): found twice, at (b,c) and (c,b) via a;
 //                            count = sum(C) / 2.
 //   burkhardt   C<A> = A·A   every common neighbour: found six times; count = sum(C) / 6.
+//   ul          C<L> = U·L   C(j,k), j>k, counts i > j with k < i: found once, at (b,a) via c
+//                            (not one of LAGraph's). Its products are Σ_i |L(i)|², sandia-ll's
+//                            Σ_k |L(k)|·|U(k)| (row i of U·L reads L(c) for each c in U(i)).
 // count = sum(C) / divisor.
 //
 // Degree ordering (LAGraph's presort): relabelling vertices by degree bounds the work of the
-// Sandia methods (a vertex's neighbours of higher degree number at most sqrt(2|E|)). LAGraph's
-// automatic rule, used here with exact rather than sampled degrees: sort when n > 1000, the mean
-// degree nnz(A)/n is at least 10, and the mean exceeds 4 × the median degree; ascending for
-// sandia-ll/lut, descending for sandia-uu/ult, never for cohen and burkhardt.
+// Sandia methods (a vertex's neighbours of higher degree number at most sqrt(2|E|)). When:
+// LAGraph's automatic rule, used here with exact rather than sampled degrees: sort when n > 1000,
+// the mean degree nnz(A)/n is at least 10, and the mean exceeds 4 × the median degree; never for
+// cohen and burkhardt. Which way: the opposite of LAGraph's (which sorts sandia-ll ascending),
+// so that the rows a product probes (its mask rows) and, for ul, the rows it reads (B's rows)
+// are a vertex's neighbours of HIGHER degree: short rows that fit a warp's hash table, where
+// LAGraph's direction makes a hub's mask row every neighbour of lower degree (163,328 entries on
+// R-MAT 22, a bitmap in global memory). Measured on the H100 (R-MAT 22, docs/benchmarks.md):
+// sandia-ll 341 ms ascending, 173 ms descending; descending for sandia-ll/lut and ul, ascending
+// for sandia-uu/ult. Σ_i |L(i)|² is then 14.5G products where sandia-ll's are 28.9G.
 //
 // Triangles through each vertex: an entry C(i,j) of the method's product stands for C(i,j)
 // triangles, each of which also passes through a third vertex k that the product summed over.
@@ -28,6 +37,7 @@
 // filled by a second product on the same plan whose rows are exactly that role:
 //   sandia-ll/lut  rows = largest,  cols = smallest;  middle  from C2<U> = L·U (k < i < j).
 //   sandia-uu/ult  rows = smallest, cols = largest;   middle  from C2<L> = U·L (k > i > j).
+//   ul             rows = middle,   cols = smallest;  largest from C2<L> = L·L (sandia-ll's C).
 //   cohen          rows = middle and largest (one entry each);   smallest from C2<U> = U·U.
 //   burkhardt      row sums count each triangle through i twice: t(i) = rowsum(C)(i) / 2.
 // Local clustering coefficient: t(i) / (d(i)(d(i)-1)/2), 0 when d(i) < 2.
@@ -43,7 +53,7 @@
 
 namespace opsparse::triangle {
 
-enum class method { sandia_ll, sandia_uu, sandia_lut, sandia_ult, cohen, burkhardt };
+enum class method { ul, sandia_ll, sandia_uu, sandia_lut, sandia_ult, cohen, burkhardt };
 enum class presort { automatic, none, ascending, descending };
 
 /// "sandia-ll" -> method::sandia_ll ...; throws std::invalid_argument naming the choices.
@@ -95,7 +105,7 @@ std::unique_ptr<backend> make_gpu_backend();
 #endif
 
 struct options {
-  method how = method::sandia_ll;
+  method how = method::ul;
   presort sort = presort::automatic;
   bool per_vertex = false;  ///< also compute the triangles through each vertex
   bool materialize = false; ///< form C even when only its sum is needed (cross-checks, benchmarks)
@@ -118,7 +128,10 @@ struct result {
 /// diagonal dropped, duplicates merged. Host: it pairs with the host readers.
 host_csr<pattern> simple_undirected(const host_csr<double>& adj);
 
-/// The presort LAGraph's automatic rule picks for `how` on `a` (see the header comment).
+/// LAGraph's condition for sorting by degree (n > 1000, mean degree >= 10 and > 4 × median).
+bool degrees_skewed(const host_csr<pattern>& a);
+
+/// The presort `auto` picks for `how` on `a`: LAGraph's condition, our direction (see the header).
 presort automatic_presort(const host_csr<pattern>& a, method how);
 
 /// Counts the triangles of `a` (as simple_undirected returns it) on `be`.

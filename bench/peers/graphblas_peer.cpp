@@ -148,7 +148,9 @@ int run_tc(const std::string& spec, int runs, const std::string& presort_s) {
 
   namespace tri = opsparse::triangle;
   tri::presort sort = tri::parse_presort(presort_s);
-  if (sort == tri::presort::automatic) sort = tri::automatic_presort(a, tri::method::sandia_ll);
+  // LAGraph's own rule: sandia-ll sorted ascending when the degrees are skewed.
+  if (sort == tri::presort::automatic)
+    sort = tri::degrees_skewed(a) ? tri::presort::ascending : tri::presort::none;
   if (sort == tri::presort::descending)
     throw usage_error("sandia-ll presorts ascending; --presort must be auto, none or ascending");
 

@@ -238,14 +238,14 @@ def mcl(graph, inflation: float = 2.0, *, output: str = "clusters", scheme: int 
     return [[g.name(i) for i in c] for c in clusters]
 
 
-def triangles(graph, per_vertex: bool = False, *, method: str = "sandia-ll",
+def triangles(graph, per_vertex: bool = False, *, method: str = "ul",
               presort: str = "auto", backend: str = "auto", threads: int = 0):
     """Triangles of the undirected simple graph on ``graph``'s structure (apps/triangle: edges in
     either direction count once, loops and weights ignored).
 
     Returns the count; with ``per_vertex``, ``(count, per-vertex counts)``: a dict node -> count
     for a NetworkX graph (as ``networkx.triangles``), else a NumPy array by vertex number.
-    ``method``: sandia-ll, sandia-uu, sandia-lut, sandia-ult, cohen, burkhardt.
+    ``method``: ul, sandia-ll, sandia-uu, sandia-lut, sandia-ult, cohen, burkhardt.
     """
     g = as_graph(graph)
     count, counts, _backend = _opsparse.triangles(g.adjacency, bool(per_vertex), method, presort,

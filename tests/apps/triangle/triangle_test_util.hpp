@@ -14,7 +14,7 @@ namespace triangle_test {
 using namespace app_test;  // host_csr, index_t, offset_t, pattern, adjacency, tsv_rows
 
 constexpr opsparse::triangle::method all_methods[] = {
-    opsparse::triangle::method::sandia_ll,  opsparse::triangle::method::sandia_uu,
+    opsparse::triangle::method::ul,         opsparse::triangle::method::sandia_ll,  opsparse::triangle::method::sandia_uu,
     opsparse::triangle::method::sandia_lut, opsparse::triangle::method::sandia_ult,
     opsparse::triangle::method::cohen,      opsparse::triangle::method::burkhardt};
 
