@@ -181,6 +181,13 @@ class reporter {
            << r.first + 1 << "-" << r.first + r.summary.size() << ", " << r.depth << " levels"
            << (r.note.empty() ? "" : " (" + r.note + ")") << ", " << reached << " reached, "
            << std::fixed << std::setprecision(1) << r.ms << " ms" << std::defaultfloat << "\n";
+    if (s_.common.verbose)
+      for (std::size_t l = 0; l < r.level_stats.size(); ++l) {
+        const batch_result::level_stat& ls = r.level_stats[l];
+        err_ << program << ":   level " << l + 1 << (*ls.how ? " " : "") << ls.how << ": "
+             << std::fixed << std::setprecision(2) << ls.ms << " ms" << std::defaultfloat
+             << ", frontier " << ls.frontier << "\n";
+      }
   }
 
   /// Renames the files into place and prints the totals.

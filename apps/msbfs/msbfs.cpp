@@ -61,8 +61,14 @@ void run_batches(backend& be, const host_csr<pattern>& a, const std::vector<inde
     r.first = first;
     be.start(chunk);
     level_t level = 0;
+    auto lap = std::chrono::steady_clock::now();
     while (opt.max_depth < 0 || level < opt.max_depth) {
-      if (be.advance(level + 1) == 0) break;
+      const offset_t frontier = be.advance(level + 1);
+      const auto now = std::chrono::steady_clock::now();
+      r.level_stats.push_back({std::chrono::duration<double, std::milli>(now - lap).count(),
+                               frontier, be.last_level_note()});
+      lap = now;
+      if (frontier == 0) break;
       ++level;
     }
     r.depth = level;

@@ -95,6 +95,8 @@ class backend {
   virtual offset_t work() const { return 0; }
   /// How the last batch ran (for progress lines), e.g. "push 2, pull 5"; empty if nothing to say.
   virtual std::string last_batch_note() const { return {}; }
+  /// How the last level ran ("push" or "pull"; for -V's level lines); empty if nothing to say.
+  virtual const char* last_level_note() const { return ""; }
   /// About how many entries of V a batch may hold (sizes the default batch).
   virtual offset_t batch_budget() const = 0;
 };
@@ -127,6 +129,14 @@ struct batch_result {
   level_t depth = 0;                     ///< levels expanded
   double ms = 0;                         ///< wall time of the batch
   std::string note;                      ///< backend::last_batch_note()
+  /// Per level expanded (and the last, empty one): its wall time, nnz of the frontier it made
+  /// and backend::last_level_note().
+  struct level_stat {
+    double ms = 0;
+    offset_t frontier = 0;
+    const char* how = "";
+  };
+  std::vector<level_stat> level_stats;
 };
 
 /// Searches from every source (vertex numbers in A), batch by batch, handing each batch to

@@ -128,6 +128,7 @@ class cpu_backend final : public backend {
     const long long pull_bound = static_cast<long long>(a_.rows) + a_.nnz();
     const bool pull = dir_ == direction::pull ||
                       (dir_ == direction::automatic && list_edges * pull_divisor > pull_bound);
+    last_pull_ = pull;
     if (pull) {
       pull_level();
       ++pull_levels_;
@@ -174,6 +175,7 @@ class cpu_backend final : public backend {
 
   /// The push products of every level (F·A as msbfs.hpp writes it), whichever way it ran.
   offset_t products() const override { return products_; }
+  const char* last_level_note() const override { return last_pull_ ? "pull" : "push"; }
   std::string last_batch_note() const override {
     if (pull_levels_ == 0) return "push";
     return "push " + std::to_string(push_levels_) + ", pull " + std::to_string(pull_levels_);
@@ -358,6 +360,7 @@ class cpu_backend final : public backend {
   std::vector<level_t> log_level_;
   std::vector<word> log_bits_;
   int push_levels_ = 0, pull_levels_ = 0;
+  bool last_pull_ = false;
   offset_t products_ = 0, work_ = 0;
 };
 

@@ -203,6 +203,7 @@ class gpu_backend final : public backend {
 
   offset_t products() const override { return products_; }
   offset_t edges_traversed() const override { return edges_; }
+  const char* last_level_note() const override { return pulling_ ? "pull" : "push"; }
   std::string last_batch_note() const override {
     if (pull_levels_ == 0) return "push";
     return "push " + std::to_string(push_levels_) + ", pull " + std::to_string(pull_levels_);

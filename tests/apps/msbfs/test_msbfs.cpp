@@ -360,6 +360,22 @@ TEST_F(MsbfsCli, LevelsSummaryAndTotals) {
   EXPECT_EQ(read("levels"), "40\t10\t1\n40\t40\t0\n");
 }
 
+TEST_F(MsbfsCli, VerboseListsEveryLevelWithItsFrontier) {
+  // From 40: 10 at level 1, 20 at 2, 30 at 3, nothing at 4 (the level that ends the search).
+  for (const char* dir : {"push", "pull"}) {
+    const auto r = run({graph_, "-V", "--backend", "cpu", "--sources", "40", "--direction", dir});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string how = std::string(" ") + dir + ": ";
+    for (const char* l : {"level 1", "level 2", "level 3", "level 4"})
+      EXPECT_NE(r.err.find(std::string(l) + how), std::string::npos) << l << "\n" << r.err;
+    EXPECT_EQ(r.err.find("level 5"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(" ms, frontier 1\n"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(" ms, frontier 0\n"), std::string::npos) << r.err;
+  }
+  const auto q = run({graph_, "--backend", "cpu", "--sources", "40"});
+  EXPECT_EQ(q.err.find("level 1"), std::string::npos) << q.err;  // only with -V
+}
+
 TEST_F(MsbfsCli, SourcesFromFileAndRandom) {
   const std::string s = write("sources.txt", "50\n10\n");
   const auto f = run({graph_, "-q", "--sources", s});
