@@ -32,6 +32,9 @@ using detail::thread_id;
 using detail::warp_id;
 using detail::warp_threads;
 constexpr int block = 256;
+/// Pulled words that cost about as much as one pushed product (msbfs.hpp: measured 2.2 ns and
+/// 0.01 ns on the H100; 32 leaves room for graphs whose pulls find less early).
+constexpr unsigned long long pull_word_per_product = 32;
 
 /// What each source's search has found so far: vertices reached, the sum of their levels, the
 /// deepest level (structure of arrays, one entry a source).
@@ -59,10 +62,41 @@ __global__ void scatter_rows_kernel(index_t rows, const offset_t* rpt, const ind
     atomicOr(bits + static_cast<long long>(col[p]) * W + w, bit);
 }
 
-/// One pull level. Thread (v, w): the OR of the frontier words w of v's in-neighbours, less what
-/// v has seen; stops early once every source of the word has reached v or finished. New bits are
-/// counted per source (shared atomics, flushed once per block) and their out-degrees summed (the
-/// edges the next level expands).
+/// Vertices whose in-degree exceeds heavy_degree are pulled by a block each (pull_heavy_kernel);
+/// a thread of the light kernel would read their in-neighbours one after another (a hub of
+/// R-MAT 22 has 300,000: 66 ms of one level's 70 on the H100 went to such tails).
+constexpr offset_t heavy_degree = 512;
+constexpr int heavy_block = 1024;
+
+/// Lists the vertices with more than heavy_degree in-neighbours (order irrelevant).
+__global__ void list_heavy_kernel(index_t n, const offset_t* t_rpt, index_t* heavy,
+                                  unsigned long long* count) {
+  const long long v = thread_id();
+  if (v >= n || t_rpt[v + 1] - t_rpt[v] <= heavy_degree) return;
+  heavy[atomicAdd(count, 1ull)] = static_cast<index_t>(v);
+}
+
+/// A vertex's new bits `fresh` in word w: into V and the next frontier, counted per source in
+/// `per_source` (shared or global) and into the level's totals `found` and `expand`.
+__device__ __forceinline__ void take_fresh(long long cell, word fresh, int w, long long degree,
+                                           word* visited, word* next, unsigned* per_source,
+                                           unsigned long long& found,
+                                           unsigned long long& expand) {
+  next[cell] = fresh;
+  if (fresh == 0) return;
+  visited[cell] |= fresh;
+  const int c = __popcll(fresh);
+  found += c;
+  expand += static_cast<unsigned long long>(c) * degree;
+  for (word x = fresh; x != 0; x &= x - 1)
+    atomicAdd(per_source + w * word_bits + (__ffsll(static_cast<long long>(x)) - 1), 1u);
+}
+
+/// One pull level over the light vertices. Thread (v, w): the OR of the frontier words w of v's
+/// in-neighbours, less what v has seen; stops once every source of the word has reached v or
+/// finished (checked every four neighbours, whose loads are in flight together). New bits are
+/// counted per source (shared atomics, flushed once per block) and their out-degrees summed
+/// (the edges the next level expands).
 __global__ void pull_kernel(index_t n, int W, const offset_t* t_rpt, const index_t* t_col,
                             const offset_t* a_rpt, const word* front, const word* done,
                             word* visited, word* next, unsigned* level_count,
@@ -72,28 +106,24 @@ __global__ void pull_kernel(index_t n, int W, const offset_t* t_rpt, const index
   __syncthreads();
   unsigned long long found = 0, expand = 0;
   const long long items = static_cast<long long>(n) * W;
+  constexpr word all = ~word{0};
   for (long long t = thread_id(); t < items; t += detail::thread_count()) {
     const index_t v = static_cast<index_t>(t / W);
     const int w = static_cast<int>(t % W);
+    const offset_t lo = t_rpt[v], hi = t_rpt[v + 1];
+    if (hi - lo > heavy_degree) continue;  // pull_heavy_kernel's
     const word seen = visited[t] | done[w];
-    word fresh = 0;
-    if (seen != ~word{0}) {
-      word acc = 0;
-      for (offset_t p = t_rpt[v], e = t_rpt[v + 1]; p < e; ++p) {
-        acc |= front[static_cast<long long>(t_col[p]) * W + w];
-        if ((acc | seen) == ~word{0}) break;
+    word acc = 0;
+    if (seen != all) {
+      offset_t p = lo;
+      for (; p + 4 <= hi && (acc | seen) != all; p += 4) {
+        const index_t c0 = t_col[p], c1 = t_col[p + 1], c2 = t_col[p + 2], c3 = t_col[p + 3];
+        acc |= front[static_cast<long long>(c0) * W + w] | front[static_cast<long long>(c1) * W + w] |
+               front[static_cast<long long>(c2) * W + w] | front[static_cast<long long>(c3) * W + w];
       }
-      fresh = acc & ~seen;
-      if (fresh != 0) visited[t] |= fresh;
+      for (; p < hi && (acc | seen) != all; ++p) acc |= front[static_cast<long long>(t_col[p]) * W + w];
     }
-    next[t] = fresh;
-    if (fresh != 0) {
-      const int c = __popcll(fresh);
-      found += c;
-      expand += static_cast<unsigned long long>(c) * out_degree(a_rpt, v);
-      for (word x = fresh; x != 0; x &= x - 1)
-        atomicAdd(s_count + w * word_bits + (__ffsll(static_cast<long long>(x)) - 1), 1u);
-    }
+    take_fresh(t, acc & ~seen, w, out_degree(a_rpt, v), visited, next, s_count, found, expand);
   }
   found = detail::warp_sum(found);
   expand = detail::warp_sum(expand);
@@ -104,6 +134,50 @@ __global__ void pull_kernel(index_t n, int W, const offset_t* t_rpt, const index
   __syncthreads();
   for (int k = threadIdx.x; k < W * word_bits; k += blockDim.x)
     if (s_count[k] != 0) atomicAdd(level_count + k, s_count[k]);
+}
+
+/// One pull level over the heavy vertices: a block a vertex. Thread (s, w) ORs the frontier
+/// words w of every S-th in-neighbour from the s-th (S = blockDim / W); every 16 neighbours the
+/// threads pool their words in shared memory, and all stop once the pooled word covers what v
+/// has not seen. New bits are counted per source in global memory (few vertices are heavy).
+__global__ void __launch_bounds__(heavy_block)
+    pull_heavy_kernel(const index_t* heavy, const unsigned long long* heavy_count, int W,
+                      const offset_t* t_rpt, const index_t* t_col, const offset_t* a_rpt,
+                      const word* front, const word* done, word* visited, word* next,
+                      unsigned* level_count, unsigned long long* counters) {
+  __shared__ unsigned long long pooled[word_bits];  // W <= 16 words a vertex (1024 sources)
+  const int S = blockDim.x / W;
+  const int w = threadIdx.x % W, s = threadIdx.x / W;
+  const bool in_use = s < S;
+  constexpr word all = ~word{0};
+  unsigned long long found = 0, expand = 0;
+  const long long count = static_cast<long long>(*heavy_count);
+  for (long long h = blockIdx.x; h < count; h += gridDim.x) {
+    const index_t v = heavy[h];
+    const long long cell = static_cast<long long>(v) * W + w;
+    if (threadIdx.x < W) pooled[threadIdx.x] = 0;
+    __syncthreads();
+    const word seen = in_use ? visited[cell] | done[w] : all;
+    word acc = 0;
+    const offset_t hi = t_rpt[v + 1];
+    for (offset_t p = t_rpt[v] + s; (acc | seen) != all && p < hi;) {
+      for (int k = 0; k < 16 && p < hi; ++k, p += S)
+        acc |= front[static_cast<long long>(t_col[p]) * W + w];
+      acc |= atomicOr(pooled + w, acc);  // the pool as it was, with this thread's words
+    }
+    if (acc != 0 && in_use) atomicOr(pooled + w, acc);
+    __syncthreads();
+    if (s == 0 && in_use)
+      take_fresh(cell, pooled[w] & ~seen, w, out_degree(a_rpt, v), visited, next, level_count,
+                 found, expand);
+    __syncthreads();  // pooled is cleared for the next vertex
+  }
+  found = detail::warp_sum(found);
+  expand = detail::warp_sum(expand);
+  if (lane_id() == 0) {
+    if (found != 0) atomicAdd(counters + 0, found);
+    if (expand != 0) atomicAdd(counters + 1, expand);
+  }
 }
 
 /// After a pull level: the per-source counters, the sources whose search ended, and the level's
@@ -132,6 +206,7 @@ class gpu_backend final : public backend {
     a_.assign(a, stream());
     symmetric_ = symmetric;
     has_transpose_ = false;
+    heavy_n_ = -1;
   }
 
   void configure(direction dir, bool keep_levels) override {
@@ -166,7 +241,8 @@ class gpu_backend final : public backend {
       if (dir_ != direction::push && !keep_levels_ && pull_fits(rows)) {
         const unsigned long long push_cost = next_push_products();
         const long long W = words(rows);
-        const bool pays = push_cost * 4 > static_cast<unsigned long long>(a_.nnz()) * W;
+        const bool pays = push_cost * pull_word_per_product >
+                          static_cast<unsigned long long>(a_.nnz()) * W;
         const bool too_big = v_.nnz() + f_.nnz() > 2 * static_cast<long long>(a_.rows()) * W;
         if (dir_ == direction::pull || pays || too_big) switch_to_pull(push_cost);
       }
@@ -264,6 +340,22 @@ class gpu_backend final : public backend {
     return f_nnz;
   }
 
+  /// The vertices pull_heavy_kernel takes (once per graph and direction; one readback).
+  void list_heavy(const device_csr<pattern>& t) {
+    if (heavy_n_ >= 0) return;
+    const index_t n = t.rows();
+    heavy_.reserve(static_cast<std::size_t>(n));
+    heavy_count_.reserve(1);
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(heavy_count_.data(), 0, sizeof(unsigned long long), stream()));
+    list_heavy_kernel<<<grid_for(n), block, 0, stream()>>>(n, t.rpt(), heavy_.data(), heavy_count_.data());
+    check_launch("list_heavy_kernel");
+    unsigned long long* h = pinned_counters();
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h, heavy_count_.data(), sizeof(unsigned long long),
+                                      cudaMemcpyDeviceToHost, stream()));
+    ctx_.synchronize();
+    heavy_n_ = static_cast<long long>(h[0]);
+  }
+
   /// F and V to bitmaps, V's summaries to the per-source counters; `pending` (the products the
   /// push of F would have made) becomes the edges the first pull level expands.
   void switch_to_pull(unsigned long long pending) {
@@ -296,6 +388,7 @@ class gpu_backend final : public backend {
       OPSPARSE_CUDA_TRY(cudaMemcpyAsync(done_.data() + (W - 1), &spare, sizeof(word),
                                         cudaMemcpyHostToDevice, stream()));
     }
+    list_heavy(symmetric_ ? a_ : at_);
     pending_ = pending;
     pulling_ = true;
   }
@@ -320,6 +413,13 @@ class gpu_backend final : public backend {
                                                  done_.data(), visited_.data(), next_front_.data(),
                                                  level_count_.data(), counters_.data());
     check_launch("pull_kernel");
+    if (heavy_n_ > 0) {
+      const long long heavy_grid = std::min<long long>(heavy_n_, 4LL * ctx_.device().sm_count);
+      pull_heavy_kernel<<<static_cast<unsigned>(heavy_grid), heavy_block, 0, stream()>>>(
+          heavy_.data(), heavy_count_.data(), W, t.rpt(), t.col(), a_.rpt(), front_.data(),
+          done_.data(), visited_.data(), next_front_.data(), level_count_.data(), counters_.data());
+      check_launch("pull_heavy_kernel");
+    }
     finish_pull_level_kernel<<<grid_for(rows), block, 0, stream()>>>(
         rows, level, level_count_.data(), summaries{reached_.data(), level_sum_.data(), ecc_.data()},
         done_.data());
@@ -344,6 +444,9 @@ class gpu_backend final : public backend {
   device_buffer<int> ecc_;
   device_buffer<word> visited_, front_, next_front_, done_;
   device_buffer<unsigned> level_count_;
+  device_buffer<index_t> heavy_;                  ///< vertices with > heavy_degree in-neighbours
+  device_buffer<unsigned long long> heavy_count_;
+  long long heavy_n_ = -1;                        ///< -1: not listed for this graph yet
   device_buffer<unsigned long long> counters_;
   direction dir_ = direction::automatic;
   bool keep_levels_ = false, symmetric_ = false, has_transpose_ = false, pulling_ = false;

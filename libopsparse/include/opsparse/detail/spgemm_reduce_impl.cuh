@@ -34,7 +34,8 @@ constexpr int rows_warps = rows_block / warp;
 constexpr int warp_table_log2 = 10;        ///< 1024 slots (4 KiB) per warp
 constexpr offset_t warp_mask_limit = 512;  ///< mask rows the warp's table takes (load <= 1/2)
 constexpr offset_t warp_a_limit = 2048;    ///< longer rows of A get a whole block
-constexpr int long_block = 1024;
+constexpr int long_block = 1024;      ///< threads of the long kernel with a large table
+constexpr int long_block_small = 512; ///< ... with a table three blocks can share an SM with
 constexpr int long_warps = long_block / warp;
 
 /// Counters in the plan's reduce_meta: long rows listed, products, longest listed mask row,
@@ -153,14 +154,16 @@ __global__ void __launch_bounds__(rows_block)
   }
 }
 
-template <class S, class VA, class VB>
-__global__ void __launch_bounds__(long_block)
+/// BS threads: long_block (one block an SM, 64 registers) or long_block_small (three, 40
+/// registers: 75% occupancy where the table is small).
+template <class S, class VA, class VB, int BS>
+__global__ void __launch_bounds__(BS, BS == long_block ? 1 : 3)
     long_kernel(dev_csr<VA> a, dev_csr<VB> b, structural_mask m, unsigned long long* ctr,
                 const index_t* long_rows, int table_log2, unsigned* pool, long long pool_words,
                 typename S::value_type* total, typename S::value_type* row_sums) {
   using T = typename S::value_type;
   extern __shared__ index_t table[];
-  __shared__ T partial[long_warps];
+  __shared__ T partial[BS / warp];
   __shared__ unsigned long long row_slot;
   const int wid = threadIdx.x / warp, lane = threadIdx.x % warp;
   const unsigned long long nlong = ctr[n_long];
@@ -182,24 +185,24 @@ __global__ void __launch_bounds__(long_block)
       while ((offset_t{1} << lg) < 2 * mn) ++lg;
       const unsigned size = 1u << lg;
       const shared_set set{table, size - 1, 32 - lg};
-      for (unsigned s = threadIdx.x; s < size; s += long_block) table[s] = -1;
+      for (unsigned s = threadIdx.x; s < size; s += BS) table[s] = -1;
       __syncthreads();
-      for (offset_t p = mlo + threadIdx.x; p < mhi; p += long_block) set.insert(__ldg(m.col + p));
+      for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) set.insert(__ldg(m.col + p));
       __syncthreads();
-      acc = row_products<S>(a, b, i, threadIdx.x, long_block, set, products);
+      acc = row_products<S>(a, b, i, threadIdx.x, BS, set, products);
     } else {
-      for (offset_t p = mlo + threadIdx.x; p < mhi; p += long_block) {
+      for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) {
         const index_t key = __ldg(m.col + p);
         atomicOr(bits + (key >> 5), 1u << (key & 31));
       }
       __syncthreads();
-      acc = row_products<S>(a, b, i, threadIdx.x, long_block, bitmap_set{bits}, products);
+      acc = row_products<S>(a, b, i, threadIdx.x, BS, bitmap_set{bits}, products);
     }
     acc = warp_reduce(acc, add_op<S>{});
     if (lane == 0) partial[wid] = acc;
     __syncthreads();  // also: every product of the row has been probed
     if (wid == 0) {
-      T v = partial[lane];
+      T v = lane < BS / warp ? partial[lane] : S::identity();
       v = warp_reduce(v, add_op<S>{});
       if (lane == 0) {
         if (row_sums != nullptr) row_sums[i] = v;
@@ -207,7 +210,7 @@ __global__ void __launch_bounds__(long_block)
       }
     }
     if (!in_shared)
-      for (offset_t p = mlo + threadIdx.x; p < mhi; p += long_block)
+      for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS)
         atomicExch(bits + (__ldg(m.col + p) >> 5), 0u);
     __syncthreads();  // cleared before the next row sets bits or reuses the table and row_slot
   }
@@ -226,6 +229,73 @@ __global__ void init_kernel(unsigned long long* ctr, T* total, T identity) {
 template <class T>
 constexpr std::size_t long_static_bytes() {
   return sizeof(T) * long_warps + 64;
+}
+
+/// The long kernel over the rows the row kernel listed: a power-of-two table of twice the
+/// longest listed mask row, at most the largest beside the kernel's own scratch, and blocks of
+/// long_block_small threads when three such tables share an SM (R-MAT 22's ul product: mask
+/// rows <= 1,030, 16 KiB tables: 75% occupancy instead of one 1,024-thread block an SM); past
+/// the largest table, bitmaps of B's columns in global memory.
+template <class S, int BS, class VA, class VB>
+void launch_long_bs(context& ctx, detail::plan_state& st, const csr_view<VA>& a,
+                    const csr_view<VB>& b, const structural_mask& mask,
+                    const unsigned long long* h_ctr, unsigned long long* ctr,
+                    const index_t* long_rows, int table_log2, typename S::value_type* total,
+                    typename S::value_type* row_sums) {
+  const device_info& dev = ctx.device();
+  cudaStream_t s = ctx.stream();
+  const std::size_t table_bytes = std::size_t{sizeof(index_t)} << table_log2;
+  const void* kernel = reinterpret_cast<const void*>(&long_kernel<S, VA, VB, BS>);
+  detail::allow_smem(kernel, table_bytes);
+  int per_sm = 1;
+  OPSPARSE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BS, table_bytes));
+  long long blocks = std::min<long long>(static_cast<long long>(h_ctr[n_long]),
+                                         static_cast<long long>(std::max(dev.sm_count, 1)) *
+                                             std::max(per_sm, 1));
+  unsigned* pool = nullptr;
+  long long pool_words = 0;
+  if (2 * h_ctr[max_long_mask] > (1ull << table_log2)) {
+    // Bitmaps of B's columns, one per block, within an eighth of the free memory.
+    pool_words = (static_cast<long long>(b.cols) + 31) / 32;
+    std::size_t free_b = 0, total_b = 0;
+    OPSPARSE_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    const long long fit = static_cast<long long>(free_b / 8) / (pool_words * 4);
+    blocks = std::max<long long>(1, std::min(blocks, fit));
+    const std::size_t bytes = static_cast<std::size_t>(blocks * pool_words) * sizeof(unsigned);
+    if (st.reduce_pool.capacity() < bytes) {
+      st.reserve_pool(st.reduce_pool, bytes, ctx.memory());
+      OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.reduce_pool.data(), 0, st.reduce_pool.capacity(), s));
+    }
+    pool = reinterpret_cast<unsigned*>(st.reduce_pool.data());
+  }
+  long_kernel<S, VA, VB, BS><<<static_cast<unsigned>(blocks), BS, table_bytes, s>>>(
+      detail::to_dev(a), detail::to_dev(b), mask, ctr, long_rows, table_log2, pool, pool_words,
+      total, row_sums);
+  detail::check_launch("spgemm_reduce long-row kernel");
+}
+
+template <class S, class VA, class VB>
+void launch_long(context& ctx, detail::plan_state& st, const csr_view<VA>& a,
+                 const csr_view<VB>& b, const structural_mask& mask,
+                 const unsigned long long* h_ctr, unsigned long long* ctr,
+                 const index_t* long_rows, typename S::value_type* total,
+                 typename S::value_type* row_sums) {
+  const device_info& dev = ctx.device();
+  const std::size_t limit = std::max<std::size_t>(dev.smem_per_block_optin, 48 * 1024) -
+                            dev.smem_reserved_per_block - long_static_bytes<typename S::value_type>();
+  int table_log2 = 5;
+  while ((std::size_t{sizeof(index_t)} << (table_log2 + 1)) <= limit &&
+         (1ull << table_log2) < 2 * h_ctr[max_long_mask])
+    ++table_log2;
+  const std::size_t per_block = (std::size_t{sizeof(index_t)} << table_log2) +
+                                long_static_bytes<typename S::value_type>() +
+                                dev.smem_reserved_per_block;
+  if (3 * per_block <= dev.smem_per_sm)
+    launch_long_bs<S, long_block_small>(ctx, st, a, b, mask, h_ctr, ctr, long_rows, table_log2,
+                                        total, row_sums);
+  else
+    launch_long_bs<S, long_block>(ctx, st, a, b, mask, h_ctr, ctr, long_rows, table_log2, total,
+                                  row_sums);
 }
 
 }  // namespace opsparse::detail::reduce
@@ -278,38 +348,8 @@ typename Semiring::value_type spgemm_reduce(context& ctx, plan& p, const csr_vie
   unsigned long long h_ctr[n_counters];
   std::memcpy(h_ctr, staging, sizeof(h_ctr));
 
-  if (h_ctr[n_long] > 0) {
-    // The largest power-of-two table beside the kernel's own scratch.
-    const std::size_t limit = std::max<std::size_t>(dev.smem_per_block_optin, 48 * 1024) -
-                              dev.smem_reserved_per_block - long_static_bytes<T>();
-    int table_log2 = 5;
-    while ((std::size_t{sizeof(index_t)} << (table_log2 + 1)) <= limit) ++table_log2;
-    const std::size_t table_bytes = std::size_t{sizeof(index_t)} << table_log2;
-    const void* kernel = reinterpret_cast<const void*>(&long_kernel<Semiring, VA, VB>);
-    detail::allow_smem(kernel, table_bytes);
-    long long blocks = std::min<long long>(static_cast<long long>(h_ctr[n_long]),
-                                           std::max(dev.sm_count, 1));
-    unsigned* pool = nullptr;
-    long long pool_words = 0;
-    if (2 * h_ctr[max_long_mask] > (1ull << table_log2)) {
-      // Bitmaps of B's columns, one per block, within an eighth of the free memory.
-      pool_words = (static_cast<long long>(b.cols) + 31) / 32;
-      std::size_t free_b = 0, total_b = 0;
-      OPSPARSE_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-      const long long fit = static_cast<long long>(free_b / 8) / (pool_words * 4);
-      blocks = std::max<long long>(1, std::min(blocks, fit));
-      const std::size_t bytes = static_cast<std::size_t>(blocks * pool_words) * sizeof(unsigned);
-      if (st.reduce_pool.capacity() < bytes) {
-        st.reserve_pool(st.reduce_pool, bytes, ctx.memory());
-        OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.reduce_pool.data(), 0, st.reduce_pool.capacity(), s));
-      }
-      pool = reinterpret_cast<unsigned*>(st.reduce_pool.data());
-    }
-    long_kernel<Semiring><<<static_cast<unsigned>(blocks), long_block, table_bytes, s>>>(
-        detail::to_dev(a), detail::to_dev(b), mask, ctr, long_rows, table_log2, pool, pool_words,
-        total, row_sums);
-    detail::check_launch("spgemm_reduce long-row kernel");
-  }
+  if (h_ctr[n_long] > 0)
+    launch_long<Semiring>(ctx, st, a, b, mask, h_ctr, ctr, long_rows, total, row_sums);
 
   OPSPARSE_CUDA_TRY(cudaMemcpyAsync(staging, ctr, n_counters * sizeof(unsigned long long),
                                     cudaMemcpyDeviceToHost, s));
