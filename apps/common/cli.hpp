@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "opsparse/error.hpp"
+
 #include "common/backend.hpp"
 
 namespace opsparse::apps {
@@ -41,6 +43,18 @@ struct program {
 
 /// "Try 'NAME --help'.\n"
 std::string try_help(const char* name);
+
+/// Calls `f`; an opsparse::device_memory_error it throws comes back as a std::runtime_error
+/// whose message goes on with `advice()`: what the run needs on the device and the option that
+/// needs less (a program's own words; the library's error names only the failed allocation).
+template <class F>
+decltype(auto) advise_on_device_memory(F&& f, const std::function<std::string()>& advice) {
+  try {
+    return f();
+  } catch (const device_memory_error& e) {
+    throw std::runtime_error(std::string(e.what()) + "; " + advice());
+  }
+}
 
 /// Runs `body` and returns its status, or reports what it throws on `err` ("NAME: ...") and
 /// returns: usage_error 2 (its message, then p.usage_hint); opsparse::parse_error 1 (an input

@@ -2,6 +2,7 @@
 // The options and error reports every program shares are apps/common/options.hpp's.
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <iomanip>
@@ -260,7 +261,19 @@ int run(settings& s, std::ostream& out, std::ostream& err) {
 
   report.start(g.labels, batches);
   clock.lap_ms();
-  run_batches(*be, a, sources, s.opt, [&](const batch_result& r) { report(r); });
+  apps::advise_on_device_memory(
+      [&] { run_batches(*be, a, sources, s.opt, [&](const batch_result& r) { report(r); }); },
+      [&] {
+        const double n = static_cast<double>(a.rows), b = static_cast<double>(s.opt.batch);
+        const double words = std::ceil(b / 64);
+        return "the GPU backend keeps the graph (" +
+               format_bytes(8.0 * (n + 1) + 4.0 * static_cast<double>(a.nnz())) +
+               ") and, for a batch of " + std::to_string(s.opt.batch) + " sources, three bitmaps "
+               "of n x ceil(batch/64) words (" + format_bytes(3 * n * words * 8) + "); a smaller "
+               "--batch processes the sources in more parts (e.g. --batch " +
+               std::to_string(std::max<index_t>(1, s.opt.batch / 4)) + "), --backend cpu "
+               "searches in host memory";
+      });
   const double ms_search = clock.lap_ms();
   report.finish(sources.size(), out);
   if (s.common.verbose) {

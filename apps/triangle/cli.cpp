@@ -132,7 +132,13 @@ int run(const settings& s, std::ostream& out, std::ostream& err) {
     err << program << ": " << s.graph_path << ": " << a.rows << " vertices, " << a.nnz() / 2
         << " undirected edges, method " << to_string(s.opt.how) << "\n";
 
-  const result r = count_triangles(*be, a, s.opt);
+  const result r = apps::advise_on_device_memory([&] { return count_triangles(*be, a, s.opt); }, [&] {
+    const double graph = 8.0 * (a.rows + 1) + 4.0 * static_cast<double>(a.nnz());
+    return "the GPU backend keeps the graph (" + format_bytes(graph) + "), a degree-ordered copy "
+           "while it sorts (as much again, and the sort's scratch) and L (" +
+           format_bytes(graph / 2) + "); --presort none skips the copy, --backend cpu counts "
+           "in host memory";
+  });
 
   clock.lap_ms();
   if (per_vertex_file) {

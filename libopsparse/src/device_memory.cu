@@ -3,6 +3,8 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "opsparse/device_csr.hpp"
@@ -25,11 +27,42 @@ stream_pool::~stream_pool() {
   if (stream) OPSPARSE_CUDA_TRY_NO_THROW(cudaStreamDestroy(stream));
 }
 
+namespace {
+/// OPSPARSE_DEVICE_ALLOCATION_LIMIT=BYTES: any single allocation above BYTES fails as if the
+/// device were out of memory (tests of the programs' out-of-memory messages; unset: no limit).
+std::size_t allocation_limit() {
+  // Read at every allocation (they are few: buffers only grow), so that a test may set it.
+  const char* v = std::getenv("OPSPARSE_DEVICE_ALLOCATION_LIMIT");
+  if (v == nullptr || *v == '\0') return std::numeric_limits<std::size_t>::max();
+  char* end = nullptr;
+  const unsigned long long x = std::strtoull(v, &end, 10);
+  return end != v && *end == '\0' ? static_cast<std::size_t>(x)
+                                   : std::numeric_limits<std::size_t>::max();
+}
+
+cudaError_t try_allocate(void** p, std::size_t bytes, const pool_ref& from) {
+  if (bytes > allocation_limit()) return cudaErrorMemoryAllocation;
+  return from ? cudaMallocFromPoolAsync(p, bytes, from->pool, from->stream) : cudaMalloc(p, bytes);
+}
+}  // namespace
+
 void* device_allocate(std::size_t bytes, const pool_ref& from) {
   if (bytes == 0) bytes = 1;  // a valid pointer even for empty arrays
   void* p = nullptr;
-  const cudaError_t err = from ? cudaMallocFromPoolAsync(&p, bytes, from->pool, from->stream)
-                               : cudaMalloc(&p, bytes);
+  cudaError_t err = try_allocate(&p, bytes, from);
+  if (err == cudaErrorMemoryAllocation && from) {
+    // The pool may keep freed blocks (its release threshold): give them back and try again.
+    (void)cudaGetLastError();
+    OPSPARSE_CUDA_TRY(cudaStreamSynchronize(from->stream));
+    OPSPARSE_CUDA_TRY(cudaMemPoolTrimTo(from->pool, 0));
+    err = try_allocate(&p, bytes, from);
+  }
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    std::size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
+    throw device_memory_error(bytes, free_b, total_b);
+  }
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
     throw cuda_error(std::string(from ? "cudaMallocFromPoolAsync(" : "cudaMalloc(") +

@@ -1,12 +1,14 @@
 #pragma once
 // Shared helpers for the test suites: where the data is, GPU gating, random matrices, comparisons.
 #include <gtest/gtest.h>
+#include <stdlib.h>  // setenv, unsetenv
 
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -109,6 +111,26 @@ inline std::vector<std::vector<std::string>> tsv_rows(const std::string& path) {
   }
   return rows;
 }
+
+/// Sets (or unsets, with nullopt) an environment variable for a scope and restores it after.
+class env_scope {
+ public:
+  env_scope(const char* name, const std::optional<std::string>& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) ::setenv(name, value->c_str(), 1);
+    else ::unsetenv(name);
+  }
+  ~env_scope() {
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+  env_scope(const env_scope&) = delete;
+  env_scope& operator=(const env_scope&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
 
 /// True when the environment demands that GPU tests run (gpu-check sets it).
 inline bool gpu_required() {

@@ -4,6 +4,7 @@
 // OPSPARSE_CUDA_TRY_NO_THROW for destructors. Kernels never throw.
 // The header needs no CUDA; the functions behind the two CUDA macros (throw_cuda_error,
 // log_cuda_error_no_throw) are defined in the GPU library, opsparse::gpu.
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -13,7 +14,26 @@ namespace opsparse {
 class cuda_error : public std::runtime_error {
  public:
   cuda_error(const std::string& call, const std::string& error_name, const char* file, int line);
+
+ protected:
+  explicit cuda_error(const std::string& message) : std::runtime_error(message) {}
 };
+
+/// A device allocation failed for want of memory (after the library's pool gave back what it
+/// kept). what(): "out of GPU memory: 8.40 GB asked for, 3.10 GB free of 79.19 GB".
+class device_memory_error : public cuda_error {
+ public:
+  device_memory_error(std::size_t requested, std::size_t free_bytes, std::size_t total_bytes);
+  std::size_t requested() const noexcept { return requested_; }
+  std::size_t free_bytes() const noexcept { return free_; }
+  std::size_t total_bytes() const noexcept { return total_; }
+
+ private:
+  std::size_t requested_, free_, total_;
+};
+
+/// "8.40 GB" (decimal units: B, kB, MB, GB, TB with two decimals above bytes).
+std::string format_bytes(double bytes);
 
 /// A file could not be parsed. what() names the file, the line and what was wrong.
 class parse_error : public std::runtime_error {

@@ -213,6 +213,17 @@ TEST_F(MsbfsGpu, CommandLineGpuBackend) {
   }
   EXPECT_EQ(outputs[0], outputs[1]);
   EXPECT_NE(outputs[0].find("reached\t1972\nsum_of_levels\t4571\n"), std::string::npos) << outputs[0];
+  // Bitmaps the device cannot hold: an error naming the memory and --batch, no crash.
+  opsparse::test::env_scope limit("OPSPARSE_DEVICE_ALLOCATION_LIMIT", std::string("100000"));
+  const char* argv[] = {"opsparse-msbfs", "-q", "-u", "--backend", "gpu", "--random", "1000",
+                        "--batch", "1000", "--direction", "pull", file.c_str()};
+  std::ostringstream out, err;
+  EXPECT_EQ(bfs::run_cli(12, argv, out, err), 1);
+  EXPECT_EQ(out.str(), "");
+  for (const char* says : {"opsparse-msbfs: error: out of GPU memory: ", " asked for, ",
+                           "for a batch of 1000 sources, three bitmaps", "--batch 250",
+                           "--backend cpu"})
+    EXPECT_NE(err.str().find(says), std::string::npos) << says << "\n" << err.str();
 }
 
 }  // namespace

@@ -137,6 +137,15 @@ TEST_F(TriangleGpu, CommandLineGpuBackend) {
     EXPECT_EQ(tri::run_cli(4, argv, out, err), 0) << err.str();
     EXPECT_EQ(out.str(), "608389\n") << backend;
   }
+  // A graph the device cannot hold: an error naming the memory and the options, no crash.
+  opsparse::test::env_scope limit("OPSPARSE_DEVICE_ALLOCATION_LIMIT", std::string("50000"));
+  const char* argv[] = {"opsparse-triangle", "-q", "--backend", "gpu", file.c_str()};
+  std::ostringstream out, err;
+  EXPECT_EQ(tri::run_cli(5, argv, out, err), 1);
+  EXPECT_EQ(out.str(), "");
+  for (const char* says : {"opsparse-triangle: error: out of GPU memory: ", " asked for, ",
+                           "the GPU backend keeps the graph (", "--backend cpu"})
+    EXPECT_NE(err.str().find(says), std::string::npos) << says << "\n" << err.str();
 }
 
 }  // namespace

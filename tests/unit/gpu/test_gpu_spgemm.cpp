@@ -411,6 +411,42 @@ TEST_F(Gpu, PlanReuseAllocatesOnlyWhenSizesGrow) {
   EXPECT_EQ(device_allocation_count() - before, 0);
 }
 
+// Out of memory: the error names what was asked for and what the device has; a pooled request
+// that fails leaves the context usable. OPSPARSE_DEVICE_ALLOCATION_LIMIT makes any larger
+// request fail as the device would.
+TEST_F(Gpu, OutOfMemoryIsADeviceMemoryErrorNamingTheBytes) {
+  opsparse::test::env_scope limit("OPSPARSE_DEVICE_ALLOCATION_LIMIT", std::string("1000000"));
+  device_buffer<int> small, big;
+  small.reserve(1000, ctx().memory());  // 4 kB: under the limit
+  try {
+    big.reserve(1000000, ctx().memory());  // 4 MB
+    ADD_FAILURE() << "no error past the limit";
+  } catch (const device_memory_error& e) {
+    EXPECT_EQ(e.requested(), 4000000u);
+    EXPECT_GT(e.total_bytes(), 0u);
+    EXPECT_LE(e.free_bytes(), e.total_bytes());
+    EXPECT_NE(std::string(e.what()).find("out of GPU memory: 4.00 MB asked for"), std::string::npos)
+        << e.what();
+  }
+  const auto a = random_csr<double>(50, 50, 4.0, 9);
+  plan p;
+  auto on = device_csr<double>::upload(a, ctx().stream());
+  device_csr<double> c;
+  {
+    opsparse::test::env_scope tight("OPSPARSE_DEVICE_ALLOCATION_LIMIT", std::string("100"));
+    EXPECT_THROW((spgemm<plus_times<double>>(ctx(), p, on.view(), on.view(), c)),
+                 device_memory_error)
+        << "C's 408-byte row offsets pass a 100-byte limit";
+  }
+  ::unsetenv("OPSPARSE_DEVICE_ALLOCATION_LIMIT");
+  plan fresh;
+  spgemm<plus_times<double>>(ctx(), fresh, on.view(), on.view(), c);
+  ctx().synchronize();
+  EXPECT_TRUE(csr_near(c.download(ctx().stream()), cpu::spgemm<plus_times<double>>(a, a), 1e-12));
+  EXPECT_EQ(format_bytes(999), "999 B");
+  EXPECT_EQ(format_bytes(1234567), "1.23 MB");
+}
+
 TEST_F(Gpu, PooledMemoryIsReusedAndOutlivesItsContext) {
   const auto a = random_csr<double>(3000, 3000, 12.0, 41);
   const auto want = cpu::spgemm<plus_times<double>>(a, a);

@@ -18,25 +18,7 @@ namespace t = opsparse::test;
 
 namespace {
 
-/// Sets (or unsets, with nullopt) an environment variable for a scope and restores it after.
-class env_scope {
- public:
-  env_scope(const char* name, const std::optional<std::string>& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) ::setenv(name, value->c_str(), 1);
-    else ::unsetenv(name);
-  }
-  ~env_scope() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-  env_scope(const env_scope&) = delete;
-  env_scope& operator=(const env_scope&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using opsparse::test::env_scope;
 
 /// A fresh folder under the system temp folder, removed at the end of scope.
 class scratch {
