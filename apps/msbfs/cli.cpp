@@ -75,7 +75,8 @@ po::options_description visible_options(settings& s) {
        "follow edges both ways (symmetrise A); default: directed, u -> v only")
       ("batch,b", po::value(&s.batch)->default_value(0),
        "sources per batch (0: from the graph size: about 2^24 visited entries per batch on the "
-       "CPU, 2^32 bits of bitmap on the GPU; at most 1024)")
+       "CPU; on the GPU, three bitmaps of n x batch bits within a quarter of the free memory; "
+       "at most 1024)")
       ("direction", po::value(&s.direction_s)->default_value("auto"),
        "auto (push while the frontier is small, pull through the transpose with bitmaps of 64 "
        "sources per word when it is large: the GPU once for the rest of a batch, the CPU level "

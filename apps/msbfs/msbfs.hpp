@@ -112,8 +112,8 @@ std::unique_ptr<backend> make_gpu_backend();
 #endif
 
 /// The batch size used when none is given: as many rows as keep V under about `budget` entries
-/// (backend::batch_budget: 2^24 on the CPU; on the GPU, bits of the bitmaps: 2^32 within a
-/// share of the free memory) for a graph of n vertices, between
+/// (backend::batch_budget: 2^24 on the CPU; on the GPU, bits of a bitmap: three of them within
+/// a quarter of the free memory) for a graph of n vertices, between
 /// 1 and 1024, and never more than the number of sources.
 index_t default_batch(index_t n, std::size_t sources, offset_t budget);
 
