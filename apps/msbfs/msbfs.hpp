@@ -28,12 +28,13 @@
 // source of the word has reached v (or finished its search). The summaries are then
 // accumulated per level instead of read off V. Push costs the products Σ deg(v) over F's
 // entries; pull costs about nnz(A) words per 64 sources, less the finished vertices; the switch
-// is made when the products of the next push exceed nnz(A)·⌈b/64⌉ / 32, or when V would outgrow
-// the bitmaps. The 32: on the H100 (R-MAT 22, 1,024 sources) a pushed product cost 2.2 ns (the
-// engine's masked product and the union with V: 254 ms for the 114M of level 2), a pulled word
-// 0.01 ns (19 ms for the 2.05G of a level that finds nothing early); a quarter, the old rule,
-// pushed level 2 and took 353 ms for the batch, pulling from it 44 ms. A search that must return
-// V itself (keep_levels) stays with push.
+// is made when the products of the next push exceed nnz(A)·⌈b/64⌉ / 128, or when V would
+// outgrow the bitmaps. The 128: on the H100 (1,024 sources) a pushed product cost 2.2 ns at
+// R-MAT 22 (the engine's masked product and the union with V: 254 ms for the 114M of level 2)
+// and 9 ns at R-MAT 25 (1.73 s for 190M: rows of 10^5 outputs), a pulled word 0.01 ns (19 ms for
+// the 2.05G of a level that finds nothing early); a quarter, the old rule, pushed level 2 and
+// took 353 ms for R-MAT 22's batch, pulling from it 44 ms. A search that must return V itself
+// (keep_levels) stays with push.
 #include <cstdint>
 #include <functional>
 #include <iosfwd>

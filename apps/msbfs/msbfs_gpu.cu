@@ -32,9 +32,10 @@ using detail::thread_id;
 using detail::warp_id;
 using detail::warp_threads;
 constexpr int block = 256;
-/// Pulled words that cost about as much as one pushed product (msbfs.hpp: measured 2.2 ns and
-/// 0.01 ns on the H100; 32 leaves room for graphs whose pulls find less early).
-constexpr unsigned long long pull_word_per_product = 32;
+/// Pulled words that cost about as much as one pushed product (msbfs.hpp: on the H100 a pushed
+/// product cost 2.2 ns at R-MAT 22 and 9 ns at 25, a pulled word of 16 about 0.01 ns; words of
+/// smaller batches cost more, up to about 4 times for one word a vertex).
+constexpr unsigned long long pull_word_per_product = 128;
 
 /// What each source's search has found so far: vertices reached, the sum of their levels, the
 /// deepest level (structure of arrays, one entry a source).
