@@ -69,14 +69,6 @@ __global__ void scatter_rows_kernel(index_t rows, const offset_t* rpt, const ind
 constexpr offset_t heavy_degree = 512;
 constexpr int heavy_block = 1024;
 
-/// Lists the vertices with more than heavy_degree in-neighbours (order irrelevant).
-__global__ void list_heavy_kernel(index_t n, const offset_t* t_rpt, index_t* heavy,
-                                  unsigned long long* count) {
-  const long long v = thread_id();
-  if (v >= n || t_rpt[v + 1] - t_rpt[v] <= heavy_degree) return;
-  heavy[atomicAdd(count, 1ull)] = static_cast<index_t>(v);
-}
-
 /// A vertex's new bits `fresh` in word w: into V and the next frontier, counted per source in
 /// `per_source` (shared or global) and into the level's totals `found` and `expand`.
 __device__ __forceinline__ void take_fresh(long long cell, word fresh, int w, long long degree,
@@ -142,7 +134,7 @@ __global__ void pull_kernel(index_t n, int W, const offset_t* t_rpt, const index
 /// threads pool their words in shared memory, and all stop once the pooled word covers what v
 /// has not seen. New bits are counted per source in global memory (few vertices are heavy).
 __global__ void __launch_bounds__(heavy_block)
-    pull_heavy_kernel(const index_t* heavy, const unsigned long long* heavy_count, int W,
+    pull_heavy_kernel(const index_t* heavy, long long count, int W,
                       const offset_t* t_rpt, const index_t* t_col, const offset_t* a_rpt,
                       const word* front, const word* done, word* visited, word* next,
                       unsigned* level_count, unsigned long long* counters) {
@@ -152,7 +144,6 @@ __global__ void __launch_bounds__(heavy_block)
   const bool in_use = s < S;
   constexpr word all = ~word{0};
   unsigned long long found = 0, expand = 0;
-  const long long count = static_cast<long long>(*heavy_count);
   for (long long h = blockIdx.x; h < count; h += gridDim.x) {
     const index_t v = heavy[h];
     const long long cell = static_cast<long long>(v) * W + w;
@@ -346,17 +337,8 @@ class gpu_backend final : public backend {
   /// The vertices pull_heavy_kernel takes (once per graph and direction; one readback).
   void list_heavy(const device_csr<pattern>& t) {
     if (heavy_n_ >= 0) return;
-    const index_t n = t.rows();
-    heavy_.reserve(static_cast<std::size_t>(n));
-    heavy_count_.reserve(1);
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(heavy_count_.data(), 0, sizeof(unsigned long long), stream()));
-    list_heavy_kernel<<<grid_for(n), block, 0, stream()>>>(n, t.rpt(), heavy_.data(), heavy_count_.data());
-    check_launch("list_heavy_kernel");
-    unsigned long long* h = pinned_counters();
-    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h, heavy_count_.data(), sizeof(unsigned long long),
-                                      cudaMemcpyDeviceToHost, stream()));
-    ctx_.synchronize();
-    heavy_n_ = static_cast<long long>(h[0]);
+    heavy_.reserve(static_cast<std::size_t>(t.rows()));
+    heavy_n_ = rows_longer_than(ctx_, t.view(), heavy_degree, heavy_.data());
   }
 
   /// F and V to bitmaps, V's summaries to the per-source counters; `pending` (the products the
@@ -419,7 +401,7 @@ class gpu_backend final : public backend {
     if (heavy_n_ > 0) {
       const long long heavy_grid = std::min<long long>(heavy_n_, 4LL * ctx_.device().sm_count);
       pull_heavy_kernel<<<static_cast<unsigned>(heavy_grid), heavy_block, 0, stream()>>>(
-          heavy_.data(), heavy_count_.data(), W, t.rpt(), t.col(), a_.rpt(), front_.data(),
+          heavy_.data(), heavy_n_, W, t.rpt(), t.col(), a_.rpt(), front_.data(),
           done_.data(), visited_.data(), next_front_.data(), level_count_.data(), counters_.data());
       check_launch("pull_heavy_kernel");
     }
@@ -448,7 +430,6 @@ class gpu_backend final : public backend {
   device_buffer<word> visited_, front_, next_front_, done_;
   device_buffer<unsigned> level_count_;
   device_buffer<index_t> heavy_;                  ///< vertices with > heavy_degree in-neighbours
-  device_buffer<unsigned long long> heavy_count_;
   long long heavy_n_ = -1;                        ///< -1: not listed for this graph yet
   device_buffer<unsigned long long> counters_;
   direction dir_ = direction::automatic;

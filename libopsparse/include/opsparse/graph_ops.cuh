@@ -15,6 +15,8 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -366,6 +368,28 @@ void degree_order(context& ctx, csr_view<V> a, bool ascending, index_t* d_order)
     OPSPARSE_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(
         w.at<void>(base, temp_at), bytes, deg, w.at<index_t>(base, sorted_at), iota, d_order,
         a.rows, 0, bits, s));
+}
+
+/// The rows of A with more than `length` entries, ascending, into d_rows (room for A.rows);
+/// returns how many (one readback). E.g. a graph's hubs, for kernels that give them more threads.
+template <class V>
+index_t rows_longer_than(context& ctx, csr_view<V> a, offset_t length, index_t* d_rows) {
+  using namespace detail;
+  if (a.rows == 0) return 0;
+  const cudaStream_t s = ctx.stream();
+  const thrust::counting_iterator<index_t> rows(0);
+  const row_longer_than keep{a.rpt, length};
+  workspace_layout w;
+  const std::size_t count_at = w.add(sizeof(index_t));
+  std::size_t bytes = 0;
+  OPSPARSE_CUDA_TRY(cub::DeviceSelect::If(nullptr, bytes, rows, d_rows, (index_t*)nullptr,
+                                          a.rows, keep, s));
+  const std::size_t temp_at = w.add(bytes + 16);
+  void* base = ctx.workspace(w.total());
+  index_t* count = w.at<index_t>(base, count_at);
+  OPSPARSE_CUDA_TRY(cub::DeviceSelect::If(w.at<void>(base, temp_at), bytes, rows, d_rows, count,
+                                          a.rows, keep, s));
+  return read_back(ctx, count);
 }
 
 /// inverse[order[r]] = r for r < n.

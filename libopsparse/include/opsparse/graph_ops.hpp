@@ -21,6 +21,7 @@
 //                                   A's and B's rows sorted, the result's too
 //   sort_rows(A)                    each row's entries by column
 //   degree_order(A, ascending)      the rows by their length, ties by index (a stable sort)
+//   rows_longer_than(A, length)     the rows with more than `length` entries, ascending (hubs)
 //   invert_permutation, gather      inverse[order[r]] = r; out[i] = src[idx[i]]
 #include <cmath>
 #include <limits>

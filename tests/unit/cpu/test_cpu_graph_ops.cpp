@@ -439,6 +439,15 @@ TEST(CpuGraphOps, SortRows) {
 
 // ---- degree_order, invert_permutation, gather ---------------------------------------------------
 
+TEST(CpuGraphOps, RowsLongerThan) {
+  // Row lengths 2, 0, 3, 2, 0.
+  const auto a = pat(5, 4, {{0, 1}, {}, {0, 1, 2}, {2, 3}, {}});
+  EXPECT_EQ(cpu::rows_longer_than(a, 0), (std::vector<index_t>{0, 2, 3}));
+  EXPECT_EQ(cpu::rows_longer_than(a, 2), (std::vector<index_t>{2}));
+  EXPECT_TRUE(cpu::rows_longer_than(a, 3).empty());
+  EXPECT_TRUE(cpu::rows_longer_than(host_csr<double>(0, 0), 0).empty());
+}
+
 TEST(CpuGraphOps, DegreeOrder) {
   // Row lengths 2, 0, 3, 2, 0.
   const auto a = pat(5, 4, {{0, 1}, {}, {0, 1, 2}, {2, 3}, {}});

@@ -261,6 +261,12 @@ TEST_F(GraphOps, OrdersAndVectorsEqualTheCpu) {
       degree_order(ctx, da.view(), ascending, d_order.data());
       EXPECT_EQ(download(d_order.data(), s.rows, ctx), cpu::degree_order(a, ascending)) << ascending;
     }
+    for (offset_t length : {offset_t{0}, offset_t{3}, offset_t{1} << 40}) {
+      const std::vector<index_t> want = cpu::rows_longer_than(a, length);
+      const index_t got = rows_longer_than(ctx, da.view(), length, d_order.data());
+      ASSERT_EQ(static_cast<std::size_t>(got), want.size()) << "length " << length;
+      EXPECT_EQ(download(d_order.data(), got, ctx), want) << "length " << length;
+    }
     const auto perm = random_permutation(s.rows, seed++);
     auto d_perm = upload(perm);
     invert_permutation(ctx, d_perm.data(), s.rows, d_inv.data());

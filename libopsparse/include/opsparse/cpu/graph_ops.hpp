@@ -493,6 +493,16 @@ std::vector<index_t> degree_order(const host_csr<V>& a, bool ascending) {
   return order;
 }
 
+/// The rows of A with more than `length` entries, ascending (the GPU's rows_longer_than).
+template <class V>
+std::vector<index_t> rows_longer_than(const host_csr<V>& a, offset_t length) {
+  graph_ops_detail::check_shape("A", a);
+  std::vector<index_t> rows;
+  for (index_t i = 0; i < a.rows; ++i)
+    if (a.rpt[i + 1] - a.rpt[i] > length) rows.push_back(i);
+  return rows;
+}
+
 /// inverse[order[r]] = r (new_of_old from old_of_new). Throws std::invalid_argument when order
 /// is not a permutation of 0 .. order.size() - 1.
 inline std::vector<index_t> invert_permutation(const std::vector<index_t>& order) {

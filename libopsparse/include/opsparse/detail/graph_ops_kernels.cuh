@@ -259,4 +259,11 @@ __global__ void union_fill_kernel(csr_view<VA> a, csr_view<VB> b, const offset_t
   }
 }
 
+/// rows_longer_than's selection: row i has more than `length` entries.
+struct row_longer_than {
+  const offset_t* rpt;
+  offset_t length;
+  __device__ __forceinline__ bool operator()(index_t i) const { return rpt[i + 1] - rpt[i] > length; }
+};
+
 }  // namespace opsparse::detail
