@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "mcl.hpp"
+#include "mcl_cpu_scatter.hpp"
 #include "opsparse/cpu/spgemm.hpp"
 
 namespace opsparse::mcl {
@@ -38,6 +39,7 @@ class cpu_backend final : public backend<T> {
       : threads_(threads), accumulator_bytes_(accumulator_bytes) {
     opt_.threads = threads;
     opt_.sorted = true;
+    scatter_ = std::is_same_v<T, float> && detail::scatter_add_supported();
   }
   const char* name() const override { return "cpu"; }
 
@@ -237,6 +239,42 @@ class cpu_backend final : public backend<T> {
     return n;
   }
 
+  /// expand_row<false> of a dense row (scan mode) by detail::scatter_add, when every product
+  /// is > 0 (products_positive): a column was then touched iff its sum is not 0, and no flag
+  /// is stored. Returns the row's length, its columns in w.cols in ascending order.
+  offset_t expand_row_scatter(index_t i, row_workspace& w) const {
+    double* __restrict const acc = w.acc.data();
+    const offset_t* const rpt = m_.rpt.data();
+    const index_t* const col = m_.col.data();
+    if constexpr (std::is_same_v<T, float>) {
+      const float* const val = m_.val.data();
+      for (offset_t ka = rpt[i]; ka < rpt[i + 1]; ++ka) {
+        const index_t k = col[ka];
+        detail::scatter_add(acc, col + rpt[k], val + rpt[k], rpt[k + 1] - rpt[k], val[ka]);
+      }
+    }
+    w.cols.resize(static_cast<std::size_t>(m_.cols) + 1);
+    index_t* __restrict const out = w.cols.data();
+    offset_t n = 0;
+    for (index_t j = 0; j < m_.cols; ++j) {
+      out[n] = j;
+      n += acc[j] != 0.0;
+    }
+    w.cols.resize(static_cast<std::size_t>(n));
+    return n;
+  }
+
+  /// Whether every product of X·X is > 0: X's values are (not NaN and) > 0 and the smallest
+  /// one's square does not underflow (it cannot for float values, whose products are exact).
+  bool products_positive() const {
+    double least = INFINITY;
+    for (const T v : m_.val) {
+      if (!(v > T(0))) return false;
+      least = std::min(least, static_cast<double>(v));
+    }
+    return least * least > 0;
+  }
+
   /// The products of row i of X·X (mcl's n_entries of the column).
   offset_t row_products(index_t i) const {
     offset_t products = 0;
@@ -314,6 +352,7 @@ class cpu_backend final : public backend<T> {
     if (static_cast<int>(ws_.size()) < nthreads) ws_.resize(static_cast<std::size_t>(nthreads));
     // Where each row's survivors are: (thread, start) in that thread's kept list.
     std::vector<std::pair<int, offset_t>> where(static_cast<std::size_t>(rows));
+    const bool scatter = scatter_ && products_positive();
     offset_t expanded = 0;
 #pragma omp parallel num_threads(nthreads) reduction(+ : expanded)
     {
@@ -331,6 +370,8 @@ class cpu_backend final : public backend<T> {
         if (signed_ && mcl_drops_zeros(products)) {
           expand_row<true>(i, w, products);
           n = drop_zero_sums(w);
+        } else if (scatter && products * 4 >= static_cast<offset_t>(m_.cols)) {
+          n = expand_row_scatter(i, w);
         } else {
           n = expand_row<false>(i, w, products);
         }
@@ -468,6 +509,8 @@ class cpu_backend final : public backend<T> {
   host_csr<T> e_;
   index_t r0_ = 0, r1_ = 0;
   std::vector<row_workspace> ws_;
+  /// Dense rows are expanded by detail::scatter_add (float values, AVX-512 present).
+  bool scatter_ = false;
   std::vector<offset_t> next_rpt_{0};
   std::vector<index_t> next_col_;
   std::vector<T> next_val_;
