@@ -5,6 +5,9 @@
 // of opsparse::cpu::spgemm: the row's entries in order, each B row in order, so the sums are
 // the engine's bit for bit), decides its pruning on the spot and keeps only the survivors: the
 // unpruned expansion is never stored, sorted or converted (as mcl's per-column dense vector).
+// Dense rows of float iterates are summed eight products at a time by AVX-512 gathers and
+// scatters where the processor has them (mcl_cpu_scatter.hpp): the scalar loop's load, flag
+// store, add and store per product were 95% of a one-thread run on the human PPI network.
 // Above a memory bound for the per-thread accumulators (very many columns), rows are expanded
 // by opsparse::cpu::spgemm in blocks and pruned afterwards, as before.
 #include <omp.h>
