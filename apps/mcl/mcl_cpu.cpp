@@ -258,26 +258,17 @@ class cpu_backend final : public backend<T> {
     double* __restrict const acc = w.acc.data();
     const offset_t* const rpt = m_.rpt.data();
     const index_t* const col = m_.col.data();
+    offset_t n = 0;
     if constexpr (std::is_same_v<T, float>) {
       const float* const val = m_.val.data();
       for (offset_t ka = rpt[i]; ka < rpt[i + 1]; ++ka) {
         const index_t k = col[ka];
         detail::scatter_add(acc, col + rpt[k], val + rpt[k], rpt[k + 1] - rpt[k], val[ka]);
       }
-    }
-    // One pass lists the row (ascending), takes its values and clears the sums (take_row).
-    const index_t cols = m_.cols;
-    w.cols.resize(static_cast<std::size_t>(cols) + 1);
-    w.vals.resize(static_cast<std::size_t>(cols) + 1);
-    index_t* __restrict const out = w.cols.data();
-    T* __restrict const vals = w.vals.data();
-    offset_t n = 0;
-    for (index_t j = 0; j < cols; ++j) {
-      const double v = acc[j];
-      out[n] = j;
-      vals[n] = static_cast<T>(v);
-      acc[j] = 0.0;
-      n += v != 0.0;
+      // One pass lists the row (ascending), takes its values and clears the sums (take_row).
+      w.cols.resize(static_cast<std::size_t>(m_.cols) + 8);
+      w.vals.resize(static_cast<std::size_t>(m_.cols) + 8);
+      n = detail::take_sums(acc, m_.cols, w.cols.data(), w.vals.data());
     }
     w.cols.resize(static_cast<std::size_t>(n));
     w.vals.resize(static_cast<std::size_t>(n));

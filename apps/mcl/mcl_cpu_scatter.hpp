@@ -1,7 +1,8 @@
 #pragma once
 // The CPU backend's inner loop for dense rows (mcl_cpu.cpp): acc[col[k]] += a * val[k] over one
 // row of X, eight products at a time with AVX-512 gathers and scatters where the processor has
-// them (checked at run time: the build targets plain x86-64).
+// them (checked at run time: the build targets plain x86-64), and the listing of the summed row
+// (take_sums) eight columns at a time with compress instructions.
 //
 // The columns of one row of X are distinct, so a gather, add and scatter of eight of them is the
 // scalar loop's result. Only float values come here: a float times a float is exact in double,
@@ -45,9 +46,37 @@ __attribute__((target("avx512f,avx512vl"))) inline void scatter_add(double* acc,
     _mm512_mask_i32scatter_pd(acc, m, j, _mm512_add_pd(g, _mm512_mul_pd(va, b)), 8);
   }
 }
+
+/// Lists the row summed in acc[0, cols): each j with acc[j] != 0 appended to out, (float)acc[j]
+/// to vals, every acc[j] reset to 0; returns the count. out and vals need room for cols + 8
+/// (each step stores eight lanes, of which the first popcount are kept).
+__attribute__((target("avx512f,avx512vl,popcnt"))) inline offset_t take_sums(double* acc, index_t cols,
+                                                                        index_t* out, float* vals) {
+  offset_t n = 0;
+  __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  index_t j = 0;
+  for (; j + 8 <= cols; j += 8) {
+    const __m512d v = _mm512_loadu_pd(acc + j);
+    const __mmask8 m = _mm512_cmpneq_pd_mask(v, _mm512_setzero_pd());
+    _mm512_storeu_pd(acc + j, _mm512_setzero_pd());
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + n), _mm256_maskz_compress_epi32(m, idx));
+    _mm256_storeu_ps(vals + n, _mm256_maskz_compress_ps(m, _mm512_maskz_cvtpd_ps(0xFF, v)));
+    n += __builtin_popcount(m);
+    idx = _mm256_add_epi32(idx, _mm256_set1_epi32(8));
+  }
+  for (; j < cols; ++j) {
+    const double v = acc[j];
+    out[n] = j;
+    vals[n] = static_cast<float>(v);
+    acc[j] = 0.0;
+    n += v != 0.0;
+  }
+  return n;
+}
 #else
 inline bool scatter_add_supported() { return false; }
 inline void scatter_add(double*, const index_t*, const float*, offset_t, float) {}
+inline offset_t take_sums(double*, index_t, index_t*, float*) { return 0; }
 #endif
 
 }  // namespace opsparse::mcl::detail
