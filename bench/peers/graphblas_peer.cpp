@@ -1,11 +1,13 @@
 // opsparse-graphblas-peer: the SuiteSparse:GraphBLAS side of scripts/bench-graphs.
 //
-//   opsparse-graphblas-peer tc  GRAPH [--runs N] [--presort auto|none|ascending] [--threads T]
+//   opsparse-graphblas-peer tc  GRAPH [--runs N] [--warm-ups W] [--presort auto|none|ascending]
+//                               [--threads T]
 //       Triangle counting as LAGraph's Sandia_LL: C<L> = L*L over GxB_PLUS_PAIR_INT64 with a
 //       structural mask, count = reduce(C, PLUS). The graph is prepared exactly as
 //       opsparse-triangle prepares it (symmetrised, loops and repeats dropped; the same automatic
-//       degree presort rule). After one warm-up, N runs are timed; each run times the extraction
-//       L = tril(A,-1) and, separately, the product plus the reduction. Medians are printed.
+//       degree presort rule). After W warm-ups (default 1), N runs are timed; each run times the
+//       extraction L = tril(A,-1) and, separately, the product plus the reduction. Medians are
+//       printed.
 //   opsparse-graphblas-peer bfs GRAPH (--sources IDS|FILE | --random K [--seed S]) [--undirected]
 //                               [--summary FILE] [--semiring any-pair|lor-land] [--threads T]
 //       One push BFS per source, one source after another: v<q> = level, then
@@ -138,7 +140,7 @@ int graphblas_threads() {
 // ---------------------------------------------------------------------------------------------
 // Triangle counting
 
-int run_tc(const std::string& spec, int runs, const std::string& presort_s) {
+int run_tc(const std::string& spec, int runs, int warm_ups, const std::string& presort_s) {
   const auto t0 = clk::now();
   opsparse::io::labelled_graph g = load_graph(spec);
   const host_csr<pattern> a = opsparse::triangle::simple_undirected(g.adj);
@@ -177,7 +179,7 @@ int run_tc(const std::string& spec, int runs, const std::string& presort_s) {
 
   std::vector<double> ms_product, ms_extract;
   std::int64_t triangles = -1;
-  for (int r = -1; r < runs; ++r) {  // r = -1: warm-up
+  for (int r = -warm_ups; r < runs; ++r) {  // r < 0: warm-ups
     const auto e0 = clk::now();
     GrB_Matrix L = nullptr;
     PEER_GRB(GrB_Matrix_new(&L, GrB_BOOL, n, n));
@@ -194,7 +196,7 @@ int run_tc(const std::string& spec, int runs, const std::string& presort_s) {
     GrB_Matrix_free(&L);
     if (triangles >= 0 && count != triangles)
       throw std::runtime_error("run " + std::to_string(r) + " counted " + std::to_string(count) +
-                               " triangles, the warm-up " + std::to_string(triangles));
+                               " triangles, the run before " + std::to_string(triangles));
     triangles = count;
     if (r >= 0) {
       ms_extract.push_back(ms_between(e0, e1));
@@ -208,7 +210,7 @@ int run_tc(const std::string& spec, int runs, const std::string& presort_s) {
             << " ms_median=" << median(ms_product) << " ms_min="
             << *std::min_element(ms_product.begin(), ms_product.end())
             << " ms_extract_median=" << median(ms_extract) << " ms_presort=" << ms_presort
-            << " presort=" << tri::to_string(sort) << " runs=" << runs
+            << " presort=" << tri::to_string(sort) << " runs=" << runs << " warm_ups=" << warm_ups
             << " threads=" << graphblas_threads() << " ms_read=" << ms_between(t0, t1)
             << " ms_import=" << ms_between(t1, t2) << "\n";
   return 0;
@@ -325,8 +327,8 @@ int run_bfs(const std::string& spec, const std::string& sources_arg, long long r
 }
 
 constexpr const char* usage_intro =
-    "Usage: opsparse-graphblas-peer tc  GRAPH [--runs N] [--presort auto|none|ascending]\n"
-    "                                        [--threads T]\n"
+    "Usage: opsparse-graphblas-peer tc  GRAPH [--runs N] [--warm-ups W]\n"
+    "                                        [--presort auto|none|ascending] [--threads T]\n"
     "       opsparse-graphblas-peer bfs GRAPH (--sources IDS|FILE | --random K [--seed S])\n"
     "                                        [--undirected] [--summary FILE]\n"
     "                                        [--semiring any-pair|lor-land] [--threads T]\n"
@@ -338,7 +340,9 @@ po::options_description tc_options() {
   // clang-format off
   d.add_options()
     ("runs", po::value<int>()->default_value(5)->value_name("N"),
-     "timed runs after one warm-up, >= 1")
+     "timed runs after the warm-ups, >= 1")
+    ("warm-ups", po::value<int>()->default_value(1)->value_name("W"),
+     "untimed runs first, >= 0 (0 where one run takes minutes: a warm-up changes little there)")
     ("presort", po::value<std::string>()->default_value("auto")->value_name("auto|none|ascending"),
      "relabel the vertices by ascending degree first (auto: opsparse-triangle's rule for "
      "Sandia-LL)")
@@ -421,7 +425,7 @@ int main(int argc, char** argv) {
     const int threads = vm["threads"].as<int>();
     if (threads < 0) throw usage_error("--threads must be >= 0");
 
-    int runs = 0;
+    int runs = 0, warm_ups = 0;
     std::string presort, sources_arg, summary_path, semiring;
     long long random_k = -1;
     unsigned long long seed = 1;
@@ -429,6 +433,8 @@ int main(int argc, char** argv) {
     if (mode == "tc") {
       runs = vm["runs"].as<int>();
       if (runs < 1) throw usage_error("--runs must be >= 1");
+      warm_ups = vm["warm-ups"].as<int>();
+      if (warm_ups < 0) throw usage_error("--warm-ups must be >= 0");
       presort = vm["presort"].as<std::string>();
       if (presort != "auto" && presort != "none" && presort != "ascending")
         throw usage_error("--presort must be auto, none or ascending, not '" + presort + "'");
@@ -449,7 +455,7 @@ int main(int argc, char** argv) {
     PEER_GRB(GrB_init(GrB_NONBLOCKING));
     if (threads > 0) PEER_GRB(GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, threads));
     const int rc = mode == "tc"
-                       ? run_tc(graph, runs, presort)
+                       ? run_tc(graph, runs, warm_ups, presort)
                        : run_bfs(graph, sources_arg, random_k, seed, undirected, summary_path,
                                  semiring);
     GrB_finalize();
