@@ -119,6 +119,12 @@ TEST(DistSpgemm, PowerLawRmat) {
   check_product<plus_times>(g, sparse(256, 19, 3.0, 7, true), 1e-13);
 }
 
+TEST(DistSpgemm, ManyRows) {
+  // 8192 rows: blocks of more than 4096 rows take the merge's OpenMP path.
+  const host_csr<double> g = opsparse::datasets::rmat(13, 2.0, 0.57, 0.19, 0.19, 7);
+  check_product<opsparse::plus_pair<long long>>(g, g, -1);
+}
+
 TEST(DistSpgemm, MoreRanksThanRows) {
   // 2x3 times 3x2: most blocks of four or six ranks are empty, in rows, columns or both.
   host_csr<double> a(2, 3), b(3, 2);

@@ -69,27 +69,40 @@ host_csr<V> merge_partials(std::vector<host_csr<V>>&& parts, index_t rows, index
   if (parts.empty()) return host_csr<V>(rows, cols);
   if (parts.size() == 1) return std::move(parts.front());
   host_csr<V> c(rows, cols);
-  std::vector<offset_t> cursor(parts.size());
-  auto nothing = [](std::size_t, offset_t) {};
-  for (index_t i = 0; i < rows; ++i) {
-    offset_t length = 0;
-    merge_row(
-        parts, i, cursor, [&](index_t, std::size_t, offset_t) { ++length; }, nothing);
-    c.rpt[static_cast<std::size_t>(i) + 1] = c.rpt[static_cast<std::size_t>(i)] + length;
+  const bool parallel = rows > 4096;  // as cpu::row_products: below that, threads cost more
+  // Lengths first (into rpt[i + 1]), then a scan and the allocation (outside the parallel
+  // regions, where an exception could not leave them), then the entries; OpenMP over rows.
+#pragma omp parallel if (parallel)
+  {
+    std::vector<offset_t> cursor(parts.size());
+    auto nothing = [](std::size_t, offset_t) {};
+#pragma omp for schedule(dynamic, 256)
+    for (index_t i = 0; i < rows; ++i) {
+      offset_t length = 0;
+      merge_row(
+          parts, i, cursor, [&](index_t, std::size_t, offset_t) { ++length; }, nothing);
+      c.rpt[static_cast<std::size_t>(i) + 1] = length;
+    }
   }
+  for (index_t i = 0; i < rows; ++i) c.rpt[i + 1] += c.rpt[i];
   c.col.resize(static_cast<std::size_t>(c.nnz()));
   if constexpr (has_values_v<V>) c.val.resize(c.col.size());
-  for (index_t i = 0; i < rows; ++i) {
-    offset_t out = c.rpt[i] - 1;
-    merge_row(
-        parts, i, cursor,
-        [&](index_t j, std::size_t p, offset_t k) {
-          c.col[++out] = j;
-          if constexpr (has_values_v<V>) c.val[out] = parts[p].val[k];
-        },
-        [&](std::size_t p, offset_t k) {
-          if constexpr (has_values_v<V>) c.val[out] = Semiring::add(c.val[out], parts[p].val[k]);
-        });
+#pragma omp parallel if (parallel)
+  {
+    std::vector<offset_t> cursor(parts.size());
+#pragma omp for schedule(dynamic, 256)
+    for (index_t i = 0; i < rows; ++i) {
+      offset_t out = c.rpt[i] - 1;
+      merge_row(
+          parts, i, cursor,
+          [&](index_t j, std::size_t p, offset_t k) {
+            c.col[++out] = j;
+            if constexpr (has_values_v<V>) c.val[out] = parts[p].val[k];
+          },
+          [&](std::size_t p, offset_t k) {
+            if constexpr (has_values_v<V>) c.val[out] = Semiring::add(c.val[out], parts[p].val[k]);
+          });
+    }
   }
   return c;
 }
