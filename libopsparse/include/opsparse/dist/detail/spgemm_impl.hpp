@@ -1,0 +1,170 @@
+#pragma once
+// Sparse SUMMA (see dist/spgemm.hpp): stages, the product count, phases, one phase's stages.
+#include <algorithm>
+#include <exception>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "opsparse/dist/detail/blocks.hpp"
+#include "opsparse/dist/detail/comm.hpp"
+#include "opsparse/error.hpp"
+
+namespace opsparse::dist::detail {
+
+/// One broadcast round: the inner indices [k0, k1), whose piece of A lies in process column
+/// a_col and whose piece of B lies in process row b_row.
+struct stage {
+  index_t k0, k1;
+  int a_col, b_row;
+};
+
+/// The cuts of [0, inner) by both splits (pc parts for A's columns, pr for B's rows), empty
+/// ranges left out: pr stages on a square grid, at most pr + pc - 1 otherwise.
+std::vector<stage> summa_stages(index_t inner, int grid_rows, int grid_cols);
+
+/// The phase count every rank uses: `forced` when > 0, else the largest over the ranks of
+/// ceil(bytes / budget), at most this rank's B columns (at least 1). Collective.
+int agree_on_phases(const grid& g, std::size_t bytes, std::size_t budget, index_t b_cols,
+                    int forced);
+
+/// Number of products of this rank's block of A·B: for each inner index k, the entries of A's
+/// column k in this process row times those of B's row k in this process column. Each stage's
+/// owners broadcast their counts (A's columns, B's row lengths) as SUMMA would the pieces.
+template <class VA, class VB>
+offset_t count_block_products(const grid& g, const dist_csr<VA>& a, const dist_csr<VB>& b,
+                              const std::vector<stage>& stages) {
+  const std::vector<offset_t> a_counts = column_counts(a.block);
+  offset_t total = 0;
+  std::vector<offset_t> ac, bc;
+  for (const stage& s : stages) {
+    const std::size_t width = static_cast<std::size_t>(s.k1 - s.k0);
+    ac.assign(width, 0);
+    bc.assign(width, 0);
+    if (g.col() == s.a_col) std::copy_n(a_counts.begin() + (s.k0 - a.col_begin), width, ac.begin());
+    if (g.row() == s.b_row)
+      for (std::size_t t = 0; t < width; ++t) {
+        const std::size_t k = static_cast<std::size_t>(s.k0 - b.row_begin) + t;
+        bc[t] = b.block.rpt[k + 1] - b.block.rpt[k];
+      }
+    bcast_bytes(ac.data(), width * sizeof(offset_t), s.a_col, g.row_comm());
+    bcast_bytes(bc.data(), width * sizeof(offset_t), s.b_row, g.col_comm());
+    total = std::inner_product(ac.begin(), ac.end(), bc.begin(), total);
+  }
+  return total;
+}
+
+/// This rank's block of one phase: columns [c0, c1) of its B block. Every stage's pieces are
+/// broadcast and multiplied; the partial blocks merged. An exception of the engine or the merge
+/// is held until the phase's end, where the ranks agree on it (agree_on_failure).
+template <class Semiring, class VA, class VB, class Engine>
+host_csr<typename Semiring::value_type> run_phase(const grid& g, const dist_csr<VA>& a,
+                                                  const dist_csr<VB>& b,
+                                                  const std::vector<stage>& stages, index_t c0,
+                                                  index_t c1, const Engine& engine) {
+  using T = typename Semiring::value_type;
+  std::vector<host_csr<T>> parts;
+  host_csr<VA> a_cut, a_buffer;
+  host_csr<VB> b_cut, b_buffer;
+  std::exception_ptr error;
+  for (const stage& s : stages) {
+    // Only the owners cut their pieces; a whole block (square grids, one phase) is sent as is.
+    const host_csr<VA>* a_mine = &a.block;
+    if (g.col() == s.a_col && s.k1 - s.k0 != a.block.cols) {
+      a_cut = sub_block(a.block, 0, a.block.rows, s.k0 - a.col_begin, s.k1 - a.col_begin);
+      a_mine = &a_cut;
+    }
+    const host_csr<VB>* b_mine = &b.block;
+    if (g.row() == s.b_row && (s.k1 - s.k0 != b.block.rows || c1 - c0 != b.block.cols)) {
+      b_cut = sub_block(b.block, s.k0 - b.row_begin, s.k1 - b.row_begin, c0, c1);
+      b_mine = &b_cut;
+    }
+    const host_csr<VA>& ap = share_csr(*a_mine, a_buffer, s.a_col, g.row_comm());
+    const host_csr<VB>& bp = share_csr(*b_mine, b_buffer, s.b_row, g.col_comm());
+    if (error || ap.nnz() == 0 || bp.nnz() == 0) continue;
+    try {
+      host_csr<T> c = engine(ap, bp);
+      if (c.rows != ap.rows || c.cols != bp.cols || c.rpt.size() != std::size_t(c.rows) + 1)
+        throw std::logic_error("opsparse::dist::spgemm: the local engine returned a " +
+                               std::to_string(c.rows) + "x" + std::to_string(c.cols) +
+                               " block for a " + std::to_string(ap.rows) + "x" +
+                               std::to_string(bp.cols) + " product");
+      if (c.nnz() > 0) parts.push_back(std::move(c));
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  host_csr<T> merged;
+  if (!error) {
+    try {
+      merged = merge_partials<Semiring>(std::move(parts), a.block.rows, c1 - c0);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  agree_on_failure(error, "opsparse::dist::spgemm: the local product", g.comm());
+  return merged;
+}
+
+/// The argument checks of spgemm, on every rank; all throw when one rank's check fails.
+template <class VA, class VB>
+void check_operands(const grid& g, const dist_csr<VA>& a, const dist_csr<VB>& b) {
+  std::exception_ptr error;
+  try {
+    OPSPARSE_EXPECTS(a.cols == b.rows, "opsparse::dist::spgemm: A is " + std::to_string(a.rows) +
+                                           "x" + std::to_string(a.cols) + " but B is " +
+                                           std::to_string(b.rows) + "x" + std::to_string(b.cols));
+    validate(g, a);
+    validate(g, b);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  agree_on_failure(error, "opsparse::dist::spgemm: the operands' check", g.comm());
+}
+
+}  // namespace opsparse::dist::detail
+
+namespace opsparse::dist {
+
+template <class Semiring, class VA, class VB, class Engine>
+dist_csr<typename Semiring::value_type> spgemm(const grid& g, const dist_csr<VA>& a,
+                                               const dist_csr<VB>& b, const spgemm_options& opt,
+                                               const Engine& engine) {
+  using T = typename Semiring::value_type;
+  detail::check_operands(g, a, b);
+  std::size_t budget = opt.memory_budget;
+  std::exception_ptr error;
+  try {
+    if (budget == 0) budget = default_memory_budget(g);  // OPSPARSE_DIST_MEMORY may be wrong
+  } catch (...) {
+    error = std::current_exception();
+  }
+  detail::agree_on_failure(error, "opsparse::dist::spgemm: the memory budget", g.comm());
+
+  const std::vector<detail::stage> stages = detail::summa_stages(a.cols, g.rows(), g.cols());
+  const offset_t products = detail::count_block_products(g, a, b, stages);
+  // Every product may be an entry of a partial block, and the merge writes them once more.
+  constexpr std::size_t entry_bytes = 2 * (sizeof(index_t) + (has_values_v<T> ? sizeof(T) : 0));
+  const std::size_t bytes = static_cast<std::size_t>(products) * entry_bytes;
+  const int phases = detail::agree_on_phases(g, bytes, budget, b.block.cols, opt.phases);
+
+  std::vector<index_t> starts;
+  std::vector<host_csr<T>> blocks;
+  for (int p = 0; p <= phases; ++p) starts.push_back(split_point(b.block.cols, phases, p));
+  for (int p = 0; p < phases; ++p)
+    blocks.push_back(
+        detail::run_phase<Semiring>(g, a, b, stages, starts[p], starts[p + 1], engine));
+
+  dist_csr<T> c;
+  c.rows = a.rows;
+  c.cols = b.cols;
+  c.row_begin = a.row_begin;
+  c.col_begin = b.col_begin;
+  c.block = detail::concat_columns(std::move(blocks), starts, a.block.rows);
+  if (opt.info) *opt.info = {static_cast<int>(stages.size()), phases, products, budget, bytes};
+  return c;
+}
+
+}  // namespace opsparse::dist

@@ -1,0 +1,72 @@
+#pragma once
+// C = A·B over a semiring with A and B distributed over a process grid: Sparse SUMMA, as
+// CombBLAS and HipMCL compute it (docs/design.md, "Distributed products (MPI)").
+//
+// The inner dimension is cut where A's column split or B's row split cuts it (on a square grid
+// the two agree: pr stages); at each stage the owner of A's piece broadcasts it along its process
+// row and the owner of B's piece along its process column, and every rank multiplies what it
+// received with a local engine. The stages' partial blocks are merged with the semiring's add, in
+// stage order. Before that, each rank counts its block's products (an upper bound of its nnz) and
+// the product runs in as many phases, over consecutive ranges of B's columns, as its memory
+// budget needs; the phases are laid side by side.
+//
+// The local engine is any callable `engine(a, b)` taking two host_csr (the pieces of A and B of a
+// stage) and returning their product over the semiring as a host_csr with sorted rows; the CPU
+// engine by default. A GPU engine uploads the pieces, multiplies with the GPU engine and downloads
+// the result (one GPU per rank).
+#include <cstddef>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "opsparse/cpu/spgemm.hpp"
+#include "opsparse/dist/dist_csr.hpp"
+#include "opsparse/dist/grid.hpp"
+
+namespace opsparse::dist {
+
+/// What one product did on this rank (spgemm_options::info).
+struct spgemm_info {
+  int stages = 0;                   ///< broadcast rounds per phase
+  int phases = 0;                   ///< column phases, the same on every rank
+  offset_t products = 0;            ///< of this rank's block: an upper bound of its nnz
+  std::size_t budget = 0;           ///< bytes for one phase's output on this rank
+  std::size_t estimated_bytes = 0;  ///< this rank's output working memory, all phases together
+};
+
+struct spgemm_options {
+  /// Bytes this rank may give to one phase's output (partial blocks and their merge);
+  /// 0: default_memory_budget(grid).
+  std::size_t memory_budget = 0;
+  /// > 0: run this many phases whatever the estimate (give the same value on every rank).
+  int phases = 0;
+  spgemm_info* info = nullptr;  ///< filled on every rank when not null
+};
+
+/// The default local engine: opsparse::cpu::spgemm over Semiring (rows always sorted).
+template <class Semiring>
+struct cpu_engine {
+  cpu::options options;
+  template <class VA, class VB>
+  host_csr<typename Semiring::value_type> operator()(const host_csr<VA>& a,
+                                                     const host_csr<VB>& b) const {
+    cpu::options o = options;
+    o.sorted = true;  // the merge of the stages walks sorted rows
+    return cpu::spgemm<Semiring>(a, b, no_mask{}, o);
+  }
+};
+
+/// C = A·B over Semiring (collective over the grid). A.cols must equal B.rows and both must be
+/// distributed over `g` (see validate), else std::invalid_argument on every rank. An exception of
+/// the engine on one rank is rethrown there and reported as std::runtime_error on the others.
+template <class Semiring, class VA, class VB, class Engine = cpu_engine<Semiring>>
+dist_csr<typename Semiring::value_type> spgemm(const grid& g, const dist_csr<VA>& a,
+                                               const dist_csr<VB>& b,
+                                               const spgemm_options& opt = {},
+                                               const Engine& engine = {});
+
+}  // namespace opsparse::dist
+
+#include "opsparse/dist/detail/spgemm_impl.hpp"

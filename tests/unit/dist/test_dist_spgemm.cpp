@@ -1,0 +1,246 @@
+// Sparse SUMMA (dist::spgemm) against the CPU engine on every grid shape of the world:
+// rectangular matrices with empty rows and empty blocks, R-MAT power-law graphs, more ranks than
+// rows, several memory phases, a user's local engine, and the failures that must reach every rank.
+// Exact semirings (integers, plus-pair, patterns, integer-valued doubles) are compared exactly;
+// plus-times over real values with a tight relative tolerance, since the stages' partial sums are
+// added in another association than the CPU engine's single pass.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <stdexcept>
+#include <string>
+
+#include "dist_support.hpp"
+#include "opsparse/cpu/spgemm.hpp"
+#include "opsparse/dist/spgemm.hpp"
+#include "opsparse_datasets/generators.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using opsparse::host_csr;
+using opsparse::index_t;
+using opsparse::offset_t;
+using opsparse::pattern;
+namespace cpu = opsparse::cpu;
+namespace dist = opsparse::dist;
+namespace test = opsparse::test;
+using plus_times = opsparse::plus_times<double>;
+
+/// m x n with about `per_row` entries a row, every fifth row empty, and no entries in the columns
+/// [n/3, n/2) (so that some blocks of a wide grid are empty). Integer values 1..4 when `whole`.
+host_csr<double> sparse(index_t m, index_t n, double per_row, std::uint64_t seed, bool whole) {
+  const host_csr<double> a = test::random_csr(m, n, per_row, seed);
+  host_csr<double> out(m, n);
+  for (index_t i = 0; i < m; ++i) {
+    for (offset_t k = a.rpt[i]; k < a.rpt[i + 1] && i % 5 != 4; ++k) {
+      if (a.col[k] >= n / 3 && a.col[k] < n / 2) continue;
+      out.col.push_back(a.col[k]);
+      out.val.push_back(whole ? static_cast<double>(1 + (a.col[k] + i) % 4) : a.val[k]);
+    }
+    out.rpt[i + 1] = static_cast<offset_t>(out.col.size());
+  }
+  return out;
+}
+
+template <class V>
+::testing::AssertionResult exactly_equal(const host_csr<V>& x, const host_csr<V>& y) {
+  if (x.rows != y.rows || x.cols != y.cols)
+    return ::testing::AssertionFailure()
+           << "shape " << x.rows << "x" << x.cols << " vs " << y.rows << "x" << y.cols;
+  if (x.rpt != y.rpt || x.col != y.col) return ::testing::AssertionFailure() << "structure differs";
+  if constexpr (opsparse::has_values_v<V>)
+    for (std::size_t k = 0; k < x.val.size(); ++k)
+      if (!(x.val[k] == y.val[k]))
+        return ::testing::AssertionFailure()
+               << "entry " << k << ": " << x.val[k] << " vs " << y.val[k];
+  return ::testing::AssertionSuccess();
+}
+
+/// gather(spgemm(scatter(a), scatter(b))) against cpu::spgemm(a, b) on every grid shape, exactly
+/// when rel < 0, else within rel. Returns the info of the last shape.
+template <class S, class VA, class VB, class Engine = dist::cpu_engine<S>>
+dist::spgemm_info check_product(const host_csr<VA>& a, const host_csr<VB>& b, double rel,
+                                dist::spgemm_options opt = {}, const Engine& engine = {}) {
+  using T = typename S::value_type;
+  const host_csr<T> want = test::world_rank() == 0 ? cpu::spgemm<S>(a, b) : host_csr<T>();
+  dist::spgemm_info info;
+  opt.info = &info;
+  for (const auto s : test::all_shapes()) {
+    const dist::grid g(MPI_COMM_WORLD, s.rows, s.cols);
+    const auto da = dist::scatter(g, a), db = dist::scatter(g, b);
+    const dist::dist_csr<T> dc = dist::spgemm<S>(g, da, db, opt, engine);
+    EXPECT_EQ(opsparse::check(dc.block), "") << test::shape_name(g);
+    EXPECT_EQ(dc.rows, a.rows);
+    EXPECT_EQ(dc.cols, b.cols);
+    if (s.rows == s.cols) EXPECT_EQ(info.stages, std::min<index_t>(s.rows, a.cols));
+    EXPECT_LE(info.stages, s.rows + s.cols - 1);
+    EXPECT_GE(info.products, dc.block.nnz());
+    const host_csr<T> got = dist::gather(g, dc);
+    if (g.rank() != 0) continue;
+    if (rel < 0)
+      EXPECT_TRUE(exactly_equal(got, want)) << test::shape_name(g);
+    else
+      EXPECT_TRUE(test::csr_near(got, want, rel)) << test::shape_name(g);
+  }
+  return info;
+}
+
+TEST(DistSpgemm, RectangularIntegerValuedExact) {
+  const host_csr<double> a = sparse(37, 53, 5.0, 1, true), b = sparse(53, 29, 4.0, 2, true);
+  // Integer values: every partial sum is exact, whatever the association.
+  check_product<plus_times>(a, b, -1);
+  check_product<opsparse::plus_times<long long>>(opsparse::convert<long long>(a),
+                                                 opsparse::convert<long long>(b), -1);
+}
+
+TEST(DistSpgemm, RectangularRealValuesWithinTolerance) {
+  const host_csr<double> a = sparse(37, 53, 5.0, 3, false), b = sparse(53, 29, 4.0, 4, false);
+  check_product<plus_times>(a, b, 1e-14);
+}
+
+TEST(DistSpgemm, OtherSemiringsExact) {
+  const host_csr<double> a = sparse(41, 30, 4.0, 5, true), b = sparse(30, 47, 4.0, 6, true);
+  check_product<opsparse::plus_pair<long long>>(a, b, -1);
+  check_product<opsparse::min_plus<double>>(a, b, -1);
+  check_product<opsparse::any_pair>(opsparse::convert<pattern>(a), opsparse::convert<pattern>(b),
+                                    -1);
+}
+
+TEST(DistSpgemm, PowerLawRmat) {
+  // Graph500's R-MAT: a few rows with hundreds of entries, most with a handful.
+  const host_csr<double> g = opsparse::datasets::rmat(8, 8.0, 0.57, 0.19, 0.19, 42);
+  ASSERT_GT(g.nnz(), 1000);
+  check_product<plus_times>(g, g, 1e-13);
+  check_product<opsparse::plus_pair<long long>>(g, g, -1);
+  // A power-law matrix times a rectangular one.
+  check_product<plus_times>(g, sparse(256, 19, 3.0, 7, true), 1e-13);
+}
+
+TEST(DistSpgemm, ManyRows) {
+  // 8192 rows: blocks of more than 4096 rows take the merge's OpenMP path.
+  const host_csr<double> g = opsparse::datasets::rmat(13, 2.0, 0.57, 0.19, 0.19, 7);
+  check_product<opsparse::plus_pair<long long>>(g, g, -1);
+}
+
+TEST(DistSpgemm, MoreRanksThanRows) {
+  // 2x3 times 3x2: most blocks of four or six ranks are empty, in rows, columns or both.
+  host_csr<double> a(2, 3), b(3, 2);
+  a.rpt = {0, 2, 3};
+  a.col = {0, 2, 1};
+  a.val = {1, 2, 3};
+  b.rpt = {0, 1, 2, 4};
+  b.col = {1, 0, 0, 1};
+  b.val = {4, 5, 6, 7};
+  check_product<plus_times>(a, b, -1);
+  // The inner dimension empty: no stage at all, an empty product.
+  const dist::spgemm_info info =
+      check_product<plus_times>(host_csr<double>(3, 0), host_csr<double>(0, 4), -1);
+  EXPECT_EQ(info.stages, 0);
+  EXPECT_EQ(info.products, 0);
+}
+
+TEST(DistSpgemm, SeveralMemoryPhases) {
+  const host_csr<double> a = sparse(37, 53, 5.0, 8, true), b = sparse(53, 29, 4.0, 9, true);
+  dist::spgemm_options opt;
+  opt.memory_budget = 256;  // bytes: a few dozen products a phase
+  const dist::spgemm_info info = check_product<plus_times>(a, b, -1, opt);
+  EXPECT_GT(info.phases, 1);
+  EXPECT_EQ(info.budget, 256u);
+  EXPECT_GE(info.estimated_bytes, info.products * 2 * (sizeof(index_t) + sizeof(double)));
+  // Every rank ran the same number of phases.
+  int low = info.phases, high = info.phases;
+  MPI_Allreduce(MPI_IN_PLACE, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &high, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(low, high);
+  // More phases than a block has columns: some phases are empty.
+  opt.memory_budget = 0;
+  opt.phases = 40;
+  EXPECT_EQ(check_product<plus_times>(a, b, -1, opt).phases, 40);
+}
+
+TEST(DistSpgemm, BudgetFromTheEnvironment) {
+  const host_csr<double> a = sparse(37, 53, 5.0, 10, true), b = sparse(53, 29, 4.0, 11, true);
+  {
+    const test::env_scope env("OPSPARSE_DIST_MEMORY", std::string("1k"));
+    const dist::spgemm_info info = check_product<plus_times>(a, b, -1);
+    EXPECT_EQ(info.budget, 1024u);
+  }
+  const test::env_scope env("OPSPARSE_DIST_MEMORY", std::string("lots"));
+  const dist::grid g;
+  const auto da = dist::scatter(g, a), db = dist::scatter(g, b);
+  EXPECT_THROW(dist::spgemm<plus_times>(g, da, db), std::invalid_argument);
+}
+
+/// A user's local engine: the CPU engine, counting its calls (a GPU engine would upload, multiply
+/// and download here).
+struct counting_engine {
+  std::atomic<int>* calls;
+  host_csr<double> operator()(const host_csr<double>& a, const host_csr<double>& b) const {
+    ++*calls;
+    return cpu::spgemm<plus_times>(a, b);
+  }
+};
+
+TEST(DistSpgemm, UserEngine) {
+  const host_csr<double> a = sparse(37, 53, 5.0, 12, true), b = sparse(53, 29, 4.0, 13, true);
+  std::atomic<int> calls{0};
+  check_product<plus_times>(a, b, -1, {}, counting_engine{&calls});
+  int total = calls.load();
+  MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_GE(total, test::world_size());  // every rank's block has products here
+}
+
+TEST(DistSpgemm, WrongOperandsThrowOnEveryRank) {
+  const host_csr<double> a = sparse(37, 53, 5.0, 14, true), b = sparse(52, 29, 4.0, 15, true);
+  const dist::grid g;
+  const auto da = dist::scatter(g, a), db = dist::scatter(g, b);
+  EXPECT_THROW(dist::spgemm<plus_times>(g, da, db), std::invalid_argument);
+  // A block that does not belong to this rank's place (here on the last rank only).
+  auto moved = dist::scatter(g, sparse(53, 29, 4.0, 16, true));
+  if (g.rank() == g.size() - 1) moved.col_begin += 1;
+  try {
+    dist::spgemm<plus_times>(g, da, moved);
+    ADD_FAILURE() << "no exception on rank " << g.rank();
+  } catch (const std::invalid_argument& e) {
+    // Every rank names the block at fault.
+    EXPECT_NE(std::string(e.what()).find("rank " + std::to_string(g.size() - 1) + " holds"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(test::all_ranks(true));
+}
+
+/// Fails on rank 0 only.
+struct failing_engine {
+  host_csr<double> operator()(const host_csr<double>& a, const host_csr<double>& b) const {
+    if (test::world_rank() == 0) throw std::domain_error("engine failed on purpose");
+    return cpu::spgemm<plus_times>(a, b);
+  }
+};
+
+TEST(DistSpgemm, EngineFailureReachesEveryRank) {
+  const host_csr<double> a = sparse(37, 53, 5.0, 17, true), b = sparse(53, 29, 4.0, 18, true);
+  const dist::grid g;
+  const auto da = dist::scatter(g, a), db = dist::scatter(g, b);
+  try {
+    dist::spgemm<plus_times>(g, da, db, {}, failing_engine{});
+    ADD_FAILURE() << "no exception on rank " << g.rank();
+  } catch (const std::domain_error& e) {
+    EXPECT_EQ(g.rank(), 0) << e.what();  // the engine's own exception, where it was thrown
+  } catch (const std::runtime_error& e) {
+    // Elsewhere: the failing rank's message.
+    EXPECT_NE(g.rank(), 0);
+    EXPECT_NE(std::string(e.what()).find("failed on rank 0: engine failed on purpose"),
+              std::string::npos)
+        << e.what();
+  }
+  // The ranks are still in step: a product afterwards works.
+  const auto dc = dist::spgemm<plus_times>(g, da, db);
+  const host_csr<double> c = dist::gather(g, dc);
+  if (g.rank() == 0) EXPECT_TRUE(exactly_equal(c, cpu::spgemm<plus_times>(a, b)));
+}
+
+}  // namespace
