@@ -63,6 +63,11 @@ po::options_description visible_options(settings& s) {
       ("clustering", po::value(&s.lcc_path)->value_name("FILE"),
        "write 'vertex<TAB>local clustering coefficient' per vertex")
       ("format", po::value(&s.format_s)->default_value("auto"), "auto, mtx, edges or abc")
+      ("parts", po::value(&s.opt.parts)->default_value(1)->value_name("N"),
+       "count in N x N tiles, one after another: the host relabels and extracts L/U, the "
+       "backend holds one tile's rows of the operands at a time (about 2/N of L on the GPU "
+       "instead of A, its sorted copy and L); for graphs that do not fit the device. The count "
+       "only: not with --per-vertex, --clustering or --materialize")
       ("materialize", po::bool_switch(&s.materialize),
        "form C and then sum it, even when only the count is asked (by default the GPU fuses "
        "the sum into the product and never stores C)");
@@ -85,6 +90,10 @@ bool parse(settings& s, int argc, const char* const* argv, std::ostream& out, st
   apps::check_outputs(vm, s.graph_path,
                       {{"per-vertex", &s.per_vertex_path}, {"clustering", &s.lcc_path}});
   if (s.common.verbose && s.common.quiet) throw usage_error("-V and -q contradict each other");
+  if (s.opt.parts < 1) throw usage_error("--parts must be at least 1, not " + std::to_string(s.opt.parts));
+  if (s.opt.parts > 1 && (!s.per_vertex_path.empty() || !s.lcc_path.empty() || s.materialize))
+    throw usage_error("--parts counts the total only: not with --per-vertex, --clustering or "
+                      "--materialize");
   s.engine = apps::choose_engine(cli, vm, s.common, err);
   s.opt.per_vertex = !s.per_vertex_path.empty() || !s.lcc_path.empty();
   s.opt.materialize = s.materialize;
@@ -134,9 +143,14 @@ int run(const settings& s, std::ostream& out, std::ostream& err) {
 
   const result r = apps::advise_on_device_memory([&] { return count_triangles(*be, a, s.opt); }, [&] {
     const double graph = 8.0 * (a.rows + 1) + 4.0 * static_cast<double>(a.nnz());
+    if (s.opt.parts > 1)
+      return "with --parts " + std::to_string(s.opt.parts) + " the GPU backend keeps one tile's "
+             "operands (about " + format_bytes(graph / s.opt.parts) + ") and the product's "
+             "tables; a larger --parts makes smaller tiles, --backend cpu counts in host memory";
     return "the GPU backend keeps the graph (" + format_bytes(graph) + "), a degree-ordered copy "
            "while it sorts (as much again, and the sort's scratch) and L (" +
-           format_bytes(graph / 2) + "); --presort none skips the copy, --backend cpu counts "
+           format_bytes(graph / 2) + "); --parts N counts in N x N tiles holding about 2/N of "
+           "L at a time (e.g. --parts 4), --presort none skips the copy, --backend cpu counts "
            "in host memory";
   });
 

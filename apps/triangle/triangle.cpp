@@ -3,10 +3,12 @@
 #include "triangle/triangle.hpp"
 
 #include "opsparse/cpu/graph.hpp"
+#include "opsparse/cpu/graph_ops.hpp"
 #include "opsparse/error.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <initializer_list>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -81,6 +83,93 @@ std::string describe(operand x, operand y, operand m, const product_info& info) 
          (info.products > 0 ? ", products " + std::to_string(info.products) : std::string());
 }
 
+/// parts + 1 row boundaries splitting rows [0, n) into ranges of about equal total length over
+/// the matrices `ms` (all with n rows); a range may be empty.
+std::vector<index_t> balanced_cuts(std::initializer_list<const host_csr<pattern>*> ms, index_t n,
+                                   int parts) {
+  offset_t total = 0;
+  for (const auto* m : ms) total += m->nnz();
+  std::vector<index_t> cut(static_cast<std::size_t>(parts) + 1, n);
+  cut[0] = 0;
+  offset_t seen = 0;
+  int p = 1;
+  for (index_t i = 0; i < n && p < parts; ++i) {
+    for (const auto* m : ms) seen += m->rpt[i + 1] - m->rpt[i];
+    while (p < parts && seen * parts >= total * p) cut[p++] = i + 1;
+  }
+  return cut;
+}
+
+/// count_triangles with options::parts > 1 (triangle.hpp): relabelling and L/U on the host, then
+/// the counting product tile by tile, inner ranges outermost so that each Y(K,:) is cut once.
+result count_in_parts(backend& be, const host_csr<pattern>& a, const options& opt) {
+  OPSPARSE_EXPECTS(!opt.per_vertex, "counting in parts gives the total only: the triangles "
+                                    "through each vertex need the whole product (no --parts)");
+  OPSPARSE_EXPECTS(!opt.materialize, "counting in parts sums each tile as it goes: C is never "
+                                     "formed whole (no --materialize with --parts)");
+  const method_spec s = spec_of(opt.how);
+  const int parts = opt.parts;
+  result r;
+  stopwatch clock;
+  r.sorted = opt.sort == presort::automatic ? automatic_presort(a, opt.how) : opt.sort;
+  host_csr<pattern> sorted_a;
+  const host_csr<pattern>* ap = &a;
+  if (r.sorted == presort::ascending || r.sorted == presort::descending) {
+    const std::vector<index_t> order = cpu::degree_order(a, r.sorted == presort::ascending);
+    const std::vector<index_t> new_of_old = cpu::invert_permutation(order);
+    sorted_a = cpu::permute(a, order, &new_of_old);
+    ap = &sorted_a;
+    r.stages.push_back({"presort", clock.lap_ms(), std::string(to_string(r.sorted)) + " (host)"});
+  }
+  host_csr<pattern> l, u;
+  auto uses = [&](operand o) { return s.x == o || s.y == o || s.m == o; };
+  if (uses(operand::l)) {
+    l = cpu::select(*ap, lower_triangle{-1});
+    r.stages.push_back({"extract L", clock.lap_ms(), "host"});
+  }
+  if (uses(operand::u)) {
+    u = cpu::select(*ap, upper_triangle{1});
+    r.stages.push_back({"extract U", clock.lap_ms(), "host"});
+  }
+  if (!uses(operand::a)) sorted_a = host_csr<pattern>();
+  auto get = [&](operand o) -> const host_csr<pattern>& {
+    return o == operand::a ? *ap : o == operand::l ? l : u;
+  };
+  const host_csr<pattern>& x = get(s.x);
+  const host_csr<pattern>& y = get(s.y);
+  const host_csr<pattern>& m = get(s.m);
+  const index_t n = a.rows;
+  const std::vector<index_t> rows = balanced_cuts({&x, &m}, n, parts);
+  const std::vector<index_t> inner = balanced_cuts({&y}, n, parts);
+  std::int64_t sum = 0;
+  product_info all;
+  all.fused = true;
+  int tiles = 0;
+  for (int q = 0; q < parts; ++q) {
+    const host_csr<pattern> yq = cpu::submatrix(y, inner[q], inner[q + 1], 0, n);
+    if (yq.nnz() == 0) continue;
+    for (int p = 0; p < parts; ++p) {
+      const host_csr<pattern> xpq = cpu::submatrix(x, rows[p], rows[p + 1], inner[q], inner[q + 1]);
+      if (xpq.nnz() == 0) continue;
+      const host_csr<pattern> mp = cpu::submatrix(m, rows[p], rows[p + 1], 0, n);
+      if (mp.nnz() == 0) continue;
+      sum += be.count_tile(xpq, yq, mp);
+      all.products += be.last_product().products;
+      all.fused = all.fused && be.last_product().fused;
+      ++tiles;
+    }
+  }
+  r.stages.push_back({"product", clock.lap_ms(),
+                      describe(s.x, s.y, s.m, all) + ", in " + std::to_string(parts) + " x " +
+                          std::to_string(parts) + " parts (" + std::to_string(tiles) +
+                          " tiles with work)"});
+  if (sum % s.divisor != 0)
+    throw std::logic_error("sum(C) = " + std::to_string(sum) + " is not a multiple of " +
+                           std::to_string(s.divisor) + " for " + to_string(opt.how));
+  r.triangles = sum / s.divisor;
+  return r;
+}
+
 }  // namespace
 
 method parse_method(const std::string& s) {
@@ -144,6 +233,8 @@ presort automatic_presort(const host_csr<pattern>& a, method how) {
 
 result count_triangles(backend& be, const host_csr<pattern>& a, const options& opt) {
   OPSPARSE_EXPECTS(a.rows == a.cols, "triangle counting needs a square matrix");
+  OPSPARSE_EXPECTS(opt.parts >= 1, "the number of parts must be at least 1");
+  if (opt.parts > 1) return count_in_parts(be, a, opt);
   const method_spec s = spec_of(opt.how);
   result r;
   stopwatch clock;

@@ -89,6 +89,10 @@ class backend {
   /// C<M> = X·Y over plus_pair; returns sum(C). With `keep`, C is kept for add_vertex_counts;
   /// without, a backend may compute sum(C) without forming C (the GPU fuses the reduction).
   virtual std::int64_t product(operand x, operand y, operand mask, bool keep = true) = 0;
+  /// sum(C<M> = X·Y) over plus_pair for matrices the caller gives (a tile of a product counted
+  /// in parts: count_triangles with options::parts); A, L, U and C are left as they were.
+  virtual std::int64_t count_tile(const host_csr<pattern>& x, const host_csr<pattern>& y,
+                                  const host_csr<pattern>& m) = 0;
   virtual product_info last_product() const = 0;
   /// Sets every vertex count to zero (n entries).
   virtual void reset_vertex_counts() = 0;
@@ -109,6 +113,11 @@ struct options {
   presort sort = presort::automatic;
   bool per_vertex = false;  ///< also compute the triangles through each vertex
   bool materialize = false; ///< form C even when only its sum is needed (cross-checks, benchmarks)
+  /// > 1: count in parts × parts tiles (the count only). The host relabels and extracts; each
+  /// tile C(I,:)<M(I,:)> = X(I,K)·Y(K,:), I a range of rows and K of the inner dimension, each
+  /// range about 1/parts of the entries, goes to the backend alone, which then holds about
+  /// (|M| + |Y|)/parts + |X|/parts² entries instead of A, L and U.
+  int parts = 1;
 };
 
 struct stage_time {

@@ -61,6 +61,17 @@ class cpu_backend final : public backend {
     return cpu::reduce<plus_monoid<std::int64_t>>(c_, value_as<std::int64_t>{});
   }
 
+  std::int64_t count_tile(const host_csr<pattern>& x, const host_csr<pattern>& y,
+                          const host_csr<pattern>& m) override {
+    const host_csr<std::int64_t> c =
+        cpu::spgemm<plus_pair<std::int64_t>>(x, y, cpu::host_mask<structural_mask>(m), opt_);
+    info_ = {};
+    info_.products = cpu::count_products(x, y);
+    info_.nnz = c.nnz();
+    const cpu::scoped_threads team(opt_.threads);
+    return cpu::reduce<plus_monoid<std::int64_t>>(c, value_as<std::int64_t>{});
+  }
+
   product_info last_product() const override { return info_; }
 
   void reset_vertex_counts() override { std::fill(counts_.begin(), counts_.end(), 0); }

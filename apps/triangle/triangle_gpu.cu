@@ -102,6 +102,21 @@ class gpu_backend final : public backend {
     return static_cast<std::int64_t>(reduce<plus_monoid<count_t>>(ctx_, c_.view(), value_as<count_t>{}));
   }
 
+  std::int64_t count_tile(const host_csr<pattern>& x, const host_csr<pattern>& y,
+                          const host_csr<pattern>& m) override {
+    warm_up();
+    // The tile's own buffers (grow-only): A, L, U and C stay as they were.
+    tile_x_.assign(x, stream());
+    tile_y_.assign(y, stream());
+    tile_m_.assign(m, stream());
+    info_ = {};
+    info_.fused = true;
+    const count_t sum = spgemm_reduce<plus_pair<count_t>>(
+        ctx_, plan_, tile_x_.view(), tile_y_.view(), device_mask<structural_mask>(tile_m_));
+    info_.products = plan_.stats().products;
+    return static_cast<std::int64_t>(sum);
+  }
+
   product_info last_product() const override { return info_; }
 
   void reset_vertex_counts() override {
@@ -164,6 +179,7 @@ class gpu_backend final : public backend {
   plan plan_;
   index_t n_ = 0;
   device_csr<pattern> a_, l_, u_, tmp_;
+  device_csr<pattern> tile_x_, tile_y_, tile_m_;  ///< count_tile's operands
   bool has_l_ = false, has_u_ = false, permuted_ = false, warmed_ = false;
   device_csr<count_t> c_;
   device_buffer<index_t> order_, step_, new_of_old_, composed_;

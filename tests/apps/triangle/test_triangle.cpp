@@ -44,6 +44,13 @@ void check_all_ways(const host_csr<double>& adj, std::int64_t expected) {
         EXPECT_EQ(r.triangles, expected);
         if (per_vertex) EXPECT_EQ(r.per_vertex, reference);
         else EXPECT_TRUE(r.per_vertex.empty());
+        if (per_vertex) continue;
+        // In parts: 2, 3 and 7 ranges of rows and of the inner dimension, and more parts than
+        // vertices (empty ranges).
+        for (int parts : {2, 3, 7, a.rows + 2}) {
+          opt.parts = parts;
+          EXPECT_EQ(tri::count_triangles(*be, a, opt).triangles, expected) << parts << " parts";
+        }
       }
 }
 
@@ -262,6 +269,27 @@ TEST_F(TriangleCli, EmptyAndGarbageValuesNameTheirOption) {
   const auto missing = run({g, "--method"});
   EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.err.find("--method"), std::string::npos) << missing.err;
+}
+
+TEST_F(TriangleCli, PartsCountTheSameAndRefuseWhatNeedsTheWholeProduct) {
+  const std::string g = write("g.txt", "1 2\n2 3\n3 1\n3 4\n4 1\n2 4\n4 5\n5 1\n");
+  for (const char* parts : {"1", "2", "5", "100"}) {
+    const auto r = run({"--backend", "cpu", "--parts", parts, "-V", g});
+    EXPECT_EQ(r.status, 0) << parts << "\n" << r.err;
+    EXPECT_EQ(r.out, "5\n") << parts;
+    if (std::string(parts) != "1")
+      EXPECT_NE(r.err.find(std::string("in ") + parts + " x " + parts + " parts"), std::string::npos) << r.err;
+  }
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--parts", "0", g}, {"--parts", "-3", g},
+        {"--parts", "2", "--per-vertex", (dir_ / "pv.tsv").string(), g},
+        {"--parts", "2", "--materialize", g}}) {
+    const auto r = run(bad);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("--parts"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "pv.tsv"));
 }
 
 TEST_F(TriangleCli, HelpStatesTheGraphIsMadeUndirected) {

@@ -114,6 +114,13 @@ TEST_F(TriangleGpu, DatasetsMatchCpuAndGraphFacts) {
         ok = ok && got.triangles == expected;
       }
     }
+    for (int parts : {2, 5}) {  // in tiles: the host prepares, the device counts tile by tile
+      tri::options opt;
+      opt.parts = parts;
+      const auto got = tri::count_triangles(*gpu, a, opt);
+      EXPECT_EQ(got.triangles, expected) << parts << " parts";
+      ok = ok && got.triangles == expected;
+    }
     tri::options opt;
     opt.per_vertex = true;
     opt.sort = tri::presort::ascending;
@@ -144,8 +151,26 @@ TEST_F(TriangleGpu, CommandLineGpuBackend) {
   EXPECT_EQ(tri::run_cli(5, argv, out, err), 1);
   EXPECT_EQ(out.str(), "");
   for (const char* says : {"opsparse-triangle: error: out of GPU memory: ", " asked for, ",
-                           "the GPU backend keeps the graph (", "--backend cpu"})
+                           "the GPU backend keeps the graph (", "--parts N", "--backend cpu"})
     EXPECT_NE(err.str().find(says), std::string::npos) << says << "\n" << err.str();
+}
+
+// What the message names works: A's columns (2 x 100,762 edges x 4 bytes, 806 kB) cannot be
+// allocated under a 200 kB limit, a tile of an 8 x 8 split can (L's rows of one part: ~50 kB).
+TEST_F(TriangleGpu, PartsCountAGraphTheDeviceCannotHoldWhole) {
+  OPSPARSE_REQUIRE_DATASETS();
+  const std::string file = opsparse::test::datasets_dir() + "/graphs/wiki-Vote.txt";
+  opsparse::test::env_scope limit("OPSPARSE_DEVICE_ALLOCATION_LIMIT", std::string("200000"));
+  {
+    const char* argv[] = {"opsparse-triangle", "-q", "--backend", "gpu", file.c_str()};
+    std::ostringstream out, err;
+    EXPECT_EQ(tri::run_cli(5, argv, out, err), 1);
+    EXPECT_NE(err.str().find("--parts N"), std::string::npos) << err.str();
+  }
+  const char* argv[] = {"opsparse-triangle", "-q", "--backend", "gpu", "--parts", "8", file.c_str()};
+  std::ostringstream out, err;
+  EXPECT_EQ(tri::run_cli(7, argv, out, err), 0) << err.str();
+  EXPECT_EQ(out.str(), "608389\n");
 }
 
 }  // namespace

@@ -209,6 +209,45 @@ TEST(CpuGraphOps, SelectRandomLowerAndUpperMakeA) {
   }
 }
 
+// ---- submatrix --------------------------------------------------------------------------------
+
+TEST(CpuGraphOps, SubmatrixSmall) {
+  // 3 x 5, row 1 unsorted, row 2 empty
+  const auto a = mat(3, 5, {{{0, 1.0}, {2, 2.0}, {4, 3.0}}, {{3, 4.0}, {1, 5.0}, {2, 6.0}}, {}});
+  expect_same(cpu::submatrix(a, 0, 2, 1, 4), mat(2, 3, {{{1, 2.0}}, {{2, 4.0}, {0, 5.0}, {1, 6.0}}}));
+  expect_same(cpu::submatrix(a, 1, 3, 0, 5), mat(2, 5, {{{3, 4.0}, {1, 5.0}, {2, 6.0}}, {}}));
+  expect_same(cpu::submatrix(a, 2, 2, 3, 3), mat(0, 0, {}));
+  expect_same(cpu::submatrix(pat(2, 4, {{0, 3}, {1}}), 0, 2, 3, 4), pat(2, 1, {{0}, {}}));
+  EXPECT_THROW(cpu::submatrix(a, 0, 4, 0, 5), std::invalid_argument);
+  EXPECT_THROW(cpu::submatrix(a, 2, 1, 0, 5), std::invalid_argument);
+  EXPECT_THROW(cpu::submatrix(a, 0, 3, -1, 5), std::invalid_argument);
+  EXPECT_THROW(cpu::submatrix(a, 0, 3, 0, 6), std::invalid_argument);
+}
+
+TEST(CpuGraphOps, SubmatrixTilesMakeA) {
+  // Cut into a 3 x 4 grid of tiles (parallel path for the big ones); each tile's entries are
+  // exactly A's in its window, shifted, and together they are every entry once.
+  for (bool sorted : {true, false}) {
+    const auto a = random_matrix(5000, 3000, 25, sorted, 11);
+    const index_t rc[] = {0, 1700, 1701, 5000}, cc[] = {0, 10, 1500, 2999, 3000};
+    std::vector<std::tuple<index_t, index_t, double>> all;
+    for (int p = 0; p < 3; ++p)
+      for (int q = 0; q < 4; ++q) {
+        const auto t = cpu::submatrix(a, rc[p], rc[p + 1], cc[q], cc[q + 1]);
+        std::vector<std::tuple<index_t, index_t, double>> want;
+        for (const auto& [i, j, v] : triplets(a))
+          if (i >= rc[p] && i < rc[p + 1] && j >= cc[q] && j < cc[q + 1])
+            want.emplace_back(i - rc[p], j - cc[q], v);
+        expect_same(t, from_triplets(rc[p + 1] - rc[p], cc[q + 1] - cc[q], want));
+        for (const auto& [i, j, v] : triplets(t)) all.emplace_back(i + rc[p], j + cc[q], v);
+      }
+    std::sort(all.begin(), all.end());
+    auto want = triplets(a);
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(all, want);
+  }
+}
+
 // ---- permute ----------------------------------------------------------------------------------
 
 TEST(CpuGraphOps, PermuteSmall) {

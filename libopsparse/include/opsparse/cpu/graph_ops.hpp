@@ -299,6 +299,50 @@ host_csr<V> select(const host_csr<V>& a, Keep keep) {
   return s;
 }
 
+/// A(row_begin:row_end, col_begin:col_end): rows [row_begin, row_end) and columns [col_begin,
+/// col_end) of A, indexed from (row_begin, col_begin), entries in their order within each row (a
+/// tile of a product computed in parts, a block of a distributed matrix). Throws
+/// std::invalid_argument when a range is not within A.
+template <class V>
+host_csr<V> submatrix(const host_csr<V>& a, index_t row_begin, index_t row_end, index_t col_begin,
+                      index_t col_end) {
+  namespace gd = graph_ops_detail;
+  gd::check_shape("A", a);
+  OPSPARSE_EXPECTS(0 <= row_begin && row_begin <= row_end && row_end <= a.rows &&
+                       0 <= col_begin && col_begin <= col_end && col_end <= a.cols,
+                   "submatrix: rows [" + std::to_string(row_begin) + ", " + std::to_string(row_end) +
+                       ") and columns [" + std::to_string(col_begin) + ", " + std::to_string(col_end) +
+                       ") are not within a " + std::to_string(a.rows) + " x " +
+                       std::to_string(a.cols) + " matrix");
+  host_csr<V> s(row_end - row_begin, col_end - col_begin);
+  const bool all_cols = col_begin == 0 && col_end == a.cols;
+  const auto inside = [&](index_t j) { return all_cols || (j >= col_begin && j < col_end); };
+  const long long rows = s.rows;
+  const bool par = a.rpt[row_end] - a.rpt[row_begin] + rows >= static_cast<offset_t>(gd::parallel_size);
+#pragma omp parallel for if (par) schedule(dynamic, 1024)
+  for (long long r = 0; r < rows; ++r) {
+    const index_t i = row_begin + static_cast<index_t>(r);
+    offset_t kept = 0;
+    for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p) kept += inside(a.col[p]) ? 1 : 0;
+    s.rpt[static_cast<std::size_t>(r) + 1] = kept;
+  }
+  gd::scan_lengths(s.rpt);
+  s.col.resize(static_cast<std::size_t>(s.nnz()));
+  if constexpr (has_values_v<V>) s.val.resize(s.col.size());
+#pragma omp parallel for if (par) schedule(dynamic, 1024)
+  for (long long r = 0; r < rows; ++r) {
+    const index_t i = row_begin + static_cast<index_t>(r);
+    offset_t dst = s.rpt[static_cast<std::size_t>(r)];
+    for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p) {
+      if (!inside(a.col[p])) continue;
+      s.col[dst] = a.col[p] - col_begin;
+      if constexpr (has_values_v<V>) s.val[dst] = a.val[p];
+      ++dst;
+    }
+  }
+  return s;
+}
+
 /// B(r, col_map[j]) = A(row_order[r], j): B has row_order.size() rows (a subset, a repeat or a
 /// reordering of A's) and A's columns. Without col_map the rows are copied as they are; with
 /// it every row of B is sorted by its new columns, stably (P·A·Qᵀ; P·A·Pᵀ when col_map is the

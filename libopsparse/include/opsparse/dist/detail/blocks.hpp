@@ -7,27 +7,16 @@
 #include <utility>
 #include <vector>
 
+#include "opsparse/cpu/graph_ops.hpp"
 #include "opsparse/csr.hpp"
 
 namespace opsparse::dist::detail {
 
-/// Rows [r0, r1) and columns [c0, c1) of m, with indices relative to (r0, c0). The columns of a
-/// row are found by binary search (rows are sorted).
+/// Rows [r0, r1) and columns [c0, c1) of m, with indices relative to (r0, c0): the library's
+/// graph operation (cpu::submatrix).
 template <class V>
 host_csr<V> sub_block(const host_csr<V>& m, index_t r0, index_t r1, index_t c0, index_t c1) {
-  host_csr<V> s(r1 - r0, c1 - c0);
-  const bool all_cols = c0 == 0 && c1 == m.cols;
-  for (index_t i = r0; i < r1; ++i) {
-    const auto row_begin = m.col.begin() + m.rpt[i], row_end = m.col.begin() + m.rpt[i + 1];
-    const auto b = all_cols ? row_begin : std::lower_bound(row_begin, row_end, c0);
-    const auto e = all_cols ? row_end : std::lower_bound(b, row_end, c1);
-    for (auto it = b; it != e; ++it) s.col.push_back(*it - c0);
-    if constexpr (has_values_v<V>)
-      s.val.insert(s.val.end(), m.val.begin() + (b - m.col.begin()),
-                   m.val.begin() + (e - m.col.begin()));
-    s.rpt[static_cast<std::size_t>(i - r0) + 1] = static_cast<offset_t>(s.col.size());
-  }
-  return s;
+  return cpu::submatrix(m, r0, r1, c0, c1);
 }
 
 /// Entries per column of m.
