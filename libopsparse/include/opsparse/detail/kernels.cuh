@@ -348,16 +348,23 @@ constexpr int radix_items_for(int minb) { return minb == 1 ? radix_items : mid_r
 
 template <int BS, int E, class T>
 struct row_radix {
-  using value = std::conditional_t<has_values_v<T>, T, cub::NullType>;
+  /// A valued entry travels through the sort as its position in the condensed row (32 bits), not
+  /// as its value: keys and positions take 2E registers a thread where keys and doubles took 3E,
+  /// under the 64 of the largest bin (its numeric kernel spilled 19.7M local-memory requests on
+  /// webbase-1M, Nsight Compute, H100). The values stay in the table, read once sorted.
+  using value = std::conditional_t<has_values_v<T>, unsigned, cub::NullType>;
   using sort = cub::BlockRadixSort<unsigned, BS, E, value>;
-  static constexpr std::size_t temp_bytes = sizeof(typename sort::TempStorage);
+  /// The sort's storage lies past the condensed values (at most BS * E of them).
+  static constexpr std::size_t temp_offset =
+      has_values_v<T> ? (sizeof(T) * BS * E + 15) / 16 * 16 : 0;
+  static constexpr std::size_t temp_bytes = temp_offset + sizeof(typename sort::TempStorage);
 };
 
 /// Sorts the n condensed entries (keys[0, n), vals[0, n)) by the low `key_bits` bits of the key
 /// with CUB's block radix sort (ceil(key_bits / 4) passes; the bitonic sort it replaces takes
 /// log2(n)^2 / 2 block-wide rounds, 91 for a row of 6,000, and was most of the largest bin's time
-/// on web graphs) and writes them to C's row, striped (coalesced). The temporary storage reuses
-/// the table, whose entries are in registers by then.
+/// on web graphs) and writes them to C's row, striped (coalesced). The sort's temporary storage
+/// reuses the table past the condensed values; keys and positions are in registers by then.
 template <int BS, int K, class T>
 __device__ __forceinline__ void radix_sort_store(const int* keys, const T* vals, int n, int key_bits,
                                                  const dev_out<T>& c, offset_t base, void* smem) {
@@ -369,10 +376,11 @@ __device__ __forceinline__ void radix_sort_store(const int* keys, const T* vals,
   for (int i = 0; i < K; ++i) {
     const int idx = threadIdx.x * K + i;
     k[i] = idx < n ? static_cast<unsigned>(keys[idx]) : pad;
-    if constexpr (has_values_v<T>) v[i] = idx < n ? vals[idx] : T{};
+    if constexpr (has_values_v<T>) v[i] = static_cast<unsigned>(idx);
   }
-  __syncthreads();  // every entry is in registers: the table's memory becomes the sort's
-  auto& tmp = *reinterpret_cast<typename R::sort::TempStorage*>(smem);
+  __syncthreads();  // every key is in registers: the table's memory past the values is the sort's
+  auto& tmp = *reinterpret_cast<typename R::sort::TempStorage*>(static_cast<unsigned char*>(smem) +
+                                                                 R::temp_offset);
   // stable: a real key equal to the padding stays ahead of it
   if constexpr (has_values_v<T>)
     typename R::sort(tmp).SortBlockedToStriped(k, v, 0, key_bits);
@@ -383,7 +391,7 @@ __device__ __forceinline__ void radix_sort_store(const int* keys, const T* vals,
     const int idx = i * BS + threadIdx.x;
     if (idx < n) {
       c.col[base + idx] = static_cast<index_t>(k[i]);
-      if constexpr (has_values_v<T>) c.val[base + idx] = v[i];
+      if constexpr (has_values_v<T>) c.val[base + idx] = vals[v[i]];
     }
   }
 }
