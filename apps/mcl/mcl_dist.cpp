@@ -52,25 +52,25 @@ void local_step(const dist::grid& g, const char* what, F&& f) {
   dist::detail::agree_on_failure(error, what, g.comm());
 }
 
-/// out[d] sent to rank d of `comm` (MPI_Alltoallv); returns what the ranks sent here in rank
-/// order, `from` the count from each. MPI's counts and displacements are ints: a rank sending or
-/// receiving more than INT_MAX elements in one exchange is refused on every rank of `comm`, and
-/// so is a buffer that cannot be allocated (no rank is left waiting in the exchange).
+/// `send` (counts[d] elements for rank d of `comm`, in rank order) sent by MPI_Alltoallv;
+/// returns what the ranks sent here in rank order, `from` the count from each. MPI's counts and
+/// displacements are ints: a rank sending or receiving more than INT_MAX elements in one exchange
+/// is refused on every rank of `comm`, and so is a buffer that cannot be allocated (no rank is
+/// left waiting in the exchange).
 template <class V>
-std::vector<V> exchange(const std::vector<std::vector<V>>& out, std::vector<int>& from,
-                        MPI_Comm comm) {
-  const std::size_t n = out.size();
-  std::vector<long long> to_wide(n), from_wide(n);
-  long long sent = 0, received = 0;
-  for (std::size_t d = 0; d < n; ++d) sent += to_wide[d] = static_cast<long long>(out[d].size());
-  OPSPARSE_MPI_TRY(MPI_Alltoall(to_wide.data(), 1, MPI_LONG_LONG, from_wide.data(), 1,
+std::vector<V> exchange(const std::vector<V>& send, const std::vector<long long>& counts,
+                        std::vector<int>& from, MPI_Comm comm) {
+  const std::size_t n = counts.size();
+  std::vector<long long> from_wide(n);
+  OPSPARSE_MPI_TRY(MPI_Alltoall(counts.data(), 1, MPI_LONG_LONG, from_wide.data(), 1,
                                 MPI_LONG_LONG, comm));
+  long long received = 0;
   for (const long long c : from_wide) received += c;
-  std::vector<V> send, in;
-  long long state[2] = {std::max(sent, received), 0};  // the largest count; an allocation failed
+  std::vector<V> in;
+  // The largest count; whether an allocation failed.
+  long long state[2] = {std::max(static_cast<long long>(send.size()), received), 0};
   if (state[0] <= INT_MAX) {
     try {
-      send.reserve(static_cast<std::size_t>(sent));
       in.resize(static_cast<std::size_t>(received));
     } catch (const std::bad_alloc&) {
       state[1] = 1;
@@ -85,25 +85,28 @@ std::vector<V> exchange(const std::vector<std::vector<V>>& out, std::vector<int>
   std::vector<int> to(n), sdispl(n), rdispl(n);
   from.assign(n, 0);
   for (std::size_t d = 0; d < n; ++d) {
-    to[d] = static_cast<int>(to_wide[d]);
+    to[d] = static_cast<int>(counts[d]);
     from[d] = static_cast<int>(from_wide[d]);
-    sdispl[d] = static_cast<int>(send.size());
-    rdispl[d] = d == 0 ? 0 : rdispl[d - 1] + from[d - 1];
-    send.insert(send.end(), out[d].begin(), out[d].end());
+  }
+  for (std::size_t d = 1; d < n; ++d) {
+    sdispl[d] = sdispl[d - 1] + to[d - 1];
+    rdispl[d] = rdispl[d - 1] + from[d - 1];
   }
   OPSPARSE_MPI_TRY(MPI_Alltoallv(send.data(), to.data(), sdispl.data(), mpi_type<V>(), in.data(),
                                  from.data(), rdispl.data(), mpi_type<V>(), comm));
   return in;
 }
 
-/// Rows on their way between the ranks of a process row: per destination, their lengths,
-/// columns and values, in row order; then what arrived, in source order.
+/// Rows on their way between the ranks of a process row, in destination order: their lengths,
+/// columns and values, with the rows and the entries for each destination; then what arrived,
+/// in source order.
 template <class T>
 struct row_pieces {
-  explicit row_pieces(int parts) : lengths(parts), col(parts), val(parts) {}
-  std::vector<std::vector<offset_t>> lengths;
-  std::vector<std::vector<index_t>> col;
-  std::vector<std::vector<T>> val;
+  explicit row_pieces(int parts) : rows(parts, 0), entries(parts, 0) {}
+  std::vector<offset_t> lengths;
+  std::vector<index_t> col;
+  std::vector<T> val;
+  std::vector<long long> rows, entries;
 
   struct arrived {
     std::vector<offset_t> lengths;
@@ -115,41 +118,40 @@ struct row_pieces {
   arrived exchange_all(MPI_Comm comm) {
     arrived a;
     std::vector<int> values_from;
-    a.lengths = exchange(lengths, a.rows_from, comm);
+    a.lengths = exchange(lengths, rows, a.rows_from, comm);
     lengths = {};
-    a.col = exchange(col, a.entries_from, comm);
+    a.col = exchange(col, entries, a.entries_from, comm);
     col = {};
-    a.val = exchange(val, values_from, comm);
+    a.val = exchange(val, entries, values_from, comm);
     val = {};
     return a;
   }
 };
 
-/// Rows [r0, r1) of the expanded block e, its columns made global and its values rounded to the
-/// cell type (as the CPU backend rounds its double sums), appended to piece d.
-template <class T>
-void pack_block_rows(const dist::dist_csr<double>& e, index_t r0, index_t r1, row_pieces<T>& out,
-                     int d) {
-  const host_csr<double>& b = e.block;
-  for (index_t i = r0; i < r1; ++i) out.lengths[d].push_back(b.rpt[i + 1] - b.rpt[i]);
-  for (offset_t k = b.rpt[r0]; k < b.rpt[r1]; ++k) {
-    out.col[d].push_back(b.col[k] + e.col_begin);
-    out.val[d].push_back(static_cast<T>(b.val[k]));
-  }
-}
-
 /// The expanded blocks of a process row exchanged so that each of its pc ranks holds whole rows:
 /// rank (i, j) gets the rows [split_point(h, pc, j), split_point(h, pc, j + 1)) of block row i
-/// (h rows), all columns, in the cell type. `first_row` gets the first one's global index.
-/// Frees e.
+/// (h rows), all columns, its values rounded to the cell type (as the CPU backend rounds its
+/// double sums). `first_row` gets the first one's global index. Frees e.
 template <class T>
 host_csr<T> blocks_to_rows(const dist::grid& g, dist::dist_csr<double>& e, index_t& first_row) {
   const int pc = g.cols();
   const index_t h = e.block.rows, n = e.cols;
   row_pieces<T> out(pc);
   local_step(g, "opsparse-mcl-mpi: packing the expanded blocks", [&] {
-    for (int d = 0; d < pc; ++d)
-      pack_block_rows(e, dist::split_point(h, pc, d), dist::split_point(h, pc, d + 1), out, d);
+    // The destinations take consecutive rows: the block's arrays are in their order already.
+    const host_csr<double>& b = e.block;
+    for (int d = 0; d < pc; ++d) {
+      const index_t r0 = dist::split_point(h, pc, d), r1 = dist::split_point(h, pc, d + 1);
+      out.rows[d] = r1 - r0;
+      out.entries[d] = b.rpt[r1] - b.rpt[r0];
+    }
+    out.lengths.resize(static_cast<std::size_t>(h));
+    for (index_t i = 0; i < h; ++i) out.lengths[i] = b.rpt[i + 1] - b.rpt[i];
+    out.col.resize(b.col.size());
+    out.val.resize(b.val.size());
+    const index_t shift = e.col_begin;
+    std::transform(b.col.begin(), b.col.end(), out.col.begin(), [shift](index_t j) { return j + shift; });
+    std::transform(b.val.begin(), b.val.end(), out.val.begin(), [](double v) { return static_cast<T>(v); });
   });
   first_row = e.row_begin + dist::split_point(h, pc, g.col());
   e = {};
@@ -161,16 +163,18 @@ host_csr<T> blocks_to_rows(const dist::grid& g, dist::dist_csr<double>& e, index
     std::vector<offset_t> cursor(static_cast<std::size_t>(pc), 0);
     for (int s = 1; s < pc; ++s) cursor[s] = cursor[s - 1] + in.entries_from[s - 1];
     m = host_csr<T>(rows, n);
-    m.col.reserve(in.col.size());
-    m.val.reserve(in.val.size());
+    m.col.resize(in.col.size());
+    m.val.resize(in.val.size());
+    offset_t at = 0;
     for (index_t i = 0; i < rows; ++i) {
       for (int s = 0; s < pc; ++s) {
         const offset_t length = in.lengths[static_cast<std::size_t>(s) * rows + i];
-        m.col.insert(m.col.end(), in.col.begin() + cursor[s], in.col.begin() + cursor[s] + length);
-        m.val.insert(m.val.end(), in.val.begin() + cursor[s], in.val.begin() + cursor[s] + length);
+        std::copy_n(in.col.begin() + cursor[s], length, m.col.begin() + at);
+        std::copy_n(in.val.begin() + cursor[s], length, m.val.begin() + at);
         cursor[s] += length;
+        at += length;
       }
-      m.rpt[i + 1] = static_cast<offset_t>(m.col.size());
+      m.rpt[i + 1] = at;
     }
   });
   return m;
@@ -182,17 +186,32 @@ host_csr<T> blocks_to_rows(const dist::grid& g, dist::dist_csr<double>& e, index
 template <class T>
 dist::dist_csr<T> rows_to_blocks(const dist::grid& g, host_csr<T>& rows, index_t n) {
   const int pc = g.cols();
+  const index_t h = rows.rows;
   row_pieces<T> out(pc);
   local_step(g, "opsparse-mcl-mpi: cutting rows into blocks", [&] {
+    // cut[i * (pc + 1) + d]: where row i's columns of destination d start (rows are sorted).
+    std::vector<offset_t> cut(static_cast<std::size_t>(h) * (pc + 1));
+    for (index_t i = 0; i < h; ++i) {
+      const auto first = rows.col.begin() + rows.rpt[i], last = rows.col.begin() + rows.rpt[i + 1];
+      offset_t* c = cut.data() + static_cast<std::size_t>(i) * (pc + 1);
+      for (int d = 0; d <= pc; ++d)
+        c[d] = std::lower_bound(first, last, dist::split_point(n, pc, d)) - rows.col.begin();
+      for (int d = 0; d < pc; ++d) out.entries[d] += c[d + 1] - c[d];
+    }
+    std::fill(out.rows.begin(), out.rows.end(), static_cast<long long>(h));
+    out.lengths.resize(static_cast<std::size_t>(h) * pc);
+    out.col.resize(rows.col.size());
+    out.val.resize(rows.val.size());
+    offset_t at = 0;
     for (int d = 0; d < pc; ++d) {
-      const index_t c0 = dist::split_point(n, pc, d), c1 = dist::split_point(n, pc, d + 1);
-      for (index_t i = 0; i < rows.rows; ++i) {
-        const auto first = rows.col.begin() + rows.rpt[i], last = rows.col.begin() + rows.rpt[i + 1];
-        const auto b = std::lower_bound(first, last, c0), e = std::lower_bound(b, last, c1);
-        out.lengths[d].push_back(e - b);
-        for (auto it = b; it != e; ++it) out.col[d].push_back(*it - c0);
-        out.val[d].insert(out.val[d].end(), rows.val.begin() + (b - rows.col.begin()),
-                          rows.val.begin() + (e - rows.col.begin()));
+      const index_t c0 = dist::split_point(n, pc, d);
+      for (index_t i = 0; i < h; ++i) {
+        const offset_t* c = cut.data() + static_cast<std::size_t>(i) * (pc + 1);
+        out.lengths[static_cast<std::size_t>(d) * h + i] = c[d + 1] - c[d];
+        for (offset_t k = c[d]; k < c[d + 1]; ++k, ++at) {
+          out.col[at] = rows.col[k] - c0;
+          out.val[at] = rows.val[k];
+        }
       }
     }
     rows = {};

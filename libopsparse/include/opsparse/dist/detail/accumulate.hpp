@@ -20,8 +20,8 @@ namespace opsparse::dist::detail {
 
 /// c += a·b over Semiring (c is a.rows × b.cols with sorted rows, and stays sorted): a column
 /// already in c's row continues from its value, a new column starts with its first product (as
-/// cpu::spgemm starts a sum). A dense accumulator over b's columns per thread (a double or cell
-/// and a flag per column); rows split into one contiguous range per thread, each thread writing
+/// cpu::spgemm starts a sum). A dense accumulator over b's columns per thread (a value and a flag
+/// per column); rows split into one contiguous range per thread, each thread writing
 /// its rows to a buffer of its own, concatenated in row order afterwards.
 template <class Semiring, class VA, class VB>
 void accumulate_product(const host_csr<VA>& a, const host_csr<VB>& b,
@@ -57,14 +57,22 @@ void accumulate_product(const host_csr<VA>& a, const host_csr<VB>& b,
       std::vector<index_t> touched;
       out.lengths.reserve(static_cast<std::size_t>(r1 - r0));
       for (index_t i = r0; i < r1; ++i) {
+        offset_t bound = c.rpt[i + 1] - c.rpt[i];
+        for (offset_t ka = a.rpt[i]; ka < a.rpt[i + 1]; ++ka)
+          bound += b.rpt[a.col[ka] + 1] - b.rpt[a.col[ka]];
+        // A row touching a good part of the columns finds them by a scan over the flags
+        // (ascending); a sparser one lists them on first touch and sorts (as apps/mcl's CPU
+        // backend: sorting dense rows took most of the time).
+        const bool scan = bound * 4 >= static_cast<offset_t>(b.cols);
         touched.clear();
-        for (offset_t k = c.rpt[i]; k < c.rpt[i + 1]; ++k) {
-          const index_t j = c.col[k];
+        const auto touch = [&](index_t j) {
           present[j] = 1;
-          touched.push_back(j);
-          if constexpr (with_values) acc[j] = c.val[k];
+          if (!scan) touched.push_back(j);
+        };
+        for (offset_t k = c.rpt[i]; k < c.rpt[i + 1]; ++k) {
+          touch(c.col[k]);
+          if constexpr (with_values) acc[c.col[k]] = c.val[k];
         }
-        const bool had = !touched.empty();
         for (offset_t ka = a.rpt[i]; ka < a.rpt[i + 1]; ++ka) {
           const index_t k = a.col[ka];
           const auto av = cpu::detail::value_at(a, ka);
@@ -76,13 +84,16 @@ void accumulate_product(const host_csr<VA>& a, const host_csr<VB>& b,
                 acc[j] = Semiring::add(acc[j], Semiring::multiply(av, cpu::detail::value_at(b, kb)));
               continue;
             }
-            present[j] = 1;
-            touched.push_back(j);
+            touch(j);
             if constexpr (with_values) acc[j] = Semiring::multiply(av, cpu::detail::value_at(b, kb));
           }
         }
-        // c's columns came sorted: only the new ones need a place among them.
-        if (had || touched.size() > 1) std::sort(touched.begin(), touched.end());
+        if (scan) {
+          for (index_t j = 0; j < b.cols; ++j)
+            if (present[j]) touched.push_back(j);
+        } else {
+          std::sort(touched.begin(), touched.end());
+        }
         out.lengths.push_back(static_cast<offset_t>(touched.size()));
         for (const index_t j : touched) {
           out.col.push_back(j);
