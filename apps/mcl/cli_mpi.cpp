@@ -69,7 +69,8 @@ cli_flavour mpi_flavour(shared_settings& sh, int ranks) {
         "the process grid, R rows by C columns with R*C = P (default: the most square, R <= C)")(
         "verbose",
         "per iteration: the expanded nnz, the memory phases and the seconds of each stage (the "
-        "expansion, split into the local products and the rest: broadcasts and waiting; the two "
+        "expansion, split into the local products and the rest: broadcasts, waiting, the product "
+        "count and the phases' cuts; the two "
         "row exchanges; pruning and inflation; each the slowest rank's); then a summary and the "
         "seconds of reading, iterating, interpreting and writing");
   };
@@ -97,7 +98,7 @@ void print_iteration(const dist_iteration_info& it, bool verbose, std::ostream& 
   if (verbose)
     os << "  expanded " << it.expanded_nnz << "  time " << std::setprecision(3) << it.seconds
        << "s: expansion " << it.expand_seconds << "s (local products " << it.products_seconds
-       << "s, broadcasts and waits " << it.expand_seconds - it.products_seconds << "s, "
+       << "s, the rest " << it.expand_seconds - it.products_seconds << "s, "
        << it.phases << (it.phases == 1 ? " phase" : " phases") << "), row exchanges "
        << it.exchange_seconds << "s, pruning " << it.prune_seconds << "s";
   err << os.str() << "\n";

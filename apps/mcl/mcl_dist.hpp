@@ -31,7 +31,8 @@ struct dist_iteration_info {
   double seconds = 0;         ///< wall time of the iteration (this rank's)
   // The slowest rank's seconds of each stage (max over ranks of each, so they need not add up):
   double expand_seconds = 0;    ///< the whole dist::spgemm call
-  double products_seconds = 0;  ///< of which the local products (the rest: broadcasts, waits)
+  double products_seconds = 0;  ///< of which the local products (the rest: broadcasts, waits,
+                                ///< the product count, cutting the phases' pieces)
   double exchange_seconds = 0;  ///< both redistributions (blocks to rows, rows to blocks)
   double prune_seconds = 0;     ///< pruning, chaos and inflation of the whole rows
 };
