@@ -181,6 +181,11 @@ int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
     }
   }
   dist::detail::agree_on_failure(error, "reading the input", g.comm());
+  if (root && !sh.quiet)
+    apps::report_backend(prog, apps::backend::cpu,
+                         "CPU engine on " + std::to_string(g.size()) + (g.size() == 1 ? " rank, a " : " ranks, a ") +
+                             std::to_string(g.rows()) + "x" + std::to_string(g.cols()) + " grid",
+                         err);
   if (root && !sh.quiet && sh.verbose)
     err << "[" << prog << "] " << s.input << ": " << start.rows << " nodes, " << start.nnz()
         << " entries with loops, read and prepared in " << std::fixed << std::setprecision(3)

@@ -6,7 +6,8 @@
 #     1x4 and 4x1 grids;
 #   - a malformed input gives one error message (rank 0's, with the file and the line), exit
 #     status 1 on every rank, no hang, and leaves the output file as it was (no temporary file);
-#   - a bad --grid is a usage error (status 2) reported once.
+#   - --help is printed once and documents --grid, not the options it refuses; a bad --grid and
+#     --backend are usage errors (status 2), reported once.
 # Usage: mpi_program.sh MPIEXEC NP OPSPARSE_MCL_MPI OPSPARSE_MCL DATASETS_DIR
 # Exit 77 (skipped, with the reason) without Debian's mcl or the shared data sets.
 set -u
@@ -40,6 +41,8 @@ for name in PPISB_yeast PPISB_mouse ghsom_Ito_core ghsom_Y2H_union; do
     [ "$(as_sets "$work/$name.mpi")" = "$(as_sets "$work/$name.mcl")" ] ||
       fail "$name $grid: partition differs from mcl's"
     grep -q "clusters found" "$work/$name.err" || fail "$name $grid: no summary on stderr"
+    [ "$(grep -c "backend: cpu (CPU engine on $np rank" "$work/$name.err")" = 1 ] ||
+      fail "$name $grid: not one backend line"
     echo "ok: $name $grid ($(wc -l < "$work/$name.mpi") clusters, $np ranks)"
   done
 done
@@ -72,6 +75,15 @@ run_mpi "$work/missing.abc" --abc -o "$work/missing.out" 2> "$work/missing.err"
 [ "$(grep -c "^opsparse-mcl-mpi: error" "$work/missing.err")" = 1 ] ||
   { fail "missing input: not one error line"; cat "$work/missing.err"; }
 [ -e "$work/missing.out" ] && fail "missing input: an output file was written"
+
+# --help: rank 0 prints it once, with --grid and without the options that do not apply.
+run_mpi --help > "$work/help.out" 2>&1
+[ "$(grep -c "^Usage: mpirun -np P opsparse-mcl-mpi" "$work/help.out")" = 1 ] || fail "--help: not one usage"
+grep -q -- "--grid RxC" "$work/help.out" || fail "--help does not document --grid"
+grep -Eq -- "^ +--(backend|inflations|block-products)" "$work/help.out" &&
+  fail "--help lists an option opsparse-mcl-mpi refuses"
+run_mpi "$ppi/PPISB_yeast.abc" --backend gpu -o "$work/gpu.out" 2> /dev/null
+[ $? = 2 ] || fail "--backend: not refused as a usage error"
 
 # A grid that does not fit the job: a usage error, once.
 run_mpi "$ppi/PPISB_yeast.abc" --abc --grid 3x5 -o "$work/grid.out" 2> "$work/grid.err"
