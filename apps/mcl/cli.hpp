@@ -2,6 +2,7 @@
 // opsparse-mcl's command line: mcl 22-282's options read as mcl reads them (cli_options.cpp)
 // and the run they describe (cli_run.cpp), over apps/common's shared layer.
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ inline constexpr const char* program_name = "opsparse-mcl";
 
 /// The command line as read and checked.
 struct cli_settings {
+  const char* prog = program_name;  ///< the program's name in its messages (cli_flavour)
   int argc = 0;
   const char* const* argv = nullptr;  ///< for the native output's command-line comment
 
@@ -42,10 +44,49 @@ struct cli_settings {
   bool stream_transform() const { return !stream_tf.empty() || neg_log_base > 0; }
 };
 
-/// Reads argv into `s`, as mcl reads its command line. Returns false when the command line was
-/// answered on `out` instead (--help, --version, -az); throws apps::usage_error on mistakes.
+/// Another program over this command line (opsparse-mcl-mpi): its name, the first paragraph
+/// of its --help, the help's last lines, the options it leaves out (then refused as unknown) and
+/// options of its own, read after the others.
+struct cli_flavour {
+  const char* name = program_name;
+  const char* usage = "";
+  const char* help_tail = "";
+  std::vector<std::string> without;
+  std::function<void(apps::po::options_description&)> add;
+  std::function<void(const apps::po::variables_map&, cli_settings&)> read;
+};
+
+/// Reads argv into `s`, as mcl reads its command line (with `flavour`'s changes when given).
+/// Returns false when the command line was answered on `out` instead (--help, --version, -az);
+/// throws apps::usage_error on mistakes.
 bool parse_cli(cli_settings& s, int argc, const char* const* argv, std::ostream& out,
-               std::ostream& err);
+               std::ostream& err, const cli_flavour* flavour = nullptr);
+
+/// The graph as read, with what the output needs of it.
+struct input_graph {
+  io::labelled_graph g;
+  bool native = false;                ///< mcl's native matrix (clustered as it is)
+  std::vector<std::int64_t> node_ids; ///< a native matrix's domain indices
+  bool canonical_ids = true;          ///< node_ids are 0..n-1
+};
+
+/// Reads the input as mcl does, then -write-graph and -tf (cli_run.cpp).
+input_graph read_input(const cli_settings& s);
+
+/// A clustering as mcl writes it: a native cluster matrix after the command line for a native
+/// input without a tab file, else one line of labels per cluster.
+void write_clustering(std::ostream& os, const clustering& c, const cli_settings& s,
+                      const input_graph& in, index_t nodes, std::ostream& err);
+
+/// -force-connected y: the clusters split into their connected parts in `start`, the
+/// clustering before the split written to `out_name`-rags when that splits one (as mcl).
+void force_connected(clustering& c, const cli_settings& s, const input_graph& in,
+                     const host_csr<double>& start, const std::string& out_name,
+                     std::ostream& err);
+
+/// The lines on overlap, unclaimed nodes and a missing convergence after a clustering.
+void report_outcome(const cli_settings& s, const clustering& c, int iterations, bool converged,
+                    std::ostream& err);
 
 /// Clusters as `s` says: reads the input, chooses the backend, iterates, writes the output(s)
 /// (-o - is the process's standard output) and reports on `err`. `stage` names what it is

@@ -170,7 +170,7 @@ void add_report_options(po::options_description& d) {
 }
 // clang-format on
 
-po::options_description visible_options(apps::common_options& common) {
+po::options_description visible_options(apps::common_options& common, const cli_flavour* flavour) {
   po::options_description d(usage);
   apps::add_help_options(d);
   add_output_options(d);
@@ -178,13 +178,21 @@ po::options_description visible_options(apps::common_options& common) {
   add_pruning_options(d, common);
   add_iteration_options(d, common);
   add_report_options(d);
-  return d;
+  if (!flavour) return d;
+  // Another program's options: these without its left-out ones, then its own.
+  po::options_description f(flavour->usage);
+  for (const auto& o : d.options())
+    if (std::find(flavour->without.begin(), flavour->without.end(), o->long_name()) ==
+        flavour->without.end())
+      f.add(o);
+  if (flavour->add) flavour->add(f);
+  return f;
 }
 
 /// mcl 22-282's options that this program does not implement: refused with their name, before
 /// the parser could read them as something else.
 void reject_unsupported_mcl_options(int argc, const char* const* argv,
-                                    const po::options_description& known) {
+                                    const po::options_description& known, const char* program) {
   static const char* const unsupported[] = {
       "aa", "analyze", "ap", "ax", "check-connected", "di", "digits", "dm", "ds", "dump",
       "dump-interval", "dump-modulo", "dump-stem", "etc", "expect-values", "how-much-ram", "i3",
@@ -197,7 +205,7 @@ void reject_unsupported_mcl_options(int argc, const char* const* argv,
     name = name.substr(0, name.find('='));
     if (std::find(std::begin(unsupported), std::end(unsupported), name) != std::end(unsupported))
       throw usage_error("mcl's option '" + a.substr(0, a.find('=')) +
-                        "' is not supported by opsparse-mcl");
+                        "' is not supported by " + program);
     // "-I2", "-ofile": mcl reads no value glued to a single-dash option, and neither does this
     // program (the parser would take it as -I 2); a negative number is a value.
     const bool number = a.find_first_not_of("0123456789.eE+-", 1) == std::string::npos;
@@ -212,8 +220,8 @@ void reject_unsupported_mcl_options(int argc, const char* const* argv,
 
 /// argv parsed with mcl's rules into `vm`; false when --help or --version was answered.
 bool parse_mcl_style(int argc, const char* const* argv, apps::common_options& common,
-                     po::variables_map& vm, std::ostream& out) {
-  const po::options_description visible = visible_options(common);
+                     po::variables_map& vm, std::ostream& out, const cli_flavour* flavour) {
+  const po::options_description visible = visible_options(common, flavour);
   po::options_description hidden;
   hidden.add_options()("input", po::value<std::vector<std::string>>(), "input file");
   po::options_description all;
@@ -226,7 +234,8 @@ bool parse_mcl_style(int argc, const char* const* argv, apps::common_options& co
   const int style = st::allow_short | st::short_allow_next | st::allow_long |
                     st::long_allow_adjacent | st::long_allow_next | st::allow_long_disguise |
                     st::allow_dash_for_short;
-  reject_unsupported_mcl_options(argc, argv, all);
+  const char* name = flavour ? flavour->name : program_name;
+  reject_unsupported_mcl_options(argc, argv, all, name);
   po::parsed_options parsed = apps::as_usage_error([&] {
     return po::command_line_parser(argc, argv).options(all).positional(pos).style(style).run();
   });
@@ -243,8 +252,8 @@ bool parse_mcl_style(int argc, const char* const* argv, apps::common_options& co
         break;
       }
   }
-  return apps::store_or_answer(apps::program(program_name, ""), std::move(parsed), visible, vm,
-                               out, help_tail);
+  return apps::store_or_answer(apps::program(name, ""), std::move(parsed), visible, vm, out,
+                               flavour ? flavour->help_tail : help_tail);
 }
 
 /// A y/n value as mcl reads one (its set_bit): the first character decides, 1, y or Y for yes,
@@ -276,7 +285,7 @@ void read_params(const po::variables_map& vm, cli_settings& s, std::ostream& err
   if (vm.count("select")) p.select = vm["select"].as<long long>();
   if (vm.count("recover")) p.recover = vm["recover"].as<long long>();
   if (vm.count("pct")) p.pct = vm["pct"].as<int>();
-  p.threads = apps::checked_threads(apps::program(program_name, ""), vm, s.common.threads, err);
+  p.threads = apps::checked_threads(apps::program(s.prog, ""), vm, s.common.threads, err);
   if (vm.count("max-iter") && vm.count("L"))
     throw usage_error("give either -L or --max-iter, not both");
   if (vm.count("max-iter")) p.max_iter = vm["max-iter"].as<int>();
@@ -462,11 +471,12 @@ void check_outputs_are_not_input(const cli_settings& s) {
 }  // namespace
 
 bool parse_cli(cli_settings& s, int argc, const char* const* argv, std::ostream& out,
-               std::ostream& err) {
+               std::ostream& err, const cli_flavour* flavour) {
   s.argc = argc;
   s.argv = argv;
+  if (flavour) s.prog = flavour->name;
   po::variables_map vm;
-  if (!parse_mcl_style(argc, argv, s.common, vm, out)) return false;
+  if (!parse_mcl_style(argc, argv, s.common, vm, out, flavour)) return false;
   if (!vm.count("input")) throw usage_error("no input file given");
   const auto& inputs = vm["input"].as<std::vector<std::string>>();
   if (inputs.size() != 1)
@@ -477,6 +487,7 @@ bool parse_cli(cli_settings& s, int argc, const char* const* argv, std::ostream&
   read_modes(vm, s);
   read_verbosity(vm, s);
   read_transforms(vm, s);
+  if (flavour && flavour->read) flavour->read(vm, s);
   apps::as_usage_error([&] { validate(s.p); });
   apps::check_backend_choice(s.common.backend);
   resolve_input(s);

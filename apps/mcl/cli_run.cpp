@@ -46,59 +46,6 @@ std::string mib(std::size_t bytes) {
   return os.str();
 }
 
-/// The graph as read, with what the output needs of it.
-struct input_graph {
-  io::labelled_graph g;
-  bool native = false;                ///< mcl's native matrix (clustered as it is)
-  std::vector<std::int64_t> node_ids; ///< a native matrix's domain indices
-  bool canonical_ids = true;          ///< node_ids are 0..n-1
-};
-
-/// Reads the input as mcl does, then -write-graph and -tf. mcl clusters a native matrix as it
-/// is, directed or not, and mirrors everything else: the reader mirrors as it assembles the rows
-/// (no directed copy to mirror afterwards), so that start_matrix gets the graph ready.
-input_graph read_input(const cli_settings& s) {
-  input_graph in;
-  // Negative weights are read and clustered as mcl clusters them (start_matrix, the CPU backend).
-  io::read_options read_opts;
-  if (s.stream_transform())
-    read_opts.weight_transform = [&tf = s.stream_tf, base = s.neg_log_base](double w) {
-      if (base > 0) w = neg_log_weight(w, base);
-      return tf(w);
-    };
-  in.native = s.format == io::file_format::mcl_native;
-  read_opts.symmetrize = !in.native;
-  in.g = io::read_graph(s.path, s.format, read_opts);
-  // A native matrix's labels are its domain's indices: kept as numbers for the output.
-  if (in.native) {
-    in.node_ids.reserve(in.g.labels.size());
-    for (std::size_t i = 0; i < in.g.labels.size(); ++i) {
-      in.node_ids.push_back(std::stoll(in.g.labels[i]));
-      in.canonical_ids = in.canonical_ids && in.node_ids.back() == static_cast<std::int64_t>(i);
-    }
-  }
-  // mcl's order: the graph as read (mirrored for ABC and the like) for -write-graph, then -tf.
-  if (!s.write_graph.empty()) {
-    // Zero weights are no edges (mcl does not load them); negative ones are written too.
-    host_csr<double> nz(in.g.adj.rows, in.g.adj.cols);
-    for (index_t i = 0; i < in.g.adj.rows; ++i) {
-      for (offset_t k = in.g.adj.rpt[i]; k < in.g.adj.rpt[i + 1]; ++k)
-        if (in.g.adj.val[k] != 0) {
-          nz.col.push_back(in.g.adj.col[k]);
-          nz.val.push_back(in.g.adj.val[k]);
-        }
-      nz.rpt[i + 1] = static_cast<offset_t>(nz.col.size());
-    }
-    io::output_file graph_file(s.write_graph);
-    const bool ids = in.native && !in.canonical_ids;
-    io::write_mcl_native(graph_file.stream(), nz, ids ? &in.node_ids : nullptr,
-                         ids ? &in.node_ids : nullptr);
-    graph_file.commit();
-  }
-  if (!s.matrix_tf.empty()) transform_values(in.g.adj, s.matrix_tf);
-  return in;
-}
-
 /// The backend's decision: made on a background thread while the file is read (with the GPU's
 /// context), on one hardware queue, which halves the context's creation and teardown
 /// (apps::prefer_one_connection). Except for --backend auto on a small file with a driver
@@ -171,51 +118,6 @@ void print_iteration(const iteration_info& it, bool verbose, std::ostream& err) 
   err << os.str() << "\n";
 }
 
-/// A clustering as mcl writes it: a native cluster matrix after the command line for a native
-/// input without a tab file, else one line of labels per cluster.
-void write_clustering(std::ostream& os, const clustering& c, const cli_settings& s,
-                      const input_graph& in, index_t nodes, std::ostream& err) {
-  if (in.native && s.tab_file.empty()) {
-    write_native_clusters(os, c, nodes, command_line_comment(prog, s.argc, s.argv),
-                          in.canonical_ids ? nullptr : &in.node_ids);
-  } else if (in.native) {
-    const io::mcl_tab tab = io::read_mcl_tab(s.tab_file);
-    std::vector<std::string> labels;
-    labels.reserve(in.node_ids.size());
-    for (std::int64_t id : in.node_ids) labels.push_back(tab.label(id));
-    write_clusters(os, c, labels);
-  } else {
-    if (!s.tab_file.empty() && !s.common.quiet)
-      err << "[" << prog << "] -use-tab is for a native matrix; the input's own labels "
-             "are written\n";
-    write_clusters(os, c, in.g.labels);
-  }
-}
-
-/// -force-connected y: the clusters split into their connected parts in the start matrix (the
-/// graph as clustered), as mcl does after its -sort; when that splits one, the clustering before
-/// the split goes to `out_name`-rags first, a native cluster matrix without the command line, as
-/// mcl's mclxaWrite writes it (for label output too; "--rags" for -o -).
-void force_connected(clustering& c, const cli_settings& s, const input_graph& in,
-                     const host_csr<double>& start, const std::string& out_name,
-                     std::ostream& err) {
-  if (!s.force_connected) return;
-  const clustering before = c;
-  if (!split_disconnected(c, start)) {
-    if (s.common.verbose) err << "[" << prog << "] clustering induces connected components\n";
-    return;
-  }
-  const std::string rags_name = out_name + "-rags";
-  io::output_file rags(rags_name);
-  write_native_clusters(rags.stream(), before, start.rows, std::string(),
-                        in.canonical_ids ? nullptr : &in.node_ids);
-  rags.commit();
-  if (!s.common.quiet)
-    err << "[" << prog << "] -force-connected: splitting yields an additional "
-        << c.clusters.size() - before.clusters.size() << " clusters at a total of "
-        << c.clusters.size() << "; the clustering before the split is in " << rags_name << "\n";
-}
-
 /// What every clustering of a run needs.
 struct run_context {
   const cli_settings& s;
@@ -275,18 +177,7 @@ struct stage_seconds {
 /// and (--verbose) the stages.
 void report_clustering(const cli_settings& s, const cluster_result& r, const stage_seconds& t,
                        std::ostream& err) {
-  if (r.result.overlap)
-    err << "[" << prog << "] "
-        << (s.p.overlap == overlap_mode::cut    ? "cut"
-            : s.p.overlap == overlap_mode::keep ? "kept"
-                                                : "split")
-        << " <" << r.result.overlap << "> instances of overlap\n";
-  if (r.result.missing)
-    err << "[" << prog << "] collected <" << r.result.missing
-        << "> nodes that no cluster claimed into one cluster\n";
-  if (!r.converged)
-    err << "[" << prog << "] warning: no convergence after " << r.iterations
-        << " iterations (--max-iter); the last iterate was interpreted\n";
+  report_outcome(s, r.result, r.iterations, r.converged, err);
   err << "[" << prog << "] " << r.result.clusters.size() << " clusters found";
   if (s.common.verbose) {
     err << " (" << r.result.attractors << " attractors) in " << r.iterations << " iterations, "
@@ -320,6 +211,112 @@ void print_start(const cli_settings& s, const host_csr<double>& start, apps::bac
 }
 
 }  // namespace
+
+/// Reads the input as mcl does, then -write-graph and -tf. mcl clusters a native matrix as it
+/// is, directed or not, and mirrors everything else: the reader mirrors as it assembles the rows
+/// (no directed copy to mirror afterwards), so that start_matrix gets the graph ready.
+input_graph read_input(const cli_settings& s) {
+  input_graph in;
+  // Negative weights are read and clustered as mcl clusters them (start_matrix, the CPU backend).
+  io::read_options read_opts;
+  if (s.stream_transform())
+    read_opts.weight_transform = [&tf = s.stream_tf, base = s.neg_log_base](double w) {
+      if (base > 0) w = neg_log_weight(w, base);
+      return tf(w);
+    };
+  in.native = s.format == io::file_format::mcl_native;
+  read_opts.symmetrize = !in.native;
+  in.g = io::read_graph(s.path, s.format, read_opts);
+  // A native matrix's labels are its domain's indices: kept as numbers for the output.
+  if (in.native) {
+    in.node_ids.reserve(in.g.labels.size());
+    for (std::size_t i = 0; i < in.g.labels.size(); ++i) {
+      in.node_ids.push_back(std::stoll(in.g.labels[i]));
+      in.canonical_ids = in.canonical_ids && in.node_ids.back() == static_cast<std::int64_t>(i);
+    }
+  }
+  // mcl's order: the graph as read (mirrored for ABC and the like) for -write-graph, then -tf.
+  if (!s.write_graph.empty()) {
+    // Zero weights are no edges (mcl does not load them); negative ones are written too.
+    host_csr<double> nz(in.g.adj.rows, in.g.adj.cols);
+    for (index_t i = 0; i < in.g.adj.rows; ++i) {
+      for (offset_t k = in.g.adj.rpt[i]; k < in.g.adj.rpt[i + 1]; ++k)
+        if (in.g.adj.val[k] != 0) {
+          nz.col.push_back(in.g.adj.col[k]);
+          nz.val.push_back(in.g.adj.val[k]);
+        }
+      nz.rpt[i + 1] = static_cast<offset_t>(nz.col.size());
+    }
+    io::output_file graph_file(s.write_graph);
+    const bool ids = in.native && !in.canonical_ids;
+    io::write_mcl_native(graph_file.stream(), nz, ids ? &in.node_ids : nullptr,
+                         ids ? &in.node_ids : nullptr);
+    graph_file.commit();
+  }
+  if (!s.matrix_tf.empty()) transform_values(in.g.adj, s.matrix_tf);
+  return in;
+}
+
+/// A clustering as mcl writes it: a native cluster matrix after the command line for a native
+/// input without a tab file, else one line of labels per cluster.
+void write_clustering(std::ostream& os, const clustering& c, const cli_settings& s,
+                      const input_graph& in, index_t nodes, std::ostream& err) {
+  if (in.native && s.tab_file.empty()) {
+    write_native_clusters(os, c, nodes, command_line_comment(s.prog, s.argc, s.argv),
+                          in.canonical_ids ? nullptr : &in.node_ids);
+  } else if (in.native) {
+    const io::mcl_tab tab = io::read_mcl_tab(s.tab_file);
+    std::vector<std::string> labels;
+    labels.reserve(in.node_ids.size());
+    for (std::int64_t id : in.node_ids) labels.push_back(tab.label(id));
+    write_clusters(os, c, labels);
+  } else {
+    if (!s.tab_file.empty() && !s.common.quiet)
+      err << "[" << s.prog << "] -use-tab is for a native matrix; the input's own labels "
+             "are written\n";
+    write_clusters(os, c, in.g.labels);
+  }
+}
+
+/// -force-connected y: the clusters split into their connected parts in the start matrix (the
+/// graph as clustered), as mcl does after its -sort; when that splits one, the clustering before
+/// the split goes to `out_name`-rags first, a native cluster matrix without the command line, as
+/// mcl's mclxaWrite writes it (for label output too; "--rags" for -o -).
+void force_connected(clustering& c, const cli_settings& s, const input_graph& in,
+                     const host_csr<double>& start, const std::string& out_name,
+                     std::ostream& err) {
+  if (!s.force_connected) return;
+  const clustering before = c;
+  if (!split_disconnected(c, start)) {
+    if (s.common.verbose) err << "[" << s.prog << "] clustering induces connected components\n";
+    return;
+  }
+  const std::string rags_name = out_name + "-rags";
+  io::output_file rags(rags_name);
+  write_native_clusters(rags.stream(), before, start.rows, std::string(),
+                        in.canonical_ids ? nullptr : &in.node_ids);
+  rags.commit();
+  if (!s.common.quiet)
+    err << "[" << s.prog << "] -force-connected: splitting yields an additional "
+        << c.clusters.size() - before.clusters.size() << " clusters at a total of "
+        << c.clusters.size() << "; the clustering before the split is in " << rags_name << "\n";
+}
+
+void report_outcome(const cli_settings& s, const clustering& c, int iterations, bool converged,
+                    std::ostream& err) {
+  if (c.overlap)
+    err << "[" << s.prog << "] "
+        << (s.p.overlap == overlap_mode::cut    ? "cut"
+            : s.p.overlap == overlap_mode::keep ? "kept"
+                                                : "split")
+        << " <" << c.overlap << "> instances of overlap\n";
+  if (c.missing)
+    err << "[" << s.prog << "] collected <" << c.missing
+        << "> nodes that no cluster claimed into one cluster\n";
+  if (!converged)
+    err << "[" << s.prog << "] warning: no convergence after " << iterations
+        << " iterations (--max-iter); the last iterate was interpreted\n";
+}
 
 int run_clustering(cli_settings& s, const char*& stage, std::ostream& err) {
   // The output's temporary file is made first, beside it: a run of hours must not end on an
@@ -378,7 +375,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
            "fewer entries per column; --block-products bounds the expansion's size)";
   };
   return apps::run_settings<cli_settings>(
-      cli, argc, argv, out, err, parse_cli,
+      cli, argc, argv, out, err,
+      [](cli_settings& s, int n, const char* const* v, std::ostream& o, std::ostream& e) {
+        return parse_cli(s, n, v, o, e);
+      },
       [&stage](cli_settings& s, std::ostream&, std::ostream& e) {
         return run_clustering(s, stage, e);
       });

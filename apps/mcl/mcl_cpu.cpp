@@ -21,19 +21,14 @@
 
 #include "mcl.hpp"
 #include "mcl_cpu_scatter.hpp"
+#include "mcl_rows.hpp"
 #include "opsparse/cpu/spgemm.hpp"
 
 namespace opsparse::mcl {
 
 namespace {
 
-/// What pruning decided for one expanded row.
-struct row_decision {
-  double bar = 0;          ///< keep values >= bar
-  double mass = 0;         ///< their sum (the divisor of the renormalisation)
-  offset_t keep = 0;       ///< how many
-  bool emergency = false;  ///< the row becomes a loop of weight 1
-};
+using detail::row_decision;
 
 template <class T>
 class cpu_backend final : public backend<T> {
@@ -143,19 +138,8 @@ class cpu_backend final : public backend<T> {
     int emptied = 0;
 #pragma omp parallel for schedule(dynamic, 256) num_threads(nthreads) reduction(| : emptied)
     for (index_t i = 0; i < rows; ++i) {
-      // As mcl's mclvInflate: the powers are stored (rounded to T) before they are summed.
-      double sum = 0;
-      for (offset_t k = m_.rpt[i]; k < m_.rpt[i + 1]; ++k) {
-        const double v = static_cast<double>(m_.val[k]);
-        m_.val[k] = static_cast<T>(power == 2.0 ? v * v : std::pow(v, power));
-        sum += static_cast<double>(m_.val[k]);
-      }
-      // mcl empties a column whose powers sum to at most 0 (only negative weights leave such
-      // values) and divides by any other sum, NaN included.
-      if (!(sum <= 0))
-        for (offset_t k = m_.rpt[i]; k < m_.rpt[i + 1]; ++k)
-          m_.val[k] = static_cast<T>(static_cast<double>(m_.val[k]) / sum);
-      else if (m_.rpt[i + 1] > m_.rpt[i])
+      // mcl empties a column whose powers sum to at most 0 (drop_massless_rows).
+      if (!detail::inflate_row(m_.val.data() + m_.rpt[i], m_.rpt[i + 1] - m_.rpt[i], power))
         emptied = 1;
     }
     if (emptied) drop_massless_rows();
@@ -476,51 +460,7 @@ class cpu_backend final : public backend<T> {
   /// mcl's pruning of one expanded row (see mcl_prune.hpp), and its chaos.
   row_decision decide(const prune_rule& rule, const T* val, offset_t n, std::vector<T>& tmp,
                       double& chaos) const {
-    double maxval = 0, center = 0, mass_prune = 0;
-    offset_t n_prune = 0;
-    for (offset_t k = 0; k < n; ++k) {
-      const double v = static_cast<double>(val[k]);
-      center += v * v;
-      maxval = std::max(maxval, v);
-      // Without a branch (see keep_survivors); mass + 0.0 is mass, as it is never -0.0.
-      const bool kept = v >= rule.cutoff;
-      n_prune += kept;
-      mass_prune += kept ? v : 0.0;
-    }
-    auto rank_value = [&](long long rank) {  // the rank-th largest value (1-based)
-      tmp.assign(val, val + n);
-      // NaN (a negative value's fractional power) is ranked last, so that the order stays one
-      // (mcl's heap selection places it as its comparisons happen to fall: not reproduced).
-      auto end = tmp.end();
-      if (signed_) end = std::partition(tmp.begin(), tmp.end(), [](T x) { return x == x; });
-      if (rank > end - tmp.begin()) return static_cast<double>(NAN);
-      std::nth_element(tmp.begin(), tmp.begin() + (rank - 1), end, std::greater<T>());
-      return static_cast<double>(tmp[static_cast<std::size_t>(rank - 1)]);
-    };
-    auto measure = [&](double bar, offset_t& count, double& mass) {
-      count = 0;
-      mass = 0;
-      for (offset_t k = 0; k < n; ++k) {
-        const double v = static_cast<double>(val[k]);
-        const bool kept = v >= bar;
-        count += kept;
-        mass += kept ? v : 0.0;
-      }
-    };
-    const int pcase = prune_case_of(rule, n, n_prune, mass_prune);
-    const prune_decision pd = mcl::decide(rule, pcase, n_prune, mass_prune, rank_value,
-                                          [&](double bar, long long& count, double& mass) {
-                                       offset_t c = 0;
-                                       measure(bar, c, mass);
-                                       count = static_cast<long long>(c);
-                                     });
-    row_decision d;
-    d.emergency = pcase == case_emergency;
-    d.bar = pd.bar;
-    d.keep = static_cast<offset_t>(pd.count);
-    d.mass = pd.mass;
-    chaos = (maxval - center) * static_cast<double>(d.keep);
-    return d;
+    return detail::decide_row(rule, val, n, tmp, chaos, signed_);
   }
 
   /// Threads for a pass over `entries` values: one per 2^14 of them at least, since a team

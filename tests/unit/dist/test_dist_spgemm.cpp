@@ -3,7 +3,8 @@
 // rows, several memory phases, a user's local engine, and the failures that must reach every rank.
 // Exact semirings (integers, plus-pair, patterns, integer-valued doubles) are compared exactly;
 // plus-times over real values with a tight relative tolerance, since the stages' partial sums are
-// added in another association than the CPU engine's single pass.
+// added in another association than the CPU engine's single pass; summed in order (in_order),
+// exactly.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -161,6 +162,39 @@ TEST(DistSpgemm, SeveralMemoryPhases) {
   EXPECT_EQ(check_product<plus_times>(a, b, -1, opt).phases, 40);
 }
 
+/// A user's local engine: the CPU engine, counting its calls (a GPU engine would upload, multiply
+/// and download here).
+struct counting_engine {
+  std::atomic<int>* calls;
+  host_csr<double> operator()(const host_csr<double>& a, const host_csr<double>& b) const {
+    ++*calls;
+    return cpu::spgemm<plus_times>(a, b);
+  }
+};
+
+TEST(DistSpgemm, InOrderEqualsTheCpuEngineBitForBit) {
+  // Real values, where the merge of partial sums differs in the last bits: summed in order, every
+  // entry adds its products as cpu::spgemm does, on every shape, in one phase or many.
+  const host_csr<double> g = opsparse::datasets::rmat(8, 8.0, 0.57, 0.19, 0.19, 43);
+  const host_csr<double> a = sparse(37, 53, 5.0, 19, false), b = sparse(53, 29, 4.0, 20, false);
+  dist::spgemm_options opt;
+  opt.in_order = true;
+  check_product<plus_times>(g, g, -1, opt);
+  check_product<plus_times>(a, b, -1, opt);
+  // Float cells summed in double (apps/mcl's iterates).
+  check_product<plus_times>(opsparse::convert<float>(g), opsparse::convert<float>(g), -1, opt);
+  opt.phases = 3;
+  check_product<plus_times>(g, g, -1, opt);
+  check_product<opsparse::plus_pair<long long>>(a, b, -1, opt);
+  // An engine without accumulate cannot sum in order: refused on every rank.
+  const dist::grid grid;
+  const auto da = dist::scatter(grid, a), db = dist::scatter(grid, b);
+  std::atomic<int> calls{0};
+  EXPECT_THROW(dist::spgemm<plus_times>(grid, da, db, opt, counting_engine{&calls}),
+               std::invalid_argument);
+  EXPECT_EQ(calls.load(), 0);
+}
+
 TEST(DistSpgemm, BudgetFromTheEnvironment) {
   const host_csr<double> a = sparse(37, 53, 5.0, 10, true), b = sparse(53, 29, 4.0, 11, true);
   {
@@ -173,16 +207,6 @@ TEST(DistSpgemm, BudgetFromTheEnvironment) {
   const auto da = dist::scatter(g, a), db = dist::scatter(g, b);
   EXPECT_THROW(dist::spgemm<plus_times>(g, da, db), std::invalid_argument);
 }
-
-/// A user's local engine: the CPU engine, counting its calls (a GPU engine would upload, multiply
-/// and download here).
-struct counting_engine {
-  std::atomic<int>* calls;
-  host_csr<double> operator()(const host_csr<double>& a, const host_csr<double>& b) const {
-    ++*calls;
-    return cpu::spgemm<plus_times>(a, b);
-  }
-};
 
 TEST(DistSpgemm, UserEngine) {
   const host_csr<double> a = sparse(37, 53, 5.0, 12, true), b = sparse(53, 29, 4.0, 13, true);

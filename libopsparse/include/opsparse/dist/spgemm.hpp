@@ -10,6 +10,12 @@
 // the product runs in as many phases, over consecutive ranges of B's columns, as its memory
 // budget needs; the phases are laid side by side.
 //
+// With spgemm_options::in_order the stages are not multiplied apart and merged: each stage's
+// products are added onto the running sums of the stages before it (the engine's accumulate),
+// so that every entry sums its products in the order of the inner index, as one pass of the CPU
+// engine does: plus-times over doubles then equals cpu::spgemm bit for bit (apps/mcl's
+// distributed iterates equal the single-process ones this way).
+//
 // The local engine is any callable `engine(a, b)` taking two host_csr (the pieces of A and B of a
 // stage) and returning their product over the semiring as a host_csr with sorted rows; the CPU
 // engine by default. A GPU engine uploads the pieces, multiplies with the GPU engine and downloads
@@ -22,6 +28,7 @@
 #include <vector>
 
 #include "opsparse/cpu/spgemm.hpp"
+#include "opsparse/dist/detail/accumulate.hpp"
 #include "opsparse/dist/dist_csr.hpp"
 #include "opsparse/dist/grid.hpp"
 
@@ -43,6 +50,10 @@ struct spgemm_options {
   /// > 0: run this many phases whatever the estimate (give the same value on every rank).
   int phases = 0;
   spgemm_info* info = nullptr;  ///< filled on every rank when not null
+  /// Sum the stages in order (see above) with engine.accumulate(a, b, c) (c += a·b, c's
+  /// entries continuing as running sums) instead of engine(a, b) and a merge. The same value
+  /// on every rank; an engine without accumulate is std::invalid_argument on every rank.
+  bool in_order = false;
 };
 
 /// The default local engine: opsparse::cpu::spgemm over Semiring (rows always sorted).
@@ -55,6 +66,12 @@ struct cpu_engine {
     cpu::options o = options;
     o.sorted = true;  // the merge of the stages walks sorted rows
     return cpu::spgemm<Semiring>(a, b, no_mask{}, o);
+  }
+  /// c += a·b with c's entries as running sums, in cpu::spgemm's order (in-order mode).
+  template <class VA, class VB>
+  void accumulate(const host_csr<VA>& a, const host_csr<VB>& b,
+                  host_csr<typename Semiring::value_type>& c) const {
+    detail::accumulate_product<Semiring>(a, b, c, options.threads);
   }
 };
 

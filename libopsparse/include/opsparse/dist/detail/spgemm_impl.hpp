@@ -5,6 +5,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -56,16 +57,28 @@ offset_t count_block_products(const grid& g, const dist_csr<VA>& a, const dist_c
   return total;
 }
 
+/// Whether Engine has accumulate(a, b, c) for these operands (the in-order mode).
+template <class Engine, class VA, class VB, class T, class = void>
+struct has_accumulate : std::false_type {};
+template <class Engine, class VA, class VB, class T>
+struct has_accumulate<Engine, VA, VB, T,
+                      std::void_t<decltype(std::declval<const Engine&>().accumulate(
+                          std::declval<const host_csr<VA>&>(), std::declval<const host_csr<VB>&>(),
+                          std::declval<host_csr<T>&>()))>> : std::true_type {};
+
 /// This rank's block of one phase: columns [c0, c1) of its B block. Every stage's pieces are
-/// broadcast and multiplied; the partial blocks merged. An exception of the engine or the merge
-/// is held until the phase's end, where the ranks agree on it (agree_on_failure).
+/// broadcast and multiplied; the partial blocks merged, or (in_order) every stage's products
+/// added onto the running block. An exception of the engine or the merge is held until the
+/// phase's end, where the ranks agree on it (agree_on_failure).
 template <class Semiring, class VA, class VB, class Engine>
 host_csr<typename Semiring::value_type> run_phase(const grid& g, const dist_csr<VA>& a,
                                                   const dist_csr<VB>& b,
                                                   const std::vector<stage>& stages, index_t c0,
-                                                  index_t c1, const Engine& engine) {
+                                                  index_t c1, const Engine& engine,
+                                                  bool in_order) {
   using T = typename Semiring::value_type;
   std::vector<host_csr<T>> parts;
+  host_csr<T> running = in_order ? host_csr<T>(a.block.rows, c1 - c0) : host_csr<T>();
   host_csr<VA> a_cut, a_buffer;
   host_csr<VB> b_cut, b_buffer;
   std::exception_ptr error;
@@ -85,6 +98,15 @@ host_csr<typename Semiring::value_type> run_phase(const grid& g, const dist_csr<
     const host_csr<VB>& bp = share_csr(*b_mine, b_buffer, s.b_row, g.col_comm());
     if (error || ap.nnz() == 0 || bp.nnz() == 0) continue;
     try {
+      if constexpr (has_accumulate<Engine, VA, VB, T>::value) {
+        if (in_order) {
+          engine.accumulate(ap, bp, running);
+          if (running.rows != ap.rows || running.cols != bp.cols)
+            throw std::logic_error("opsparse::dist::spgemm: the local engine's accumulate changed "
+                                   "the block's shape");
+          continue;
+        }
+      }
       host_csr<T> c = engine(ap, bp);
       if (c.rows != ap.rows || c.cols != bp.cols || c.rpt.size() != std::size_t(c.rows) + 1)
         throw std::logic_error("opsparse::dist::spgemm: the local engine returned a " +
@@ -95,6 +117,10 @@ host_csr<typename Semiring::value_type> run_phase(const grid& g, const dist_csr<
     } catch (...) {
       error = std::current_exception();
     }
+  }
+  if (in_order) {
+    agree_on_failure(error, "opsparse::dist::spgemm: the local product", g.comm());
+    return running;
   }
   host_csr<T> merged;
   if (!error) {
@@ -134,6 +160,9 @@ dist_csr<typename Semiring::value_type> spgemm(const grid& g, const dist_csr<VA>
                                                const Engine& engine) {
   using T = typename Semiring::value_type;
   detail::check_operands(g, a, b);
+  if constexpr (!detail::has_accumulate<Engine, VA, VB, T>::value)
+    OPSPARSE_EXPECTS(!opt.in_order, "opsparse::dist::spgemm: in_order needs an engine with "
+                                    "accumulate(a, b, c) (dist::cpu_engine has one)");
   std::size_t budget = opt.memory_budget;
   std::exception_ptr error;
   try {
@@ -145,7 +174,8 @@ dist_csr<typename Semiring::value_type> spgemm(const grid& g, const dist_csr<VA>
 
   const std::vector<detail::stage> stages = detail::summa_stages(a.cols, g.rows(), g.cols());
   const offset_t products = detail::count_block_products(g, a, b, stages);
-  // Every product may be an entry of a partial block, and the merge writes them once more.
+  // Every product may be an entry of a partial block, and the merge writes them once more (in
+  // order: the running block and its successor).
   constexpr std::size_t entry_bytes = 2 * (sizeof(index_t) + (has_values_v<T> ? sizeof(T) : 0));
   const std::size_t bytes = static_cast<std::size_t>(products) * entry_bytes;
   const int phases = detail::agree_on_phases(g, bytes, budget, b.block.cols, opt.phases);
@@ -155,7 +185,8 @@ dist_csr<typename Semiring::value_type> spgemm(const grid& g, const dist_csr<VA>
   for (int p = 0; p <= phases; ++p) starts.push_back(split_point(b.block.cols, phases, p));
   for (int p = 0; p < phases; ++p)
     blocks.push_back(
-        detail::run_phase<Semiring>(g, a, b, stages, starts[p], starts[p + 1], engine));
+        detail::run_phase<Semiring>(g, a, b, stages, starts[p], starts[p + 1], engine,
+                                    opt.in_order));
 
   dist_csr<T> c;
   c.rows = a.rows;

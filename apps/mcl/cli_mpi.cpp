@@ -1,0 +1,249 @@
+// opsparse-mcl-mpi: distributed Markov clustering over MPI (issue #20), run as
+// `mpirun -np P opsparse-mcl-mpi FILE [options]`. opsparse-mcl's command line (cli.hpp) without
+// the options that do not apply, plus --grid. Rank 0 reads the command line, the input and
+// builds the start matrix exactly as opsparse-mcl does; the iterations run on every rank
+// (mcl_dist.hpp); rank 0 interprets the limit and writes the one output. Every failure is agreed
+// on by all ranks (every rank exits with status 1, rank 0 reports it once): none is left waiting.
+#include <mpi.h>
+
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cli.hpp"
+#include "common/cli.hpp"
+#include "common/options.hpp"
+#include "mcl_dist.hpp"
+#include "opsparse/dist/detail/comm.hpp"
+#include "opsparse/dist/grid.hpp"
+#include "opsparse/output_file.hpp"
+
+namespace opsparse::mcl {
+
+namespace {
+
+constexpr const char* prog = "opsparse-mcl-mpi";
+
+constexpr const char* usage =
+    "Usage: mpirun -np P opsparse-mcl-mpi FILE [options]\n"
+    "Distributed Markov clustering over MPI: opsparse-mcl's clustering, with the same clusters\n"
+    "and the same output, the iterate spread in 2D blocks over P ranks. Rank 0 reads FILE and\n"
+    "builds the start matrix as opsparse-mcl does, every rank expands (Sparse SUMMA, CPU engine\n"
+    "products), prunes and inflates its share, and rank 0 interprets the limit and writes the one\n"
+    "output. The iterates equal opsparse-mcl's CPU iterates bit for bit, on any grid. Options are\n"
+    "opsparse-mcl's (mcl's spelling) except --backend, --inflations and --block-products; -te is\n"
+    "the threads per rank. Graphs with negative weights are refused (use opsparse-mcl).\n\nOptions";
+
+constexpr const char* help_tail =
+    "Environment:\n"
+    "  OPSPARSE_DIST_MEMORY  bytes (optionally k, M or G) a rank may give to one phase of the\n"
+    "                        expansion's output; more phases when it needs more (default: half\n"
+    "                        the node's available memory shared by its ranks)\n"
+    "  OMP_NUM_THREADS       threads per rank when -te is not given\n";
+
+/// What every rank needs of the command line (rank 0 reads it and sends this).
+struct shared_settings {
+  params p;
+  precision prec = precision::float32;
+  bool verbose = false, quiet = false, iteration_lines = true;
+  int grid_rows = 0, grid_cols = 0;
+};
+static_assert(std::is_trivially_copyable_v<shared_settings>, "sent to the ranks as bytes");
+
+/// The flavour of opsparse-mcl's command line: --grid RxC added, --verbose said anew.
+cli_flavour mpi_flavour(shared_settings& sh, int ranks) {
+  cli_flavour f;
+  f.name = prog;
+  f.usage = usage;
+  f.help_tail = help_tail;
+  f.without = {"backend", "inflations", "block-products", "verbose"};
+  f.add = [](apps::po::options_description& d) {
+    d.add_options()(
+        "grid", apps::po::value<std::string>()->value_name("RxC"),
+        "the process grid, R rows by C columns with R*C = P (default: the most square, R <= C)")(
+        "verbose",
+        "per iteration: the expanded nnz, the memory phases and the seconds of each stage (the "
+        "expansion, split into the local products and the rest: broadcasts, waiting, the product "
+        "count and the phases' cuts; the two "
+        "row exchanges; pruning and inflation; each the slowest rank's); then a summary and the "
+        "seconds of reading, iterating, interpreting and writing");
+  };
+  f.read = [&sh, ranks](const apps::po::variables_map& vm, cli_settings&) {
+    if (!vm.count("grid")) return;
+    const std::string v = vm["grid"].as<std::string>();
+    int r = 0, c = 0;
+    char x = 0, extra = 0;
+    if (std::sscanf(v.c_str(), "%d%c%d%c", &r, &x, &c, &extra) != 3 || (x != 'x' && x != 'X') ||
+        r <= 0 || c <= 0)
+      throw apps::usage_error("--grid expects RxC (e.g. 2x2), not '" + v + "'");
+    if (static_cast<long long>(r) * c != ranks)
+      throw apps::usage_error("--grid " + v + " needs " + std::to_string(static_cast<long long>(r) * c) +
+                              " ranks, this job has " + std::to_string(ranks));
+    sh.grid_rows = r;
+    sh.grid_cols = c;
+  };
+  return f;
+}
+
+void print_iteration(const dist_iteration_info& it, bool verbose, std::ostream& err) {
+  std::ostringstream os;
+  os << "[" << prog << "] ite " << std::setw(3) << it.iteration << "  chaos " << std::fixed
+     << std::setprecision(it.chaos < 0.01 ? 6 : 4) << it.chaos << "  nnz " << it.nnz;
+  if (verbose)
+    os << "  expanded " << it.expanded_nnz << "  time " << std::setprecision(3) << it.seconds
+       << "s: expansion " << it.expand_seconds << "s (local products " << it.products_seconds
+       << "s, the rest " << it.expand_seconds - it.products_seconds << "s, "
+       << it.phases << (it.phases == 1 ? " phase" : " phases") << "), row exchanges "
+       << it.exchange_seconds << "s, pruning " << it.prune_seconds << "s";
+  err << os.str() << "\n";
+}
+
+/// Rank 0's part after the iterations: interpretation, -sort, -force-connected, the output, the
+/// report.
+template <class T>
+void finish(const cli_settings& s, const input_graph& in, const host_csr<double>& start,
+            const dist_run_result<T>& r, io::output_file& out, apps::stopwatch& clock,
+            std::ostream& err) {
+  clustering c = interpret(r.limit, s.p.overlap, s.p.threads);
+  if (s.sort_mode != "revsize") sort_clusters(c, s.sort_mode);
+  force_connected(c, s, in, start, s.out_names.front(), err);
+  const double interpretation = clock.lap_s();
+  write_clustering(out.stream(), c, s, in, start.rows, err);
+  out.commit();
+  const double output = clock.lap_s();
+  if (s.common.quiet) return;
+  report_outcome(s, c, r.iterations, r.converged, err);
+  err << "[" << prog << "] " << c.clusters.size() << " clusters found";
+  if (s.common.verbose)
+    err << " (" << c.attractors << " attractors) in " << r.iterations << " iterations, "
+        << std::fixed << std::setprecision(3) << r.seconds << "s";
+  err << "\n[" << prog << "] output is in " << s.out_names.front() << "\n";
+  if (s.common.verbose)
+    err << "[" << prog << "] stages: iterations (scatter, iterations, gather) " << std::fixed
+        << std::setprecision(3) << r.seconds << "s, interpretation " << interpretation
+        << "s, output " << output << "s\n";
+}
+
+/// The run on every rank in cell type T; `s`, `in` and `start` are rank 0's.
+template <class T>
+int run_as(const dist::grid& g, cli_settings& s, const shared_settings& sh, const input_graph& in,
+           const host_csr<double>& start, std::vector<std::unique_ptr<io::output_file>>& out,
+           apps::stopwatch& clock, std::ostream& err) {
+  const bool root = g.rank() == 0;
+  host_csr<T> cells;
+  if (root) cells = convert<T>(start);  // as the CPU backend's load_cells rounds them
+  auto progress = [&](const dist_iteration_info& it) {
+    if (root && !sh.quiet && sh.iteration_lines) print_iteration(it, sh.verbose, err);
+  };
+  clock.lap_s();
+  const dist_run_result<T> r = run_distributed<T>(g, cells, sh.p, progress);
+  clock.lap_s();
+  std::exception_ptr error;
+  if (root) {
+    try {
+      finish(s, in, start, r, *out.front(), clock, err);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  dist::detail::agree_on_failure(error, "writing the clusters", g.comm());
+  return 0;
+}
+
+/// The run after the command line: rank 0 reads the input (failures agreed on by every rank),
+/// then the iterations everywhere.
+int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
+  const dist::grid g(MPI_COMM_WORLD, sh.grid_rows, sh.grid_cols);
+  const bool root = g.rank() == 0;
+  std::vector<std::unique_ptr<io::output_file>> out;
+  input_graph in;
+  host_csr<double> start;
+  apps::stopwatch clock;
+  std::exception_ptr error;
+  if (root) {
+    try {
+      // The output's temporary file first (an unwritable folder fails now, not after the run).
+      out.push_back(std::make_unique<io::output_file>(s.out_names.front()));
+      in = read_input(s);
+      s.p.mirror = false;  // the reader has mirrored the graph (read_input)
+      start = start_matrix(in.g.adj, s.p);
+      if (has_negative_values(start))
+        throw std::invalid_argument("the graph has negative weights, which the distributed "
+                                    "iterations do not cluster as mcl does (use opsparse-mcl)");
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  dist::detail::agree_on_failure(error, "reading the input", g.comm());
+  if (root && !sh.quiet)
+    apps::report_backend(prog, apps::backend::cpu,
+                         "CPU engine on " + std::to_string(g.size()) + (g.size() == 1 ? " rank, a " : " ranks, a ") +
+                             std::to_string(g.rows()) + "x" + std::to_string(g.cols()) + " grid",
+                         err);
+  if (root && !sh.quiet && sh.verbose)
+    err << "[" << prog << "] " << s.input << ": " << start.rows << " nodes, " << start.nnz()
+        << " entries with loops, read and prepared in " << std::fixed << std::setprecision(3)
+        << clock.lap_s() << "s; " << g.size() << " ranks on a " << g.rows() << "x" << g.cols()
+        << " grid, " << (sh.p.threads > 0 ? std::to_string(sh.p.threads) : "default")
+        << " threads each; " << (sh.prec == precision::float32 ? "float" : "double") << "; -I "
+        << sh.p.inflation << " -P " << sh.p.prune << " -S " << sh.p.select << " -R "
+        << sh.p.recover << " -pct " << sh.p.pct << "\n";
+  return sh.prec == precision::float32 ? run_as<float>(g, s, sh, in, start, out, clock, err)
+                                       : run_as<double>(g, s, sh, in, start, out, clock, err);
+}
+
+}  // namespace
+
+/// opsparse-mcl-mpi's whole program (between MPI_Init and MPI_Finalize): the exit status, the
+/// same on every rank for every failure after the command line.
+int run_mpi_cli(int argc, const char* const* argv, std::ostream& out_root, std::ostream& err_root) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  std::ostream silent(nullptr);  // the other ranks' messages: rank 0 reports for all
+  std::ostream& out = rank == 0 ? out_root : silent;
+  std::ostream& err = rank == 0 ? err_root : silent;
+  apps::program cli(prog, std::string("(try ") + prog + " --help)\n");
+  cli.input_error_prefix = "error: ";
+  cli.unknown_error = "error: unknown failure";
+  cli.out_of_memory = [] {
+    return std::string("out of host memory: run on more ranks or nodes, or with a smaller -S");
+  };
+  cli_settings s;
+  shared_settings sh;
+  int status = -1;  // -1: run; else the exit status of the command line's answer or mistake
+  if (rank == 0) {
+    const cli_flavour flavour = mpi_flavour(sh, ranks);
+    status = apps::run_guarded(cli, err, [&] {
+      if (!parse_cli(s, argc, argv, out, err, &flavour)) return 0;
+      return -1;
+    });
+    sh.p = s.p;
+    sh.prec = s.prec;
+    sh.verbose = s.common.verbose;
+    sh.quiet = s.common.quiet;
+    sh.iteration_lines = s.iteration_lines;
+  }
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (status != -1) return status;
+  MPI_Bcast(&sh, sizeof sh, MPI_BYTE, 0, MPI_COMM_WORLD);
+  return apps::run_guarded(cli, err, [&] { return run(s, sh, err); });
+}
+
+}  // namespace opsparse::mcl
+
+int main(int argc, char** argv) {
+  int provided = 0;  // OpenMP threads inside a rank never call MPI
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  const int rc = opsparse::mcl::run_mpi_cli(argc, argv, std::cout, std::cerr);
+  std::cout.flush();
+  std::cerr.flush();
+  MPI_Finalize();
+  return rc;
+}

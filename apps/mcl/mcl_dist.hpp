@@ -1,0 +1,60 @@
+#pragma once
+// Distributed MCL over MPI (opsparse-mcl-mpi; issue #20): the iterate X (mcl's matrix
+// transposed, an mcl column a CSR row) lies in 2D blocks on a dist::grid. Each iteration:
+//
+//   1. expansion  E = X·X by dist::spgemm (Sparse SUMMA, CPU engine local products, phases
+//      sized by memory), summed in order (spgemm_options::in_order) over doubles as the CPU
+//      backend sums its rows;
+//   2. the process row's blocks of E exchanged (MPI_Alltoallv in the row communicator) so that
+//      each rank holds whole rows, a pc-th of its block row's;
+//   3. on whole rows: mcl's pruning and renormalisation, chaos, inflation (mcl_rows.hpp, the CPU
+//      backend's code), the chaos' maximum over the ranks (MPI_Allreduce);
+//   4. the rows cut back into the grid's blocks (the reverse exchange) for the next expansion.
+//
+// Every value and every decision is the CPU backend's (opsparse-mcl --backend cpu): the limit
+// is the single-process limit bit for bit, on any grid (tests/apps/mcl/test_mcl_dist.cpp).
+#include <functional>
+
+#include "mcl.hpp"
+#include "opsparse/csr.hpp"
+#include "opsparse/dist/grid.hpp"
+
+namespace opsparse::mcl {
+
+/// One distributed iteration, as seen by the progress callback (on every rank).
+struct dist_iteration_info {
+  int iteration = 0;          ///< 1-based
+  double chaos = 0;           ///< the maximum over all rows
+  offset_t expanded_nnz = 0;  ///< nnz of X·X before pruning (all ranks)
+  offset_t nnz = 0;           ///< nnz of the iterate after inflation (all ranks)
+  int phases = 1;             ///< memory phases of the expansion
+  double seconds = 0;         ///< wall time of the iteration (this rank's)
+  // The slowest rank's seconds of each stage (max over ranks of each, so they need not add up):
+  double expand_seconds = 0;    ///< the whole dist::spgemm call
+  double products_seconds = 0;  ///< of which the local products (the rest: broadcasts, waits,
+                                ///< the product count, cutting the phases' pieces)
+  double exchange_seconds = 0;  ///< both redistributions (blocks to rows, rows to blocks)
+  double prune_seconds = 0;     ///< pruning, chaos and inflation of the whole rows
+};
+
+template <class T>
+struct dist_run_result {
+  host_csr<T> limit;  ///< the last iterate on rank `root`, empty elsewhere
+  int iterations = 0;
+  bool converged = false;
+  double seconds = 0;  ///< scatter, iterations and gather
+};
+
+/// Runs MCL on the grid from `start` (rows sum to 1, held by rank `root`; ignored elsewhere)
+/// until the chaos is below p.chaos_limit or p.max_iter iterations, as run() does. Collective.
+/// A start matrix with negative values (negative weights) is std::invalid_argument on every rank:
+/// the distributed iterations do not reproduce the CPU backend's handling of cancelled sums.
+/// p.threads: OpenMP threads per rank. p.block_products is not used (dist::spgemm's phases
+/// bound the expansion's memory; OPSPARSE_DIST_MEMORY sets the budget).
+template <class T>
+dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start, const params& p,
+                                   const std::function<void(const dist_iteration_info&)>& progress =
+                                       {},
+                                   int root = 0);
+
+}  // namespace opsparse::mcl

@@ -1,0 +1,127 @@
+#pragma once
+// C += A·B on the host with C's entries as running sums: the in-order mode of dist::spgemm
+// (spgemm_options::in_order). Every product is added onto its column's running sum in the order
+// of A's row, then B's row, as one pass of opsparse::cpu::spgemm adds them, so that a SUMMA whose
+// stages each continue the sums of the stages before it adds every entry's products in the order
+// of the inner index, as the single-process product does: plus-times over doubles is then
+// cpu::spgemm's result bit for bit.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <vector>
+
+#include "opsparse/cpu/spgemm.hpp"
+#include "opsparse/csr.hpp"
+#include "opsparse/error.hpp"
+
+namespace opsparse::dist::detail {
+
+/// c += a·b over Semiring (c is a.rows × b.cols with sorted rows, and stays sorted): a column
+/// already in c's row continues from its value, a new column starts with its first product (as
+/// cpu::spgemm starts a sum). A dense accumulator over b's columns per thread (a value and a flag
+/// per column); rows split into one contiguous range per thread, each thread writing
+/// its rows to a buffer of its own, concatenated in row order afterwards.
+template <class Semiring, class VA, class VB>
+void accumulate_product(const host_csr<VA>& a, const host_csr<VB>& b,
+                        host_csr<typename Semiring::value_type>& c, int threads) {
+  using T = typename Semiring::value_type;
+  constexpr bool with_values = has_values_v<T>;
+  OPSPARSE_EXPECTS(a.cols == b.rows && c.rows == a.rows && c.cols == b.cols,
+                   "accumulate_product: a is " + std::to_string(a.rows) + "x" +
+                       std::to_string(a.cols) + ", b " + std::to_string(b.rows) + "x" +
+                       std::to_string(b.cols) + ", c " + std::to_string(c.rows) + "x" +
+                       std::to_string(c.cols));
+  const index_t rows = a.rows;
+  if (threads <= 0) threads = omp_get_max_threads();
+  const offset_t work = a.nnz() + c.nnz();
+  // One thread per 2^14 entries at least (as cpu::row_products: below that a team costs more).
+  threads = static_cast<int>(std::max<offset_t>(1, std::min<offset_t>(threads, work >> 14)));
+  struct part {
+    std::vector<offset_t> lengths;
+    std::vector<index_t> col;
+    std::vector<T> val;
+  };
+  std::vector<part> parts(static_cast<std::size_t>(threads));
+  std::exception_ptr error;
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const index_t r0 = static_cast<index_t>(static_cast<offset_t>(rows) * t / nt);
+    const index_t r1 = static_cast<index_t>(static_cast<offset_t>(rows) * (t + 1) / nt);
+    try {
+      part& out = parts[static_cast<std::size_t>(t)];
+      std::vector<T> acc(with_values ? static_cast<std::size_t>(b.cols) : 0);
+      std::vector<char> present(static_cast<std::size_t>(b.cols), 0);
+      std::vector<index_t> touched;
+      out.lengths.reserve(static_cast<std::size_t>(r1 - r0));
+      for (index_t i = r0; i < r1; ++i) {
+        offset_t bound = c.rpt[i + 1] - c.rpt[i];
+        for (offset_t ka = a.rpt[i]; ka < a.rpt[i + 1]; ++ka)
+          bound += b.rpt[a.col[ka] + 1] - b.rpt[a.col[ka]];
+        // A row touching a good part of the columns finds them by a scan over the flags
+        // (ascending); a sparser one lists them on first touch and sorts (as apps/mcl's CPU
+        // backend: sorting dense rows took most of the time).
+        const bool scan = bound * 4 >= static_cast<offset_t>(b.cols);
+        touched.clear();
+        const auto touch = [&](index_t j) {
+          present[j] = 1;
+          if (!scan) touched.push_back(j);
+        };
+        for (offset_t k = c.rpt[i]; k < c.rpt[i + 1]; ++k) {
+          touch(c.col[k]);
+          if constexpr (with_values) acc[c.col[k]] = c.val[k];
+        }
+        for (offset_t ka = a.rpt[i]; ka < a.rpt[i + 1]; ++ka) {
+          const index_t k = a.col[ka];
+          const auto av = cpu::detail::value_at(a, ka);
+          (void)av;  // (pattern products have no value)
+          for (offset_t kb = b.rpt[k]; kb < b.rpt[k + 1]; ++kb) {
+            const index_t j = b.col[kb];
+            if (present[j]) {
+              if constexpr (with_values)
+                acc[j] = Semiring::add(acc[j], Semiring::multiply(av, cpu::detail::value_at(b, kb)));
+              continue;
+            }
+            touch(j);
+            if constexpr (with_values) acc[j] = Semiring::multiply(av, cpu::detail::value_at(b, kb));
+          }
+        }
+        if (scan) {
+          for (index_t j = 0; j < b.cols; ++j)
+            if (present[j]) touched.push_back(j);
+        } else {
+          std::sort(touched.begin(), touched.end());
+        }
+        out.lengths.push_back(static_cast<offset_t>(touched.size()));
+        for (const index_t j : touched) {
+          out.col.push_back(j);
+          if constexpr (with_values) out.val.push_back(acc[j]);
+          present[j] = 0;
+        }
+      }
+    } catch (...) {
+#pragma omp critical(opsparse_dist_accumulate)
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+  host_csr<T> next(rows, b.cols);
+  offset_t nnz = 0;
+  for (const part& p : parts) nnz += static_cast<offset_t>(p.col.size());
+  next.col.reserve(static_cast<std::size_t>(nnz));
+  if constexpr (with_values) next.val.reserve(static_cast<std::size_t>(nnz));
+  index_t i = 0;
+  for (const part& p : parts) {
+    for (const offset_t length : p.lengths) {
+      next.rpt[static_cast<std::size_t>(i) + 1] = next.rpt[i] + length;
+      ++i;
+    }
+    next.col.insert(next.col.end(), p.col.begin(), p.col.end());
+    if constexpr (with_values) next.val.insert(next.val.end(), p.val.begin(), p.val.end());
+  }
+  c = std::move(next);
+}
+
+}  // namespace opsparse::dist::detail

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# opsparse-mcl-mpi under `mpiexec -n NP` (ctest runs it with NP = 1, 2, 4: oversubscribed on a
+# small machine), end to end:
+#   - on small shared PPI networks its output file is opsparse-mcl's, byte for byte, and its
+#     partition is Debian mcl's (clusters compared as sets), on the default grid and (NP = 4) on
+#     1x4 and 4x1 grids;
+#   - a malformed input gives one error message (rank 0's, with the file and the line), exit
+#     status 1 on every rank, no hang, and leaves the output file as it was (no temporary file);
+#   - --help is printed once and documents --grid, not the options it refuses; a bad --grid and
+#     --backend are usage errors (status 2), reported once.
+# Usage: mpi_program.sh MPIEXEC NP OPSPARSE_MCL_MPI OPSPARSE_MCL DATASETS_DIR
+# Exit 77 (skipped, with the reason) without Debian's mcl or the shared data sets.
+set -u
+mpiexec=$1 np=$2 mcl_mpi=$3 mcl_single=$4 datasets=${OPSPARSE_DATASETS:-$5}
+ppi=$datasets/ppi
+command -v mcl > /dev/null || { echo "skipped: Debian's mcl is not on PATH (apt-get install mcl)"; exit 77; }
+[ -d "$ppi" ] || { echo "skipped: no $ppi (set OPSPARSE_DATASETS)"; exit 77; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# A partition as sorted lines of sorted labels (clusters as sets).
+as_sets() { while IFS= read -r line; do tr '\t' '\n' <<< "$line" | sort | paste -sd '\t'; done < "$1" | sort; }
+run_mpi() { timeout 120 "$mpiexec" -n "$np" "$mcl_mpi" "$@"; }
+
+for name in PPISB_yeast PPISB_mouse ghsom_Ito_core ghsom_Y2H_union; do
+  f=$ppi/$name.abc
+  [ -f "$f" ] || { fail "missing $f"; continue; }
+  "$mcl_single" "$f" --abc -o "$work/$name.single" -q x 2> /dev/null || fail "$name: opsparse-mcl failed"
+  mcl "$f" --abc -o "$work/$name.mcl" -V all 2> /dev/null || fail "$name: mcl failed"
+  grids=("")
+  [ "$np" = 4 ] && grids+=("--grid 1x4" "--grid 4x1")
+  for grid in "${grids[@]}"; do
+    # shellcheck disable=SC2086  # $grid is two words or none
+    run_mpi "$f" --abc -o "$work/$name.mpi" $grid 2> "$work/$name.err"
+    status=$?
+    [ $status = 0 ] || { fail "$name $grid: exit status $status"; cat "$work/$name.err"; continue; }
+    cmp -s "$work/$name.mpi" "$work/$name.single" ||
+      fail "$name $grid: output differs from opsparse-mcl's"
+    [ "$(as_sets "$work/$name.mpi")" = "$(as_sets "$work/$name.mcl")" ] ||
+      fail "$name $grid: partition differs from mcl's"
+    grep -q "clusters found" "$work/$name.err" || fail "$name $grid: no summary on stderr"
+    [ "$(grep -c "backend: cpu (CPU engine on $np rank" "$work/$name.err")" = 1 ] ||
+      fail "$name $grid: not one backend line"
+    echo "ok: $name $grid ($(wc -l < "$work/$name.mpi") clusters, $np ranks)"
+  done
+done
+
+# A malformed input: a weight that is no number on line 3.
+bad=$work/bad.abc
+printf 'a\tb\t1\nb\tc\t2\nc\td\tnot-a-number\n' > "$bad"
+out=$work/kept.out
+echo "an earlier result" > "$out"
+rm -f "$work"/status.*
+# Each rank's own exit status, through a shell around it (mpiexec reports only one).
+timeout 120 "$mpiexec" -n "$np" sh -c \
+  '"$0" "$@"; echo $? > "'"$work"'/status.${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-$$}}"' \
+  "$mcl_mpi" "$bad" --abc -o "$out" 2> "$work/bad.err"
+[ $? = 124 ] && fail "malformed input: mpiexec hung (timeout)"
+statuses=$(cat "$work"/status.* 2> /dev/null | sort | uniq -c | sed 's/^ *//')
+[ "$statuses" = "$np 1" ] || fail "malformed input: exit statuses '$statuses', want $np times 1"
+errors=$(grep -c "^opsparse-mcl-mpi: error" "$work/bad.err")
+[ "$errors" = 1 ] || { fail "malformed input: $errors error lines, want 1"; cat "$work/bad.err"; }
+grep -q "bad.abc" "$work/bad.err" && grep -q ":3" "$work/bad.err" ||
+  { fail "malformed input: the message does not name the file and line 3"; cat "$work/bad.err"; }
+[ "$(cat "$out")" = "an earlier result" ] || fail "malformed input: the output file was changed"
+leftovers=$(find "$work" -name '.kept.out.tmp*' | wc -l)
+[ "$leftovers" = 0 ] || fail "malformed input: $leftovers temporary files left beside the output"
+echo "ok: malformed input ($(grep "^opsparse-mcl-mpi: error" "$work/bad.err"))"
+
+# A missing input: status 1, one message, no output.
+run_mpi "$work/missing.abc" --abc -o "$work/missing.out" 2> "$work/missing.err"
+[ $? = 1 ] || fail "missing input: exit status is not 1"
+[ "$(grep -c "^opsparse-mcl-mpi: error" "$work/missing.err")" = 1 ] ||
+  { fail "missing input: not one error line"; cat "$work/missing.err"; }
+[ -e "$work/missing.out" ] && fail "missing input: an output file was written"
+
+# --help: rank 0 prints it once, with --grid and without the options that do not apply.
+run_mpi --help > "$work/help.out" 2>&1
+[ "$(grep -c "^Usage: mpirun -np P opsparse-mcl-mpi" "$work/help.out")" = 1 ] || fail "--help: not one usage"
+grep -q -- "--grid RxC" "$work/help.out" || fail "--help does not document --grid"
+grep -Eq -- "^ +--(backend|inflations|block-products)" "$work/help.out" &&
+  fail "--help lists an option opsparse-mcl-mpi refuses"
+run_mpi "$ppi/PPISB_yeast.abc" --backend gpu -o "$work/gpu.out" 2> /dev/null
+[ $? = 2 ] || fail "--backend: not refused as a usage error"
+
+# A grid that does not fit the job: a usage error, once.
+run_mpi "$ppi/PPISB_yeast.abc" --abc --grid 3x5 -o "$work/grid.out" 2> "$work/grid.err"
+[ $? = 2 ] || fail "--grid 3x5: exit status is not 2"
+[ "$(grep -c "^opsparse-mcl-mpi: --grid 3x5 needs 15 ranks" "$work/grid.err")" = 1 ] || { fail "--grid 3x5: not one message"; cat "$work/grid.err"; }
+
+[ $failures = 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "all checks passed on $np ranks"

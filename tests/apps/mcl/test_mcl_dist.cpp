@@ -1,0 +1,142 @@
+// Distributed MCL (run_distributed, mcl_dist.hpp) under mpirun against the single-process CPU
+// backend (run() with make_cpu_backend): on every grid shape of the world, the iterates after 1,
+// 2 and 3 iterations and the limit are the CPU backend's bit for bit, float and double cells, on
+// the shared PPI networks and on planted graphs with tight pruning (selection, both recoveries,
+// mcl's emergency loops), with the expansion in many memory phases; the clusters interpreted
+// from the limit are the same. A start matrix with negative values is refused on every rank.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dist_support.hpp"
+#include "mcl.hpp"
+#include "mcl_dist.hpp"
+#include "mcl_test_util.hpp"
+#include "opsparse/io.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace mcl = opsparse::mcl;
+namespace test = opsparse::test;
+using opsparse::host_csr;
+
+template <class T>
+::testing::AssertionResult identical(const host_csr<T>& x, const host_csr<T>& y) {
+  if (x.rows != y.rows || x.cols != y.cols)
+    return ::testing::AssertionFailure() << "shape " << x.rows << "x" << x.cols << " vs " << y.rows
+                                         << "x" << y.cols;
+  if (x.rpt != y.rpt || x.col != y.col)
+    return ::testing::AssertionFailure() << "structure differs (nnz " << x.nnz() << " vs "
+                                         << y.nnz() << ")";
+  for (std::size_t k = 0; k < x.val.size(); ++k)
+    if (!(x.val[k] == y.val[k]))  // bit for bit: no NaN here
+      return ::testing::AssertionFailure() << "value " << k << ": " << x.val[k] << " vs " << y.val[k];
+  return ::testing::AssertionSuccess();
+}
+
+/// The distributed run of `start` (rank 0's) on every grid shape against the CPU backend's, for
+/// max_iter 1, 2, 3 and to convergence; the same clusters. `what` names the case.
+template <class T>
+void check_runs(const host_csr<double>& start, mcl::params p, const std::string& what,
+                bool check_clusters = true) {
+  const host_csr<T> cells = test::world_rank() == 0 ? opsparse::convert<T>(start) : host_csr<T>();
+  for (const int iterations : {1, 2, 3, 0}) {
+    mcl::params q = p;
+    if (iterations > 0) q.max_iter = iterations;
+    mcl::run_result<T> want;
+    if (test::world_rank() == 0) {
+      auto backend = mcl::make_cpu_backend<T>(1);
+      want = mcl::run(*backend, cells, q);
+    }
+    for (const auto shape : test::all_shapes()) {
+      const opsparse::dist::grid g(MPI_COMM_WORLD, shape.rows, shape.cols);
+      const mcl::dist_run_result<T> got = mcl::run_distributed<T>(g, cells, q);
+      if (g.rank() != 0) {
+        EXPECT_TRUE(got.limit.rpt.size() <= 1) << "the limit belongs to rank 0 only";
+        continue;
+      }
+      const std::string where = what + ", " + test::shape_name(g) + ", max_iter " +
+                                std::to_string(q.max_iter) + (sizeof(T) == 4 ? ", float" : ", double");
+      EXPECT_EQ(got.iterations, want.iterations) << where;
+      EXPECT_EQ(got.converged, want.converged) << where;
+      EXPECT_TRUE(identical(got.limit, want.limit)) << where;
+      if (iterations == 0 && check_clusters)
+        EXPECT_EQ(mcl::interpret(got.limit, p.overlap).clusters,
+                  mcl::interpret(want.limit, p.overlap).clusters)
+            << where;
+    }
+  }
+}
+
+/// Every rank's start matrix from an ABC text or file (all ranks read it here; the program's
+/// rank 0 reads alone).
+host_csr<double> start_of(const std::string& path, const mcl::params& p) {
+  const opsparse::io::labelled_graph g = opsparse::io::read_graph(path, opsparse::io::file_format::abc);
+  return mcl::start_matrix(g.adj, p);
+}
+
+TEST(MclDist, PpiNetworksEqualTheCpuBackendBitForBit) {
+  OPSPARSE_REQUIRE_DATASETS();
+  const fs::path ppi = fs::path(test::datasets_dir()) / "ppi";
+  if (!fs::is_directory(ppi)) GTEST_SKIP() << "no ppi/ in " << test::datasets_dir();
+  // The small ones (the human network, the largest, is the benchmark's: docs/benchmarks.md).
+  for (const char* name : {"PPISB_yeast.abc", "PPISB_mouse.abc", "PPISB_E.coli.abc",
+                           "ghsom_Ito_core.abc", "ghsom_Y2H_union.abc"}) {
+    const fs::path f = ppi / name;
+    ASSERT_TRUE(fs::exists(f)) << f;
+    const host_csr<double> start = start_of(f.string(), mcl::params{});
+    check_runs<float>(start, mcl::params{}, name);
+    check_runs<double>(start, mcl::params{}, name);
+  }
+}
+
+TEST(MclDist, TightPruningAndManyPhases) {
+  // Selection and both recoveries in many columns; mcl's emergency loops (R = 0); -I 1.4.
+  const std::string abc = mcl::test::planted_abc(8, 25, 0.35, 0.02, true, 11);
+  const fs::path dir = mcl::test::scratch_dir("dist");
+  const fs::path f = dir / "planted.abc";
+  mcl::test::write_text(f, abc);
+  mcl::params tight;
+  tight.prune = 300, tight.select = 6, tight.recover = 9, tight.pct = 95;
+  mcl::params emergency;
+  emergency.prune = 40, emergency.select = 4, emergency.recover = 0;
+  mcl::params soft;
+  soft.inflation = 1.4;
+  for (const auto& [p, what] : {std::pair{tight, "-P 300 -S 6 -R 9 -pct 95"},
+                                std::pair{emergency, "-P 40 -S 4 -R 0"},
+                                std::pair{soft, "-I 1.4"}}) {
+    const host_csr<double> start = start_of(f.string(), p);
+    check_runs<float>(start, p, what);
+  }
+  // The expansion in many phases (a budget of 4 KiB a rank): the same iterates.
+  {
+    const test::env_scope env("OPSPARSE_DIST_MEMORY", std::string("4k"));
+    check_runs<float>(start_of(f.string(), tight), tight, "4k phases");
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+TEST(MclDist, NegativeValuesAreRefusedOnEveryRank) {
+  host_csr<double> start(2, 2);
+  start.rpt = {0, 2, 4};
+  start.col = {0, 1, 0, 1};
+  start.val = {1.5, -0.5, 0.5, 0.5};
+  const opsparse::dist::grid g;
+  try {
+    mcl::run_distributed<float>(g, opsparse::convert<float>(start), mcl::params{});
+    ADD_FAILURE() << "no exception on rank " << g.rank();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("negative weights"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(test::all_ranks(true));
+}
+
+}  // namespace
