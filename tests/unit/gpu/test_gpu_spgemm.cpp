@@ -14,6 +14,7 @@
 
 #include "opsparse/context.hpp"
 #include "opsparse/cpu/spgemm.hpp"
+#include "opsparse/dist/gpu_engine.hpp"
 #include "opsparse/io.hpp"
 #include "opsparse/policy.hpp"
 #include "opsparse/spgemm.hpp"
@@ -241,6 +242,30 @@ TEST_F(Gpu, RectangularRandom) {
     const auto b = random_csr<double>(d[1], d[2], 5.0, 12 + d[1]);
     EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b))) << d[0] << "x" << d[1] << "x" << d[2];
   }
+}
+
+// The distributed layer's GPU engine (opsparse/dist/gpu_engine.hpp) alone, as dist::spgemm calls
+// it for a stage's pieces: rectangular, empty operands, one engine and its copy reused (the
+// device buffers grow and shrink in use), against the CPU engine.
+TEST_F(Gpu, DistGpuEngineMatchesTheCpuEngine) {
+  const opsparse::dist::gpu_engine<plus_times<double>> engine;
+  const auto copy = engine;  // copies share the device state
+  const index_t dims[][3] = {{37, 53, 29}, {3000, 2500, 3000}, {1, 1, 1}, {800, 7, 4000}, {50, 80, 30}};
+  int k = 0;
+  for (auto& d : dims) {
+    const auto a = random_csr<double>(d[0], d[1], 6.0, 31 + d[0]);
+    const auto b = random_csr<double>(d[1], d[2], 6.0, 32 + d[1]);
+    const auto got = (k++ % 2 ? copy : engine)(a, b);
+    const std::string bad = check(got);
+    EXPECT_TRUE(bad.empty()) << bad;
+    EXPECT_TRUE(csr_near(got, cpu::spgemm<plus_times<double>>(a, b), 1e-12)) << d[0] << "x" << d[1] << "x" << d[2];
+  }
+  const auto empty = engine(host_csr<double>(37, 53), random_csr<double>(53, 29, 3.0, 5));
+  EXPECT_EQ(empty.rows, 37);
+  EXPECT_EQ(empty.cols, 29);
+  EXPECT_EQ(empty.nnz(), 0);
+  EXPECT_THROW(engine(random_csr<double>(3, 4, 1.0, 1), random_csr<double>(5, 6, 1.0, 2)),
+               std::invalid_argument);
 }
 
 // Rows sized at every range boundary of both phases (from this device's configuration), plus
