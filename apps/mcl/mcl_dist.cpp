@@ -33,10 +33,16 @@ double since(clock::time_point t) {
 
 template <class V>
 MPI_Datatype mpi_type() {
-  if constexpr (std::is_same_v<V, float>) return MPI_FLOAT;
-  if constexpr (std::is_same_v<V, double>) return MPI_DOUBLE;
-  if constexpr (std::is_same_v<V, std::int32_t>) return MPI_INT32_T;
-  if constexpr (std::is_same_v<V, std::int64_t>) return MPI_INT64_T;
+  if constexpr (std::is_same_v<V, float>) {
+    return MPI_FLOAT;
+  } else if constexpr (std::is_same_v<V, double>) {
+    return MPI_DOUBLE;
+  } else if constexpr (std::is_same_v<V, std::int32_t>) {
+    return MPI_INT32_T;
+  } else {
+    static_assert(std::is_same_v<V, std::int64_t>, "no MPI datatype for this element type");
+    return MPI_INT64_T;
+  }
 }
 
 /// Runs the local step f on every rank; when it throws on some, every rank throws (the layer's
