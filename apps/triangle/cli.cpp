@@ -97,6 +97,7 @@ bool parse(settings& s, int argc, const char* const* argv, std::ostream& out, st
   s.engine = apps::choose_engine(cli, vm, s.common, err);
   s.opt.per_vertex = !s.per_vertex_path.empty() || !s.lcc_path.empty();
   s.opt.materialize = s.materialize;
+  s.opt.host_threads = s.engine.threads;
   return true;
 }
 

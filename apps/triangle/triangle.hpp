@@ -118,6 +118,7 @@ struct options {
   /// range about 1/parts of the entries, goes to the backend alone, which then holds about
   /// (|M| + |Y|)/parts + |X|/parts² entries instead of A, L and U.
   int parts = 1;
+  int host_threads = 0;  ///< OpenMP threads of the host's share of parts > 1 (0: the default)
 };
 
 struct stage_time {
