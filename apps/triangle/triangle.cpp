@@ -101,7 +101,8 @@ std::vector<index_t> balanced_cuts(std::initializer_list<const host_csr<pattern>
 }
 
 /// count_triangles with options::parts > 1 (triangle.hpp): relabelling and L/U on the host, then
-/// the counting product tile by tile, inner ranges outermost so that each Y(K,:) is cut once.
+/// the counting product tile by tile, inner ranges outermost so that each Y(K,:) is cut once
+/// (and each M(I,:) once, before).
 result count_in_parts(backend& be, const host_csr<pattern>& a, const options& opt) {
   OPSPARSE_EXPECTS(!opt.per_vertex, "counting in parts gives the total only: the triangles "
                                     "through each vertex need the whole product (no --parts)");
@@ -146,15 +147,16 @@ result count_in_parts(backend& be, const host_csr<pattern>& a, const options& op
   product_info all;
   all.fused = true;  // C is never formed whole (tiles over K add to the same entries)
   int tiles = 0;
+  std::vector<host_csr<pattern>> mask_rows;  // M(I,:) for each range of rows, cut once
+  for (int p = 0; p < parts; ++p) mask_rows.push_back(cpu::submatrix(m, rows[p], rows[p + 1], 0, n));
   for (int q = 0; q < parts; ++q) {
     const host_csr<pattern> yq = cpu::submatrix(y, inner[q], inner[q + 1], 0, n);
     if (yq.nnz() == 0) continue;
     for (int p = 0; p < parts; ++p) {
+      if (mask_rows[p].nnz() == 0) continue;
       const host_csr<pattern> xpq = cpu::submatrix(x, rows[p], rows[p + 1], inner[q], inner[q + 1]);
       if (xpq.nnz() == 0) continue;
-      const host_csr<pattern> mp = cpu::submatrix(m, rows[p], rows[p + 1], 0, n);
-      if (mp.nnz() == 0) continue;
-      sum += be.count_tile(xpq, yq, mp);
+      sum += be.count_tile(xpq, yq, mask_rows[p]);
       all.products += be.last_product().products;
       ++tiles;
     }

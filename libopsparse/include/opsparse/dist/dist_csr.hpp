@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "opsparse/cpu/graph_ops.hpp"
 #include "opsparse/csr.hpp"
 #include "opsparse/dist/detail/blocks.hpp"
 #include "opsparse/dist/detail/comm.hpp"
@@ -84,7 +85,7 @@ dist_csr<V> scatter(const grid& g, const host_csr<V>& m, int root = 0) {
   }
   for (int r = 0; r < g.rows(); ++r) {
     for (int c = 0; c < g.cols(); ++c) {
-      host_csr<V> b = detail::sub_block(
+      host_csr<V> b = cpu::submatrix(
           m, split_point(d.rows, g.rows(), r), split_point(d.rows, g.rows(), r + 1),
           split_point(d.cols, g.cols(), c), split_point(d.cols, g.cols(), c + 1));
       if (g.rank_of(r, c) == root)

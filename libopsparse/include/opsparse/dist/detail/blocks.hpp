@@ -1,6 +1,6 @@
 #pragma once
-// Host blocks of the distributed layer: cutting a sub-block out of a CSR block, merging the
-// partial products of SUMMA's stages, and laying the column phases of a product side by side.
+// Host blocks of the distributed layer: merging the partial products of SUMMA's stages and
+// laying the column phases of a product side by side (blocks are cut by cpu::submatrix).
 // Every input has sorted rows, and so has every output.
 #include <algorithm>
 #include <cstddef>
@@ -11,13 +11,6 @@
 #include "opsparse/csr.hpp"
 
 namespace opsparse::dist::detail {
-
-/// Rows [r0, r1) and columns [c0, c1) of m, with indices relative to (r0, c0): the library's
-/// graph operation (cpu::submatrix).
-template <class V>
-host_csr<V> sub_block(const host_csr<V>& m, index_t r0, index_t r1, index_t c0, index_t c1) {
-  return cpu::submatrix(m, r0, r1, c0, c1);
-}
 
 /// Entries per column of m.
 template <class V>

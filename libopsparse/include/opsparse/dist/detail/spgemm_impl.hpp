@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "opsparse/cpu/graph_ops.hpp"
 #include "opsparse/dist/detail/blocks.hpp"
 #include "opsparse/dist/detail/comm.hpp"
 #include "opsparse/error.hpp"
@@ -86,12 +87,12 @@ host_csr<typename Semiring::value_type> run_phase(const grid& g, const dist_csr<
     // Only the owners cut their pieces; a whole block (square grids, one phase) is sent as is.
     const host_csr<VA>* a_mine = &a.block;
     if (g.col() == s.a_col && s.k1 - s.k0 != a.block.cols) {
-      a_cut = sub_block(a.block, 0, a.block.rows, s.k0 - a.col_begin, s.k1 - a.col_begin);
+      a_cut = cpu::submatrix(a.block, 0, a.block.rows, s.k0 - a.col_begin, s.k1 - a.col_begin);
       a_mine = &a_cut;
     }
     const host_csr<VB>* b_mine = &b.block;
     if (g.row() == s.b_row && (s.k1 - s.k0 != b.block.rows || c1 - c0 != b.block.cols)) {
-      b_cut = sub_block(b.block, s.k0 - b.row_begin, s.k1 - b.row_begin, c0, c1);
+      b_cut = cpu::submatrix(b.block, s.k0 - b.row_begin, s.k1 - b.row_begin, c0, c1);
       b_mine = &b_cut;
     }
     const host_csr<VA>& ap = share_csr(*a_mine, a_buffer, s.a_col, g.row_comm());
