@@ -82,6 +82,7 @@ std::vector<variant> ablation_variants() {
   add("full-tables", [](spgemm_options& x) { x.row_sized_tables = false; });
   add("unsorted", [](spgemm_options& x) { x.sorted = false; });
   add("paper-global-hash", [](spgemm_options& x) { x.dense_long_rows = false; });
+  add("no-dense-windows", [](spgemm_options& x) { x.dense_windows = false; });
   add("no-product-flattening", [](spgemm_options& x) { x.flatten_products = false; });
   return vs;
 }
@@ -313,6 +314,10 @@ spgemm_stats time_phases(context& ctx, timer& t, const device_csr<T>& a, const d
   r.ph_sym = st.ms_symbolic;
   r.ph_numbin = st.ms_numeric_binning;
   r.ph_num = st.ms_numeric;
+  r.sym_bin_rows.assign(st.symbolic_bin_rows.begin(), st.symbolic_bin_rows.end());
+  r.num_bin_rows.assign(st.numeric_bin_rows.begin(), st.numeric_bin_rows.end());
+  r.sym_bin_end = st.symbolic_bin_end_ms;
+  r.num_bin_end = st.numeric_bin_end_ms;
   return st;
 }
 
@@ -488,6 +493,19 @@ int run(const args& ar) {
     std::printf("%-26s %-22s %8.3f %8.3f %8.3f %8.3f %8.3f %7.1f%%\n", r.matrix.substr(0, 26).c_str(),
                 r.variant.c_str(), r.ph_setup, r.ph_symbin, r.ph_sym, r.ph_numbin, r.ph_num,
                 tot > 0 ? 100.0 * (r.ph_symbin + r.ph_numbin) / tot : 0.0);
+  }
+  // Where a phase's time goes: the bins run side by side on their streams; each one's end.
+  std::printf("\nbins (rows@ms: a bin's rows and when its kernels ended, from its phase's start):\n");
+  for (const auto& r : rows) {
+    auto line = [](const char* what, const std::vector<long long>& n, const std::vector<float>& e) {
+      std::printf("  %-9s", what);
+      for (std::size_t i = 0; i < n.size(); ++i)
+        std::printf(" b%zu %lld@%.3f", i, n[i], i < e.size() ? e[i] : 0.0f);
+      std::printf("\n");
+    };
+    std::printf("%s %s\n", r.matrix.c_str(), r.variant.c_str());
+    line("symbolic", r.sym_bin_rows, r.sym_bin_end);
+    line("numeric", r.num_bin_rows, r.num_bin_end);
   }
   if (!ar.csv.empty()) {
     opsparse::io::output_file o(ar.csv);

@@ -14,6 +14,10 @@ struct result_row {
   long long rows = 0, nnz_a = 0, products = 0, nnz_c = 0;
   double ms_mean = 0, ms_median = 0, gflops = 0, steady_ms = 0, steady_gflops = 0;
   double ph_setup = 0, ph_symbin = 0, ph_sym = 0, ph_numbin = 0, ph_num = 0;
+  /// Per bin of each phase (the phase-event run): rows, and ms from the phase's start until the
+  /// bin's kernels ended (spgemm_stats::*_bin_end_ms). Printed, not written to the files.
+  std::vector<long long> sym_bin_rows, num_bin_rows;
+  std::vector<float> sym_bin_end, num_bin_end;
   std::string cus_alg;
   double cus_ms_median = 0, cus_gflops = 0, speedup = 0;
   std::string check;

@@ -10,10 +10,27 @@ plan_state::plan_state() = default;
 plan_state::~plan_state() {
   for (auto& e : timing)
     if (e) OPSPARSE_CUDA_TRY_NO_THROW(cudaEventDestroy(e));
+  for (auto& ph : bin_done)
+    for (auto& e : ph)
+      if (e) OPSPARSE_CUDA_TRY_NO_THROW(cudaEventDestroy(e));
 }
 void plan_state::ensure_timing_events() {
   for (auto& e : timing)
     if (!e) OPSPARSE_CUDA_TRY(cudaEventCreate(&e));
+  for (auto& ph : bin_done)
+    for (auto& e : ph)
+      if (!e) OPSPARSE_CUDA_TRY(cudaEventCreate(&e));
+}
+void plan_state::bin_finished(int ph, int bin, cudaStream_t s, bool timing_on) {
+  if (!timing_on) return;
+  OPSPARSE_CUDA_TRY(cudaEventRecord(bin_done[ph][bin], s));
+  bin_ran[ph][bin] = true;
+}
+std::vector<float> plan_state::bin_end_ms(int ph, cudaEvent_t start) const {
+  std::vector<float> ms(max_bins, 0.0f);
+  for (int i = 0; i < max_bins; ++i)
+    if (bin_ran[ph][i]) OPSPARSE_CUDA_TRY(cudaEventElapsedTime(&ms[i], start, bin_done[ph][i]));
+  return ms;
 }
 void plan_state::reserve_pool(device_buffer<unsigned char>& pool, std::size_t bytes,
                               const pool_ref& from) {

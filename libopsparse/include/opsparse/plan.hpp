@@ -27,6 +27,10 @@ struct spgemm_stats {
   /// symbolic, numeric binning + scan + allocation, numeric.
   float ms_setup = 0, ms_symbolic_binning = 0, ms_symbolic = 0, ms_numeric_binning = 0,
         ms_numeric = 0;
+  /// With time_phases: for each bin, ms from the start of its phase (after the binning) until
+  /// its last kernel ended on its stream; 0 where the bin had no rows. The bins run side by side,
+  /// so the phase lasts as long as its latest bin (plus the join).
+  std::vector<float> symbolic_bin_end_ms, numeric_bin_end_ms;
 };
 
 class plan {

@@ -49,6 +49,12 @@ struct spgemm_options {
   bool dense_windows = true;
   double dense_row_fraction = 0.25;
   offset_t dense_row_min_entries = 4096;
+  /// A long row below dense_row_fraction takes the windows too while a row of C spans at most
+  /// this many windows; past that it takes the bitmap and the global dense accumulator instead
+  /// (its own bin, beside the windows' one). A window walks every nonzero of the row of A, so a
+  /// long but sparse row of a wide C paid for each of its windows: webbase-1M's 214 longest
+  /// rows (1M columns, 54 windows a row) took 4.3 ms in windows and about 1 ms this way.
+  int sparse_row_max_windows = 8;
   /// When B has rows longer than 16 (groups would be a whole warp per nonzero of A) but its
   /// average row is shorter than 24, flatten each warp's products across its lanes instead
   /// (beyond the paper; kernels.cuh, for_each_product). Measured on the paper suite: 15-19%

@@ -290,6 +290,9 @@ TEST_F(Gpu, EveryBinOfBothPhases) {
   sizes.push_back(sym.bins[7].table_size);
   sizes.push_back(num.bins[6].range * 3);
   const index_t cols = 1 << 18;
+  // a row covering half of C's columns: the windows' bin (beside the dense accumulator's when
+  // C's rows span more than spgemm_options::sparse_row_max_windows windows)
+  sizes.push_back(cols / 2);
   for (int& s : sizes) s = std::min(s, static_cast<int>(cols));
   const auto a = rows_of_sizes(sizes, cols, 5);
   // identity-like B: products == nnz == row size, so both phases see the same sizes
@@ -315,6 +318,35 @@ TEST_F(Gpu, EveryBinOfBothPhases) {
     for (std::size_t i = 0; i < st.numeric_bin_rows.size(); ++i)
       EXPECT_GT(st.numeric_bin_rows[i], 0) << "numeric bin " << i << " not hit";
     EXPECT_GT(st.max_row_nnz, sym.overflow_threshold) << "no row reached the symbolic global kernel";
+  }
+}
+
+// A wide C (2^20 columns: dozens of windows a row): the long rows below the dense fraction take
+// the dense accumulator's bin, the dense ones the windows' bin after it; with a larger
+// sparse_row_max_windows both take the windows, in one bin. Same C either way.
+TEST_F(Gpu, LongSparseRowsOfAWideProductLeaveTheWindows) {
+  const index_t cols = 1 << 20;
+  const auto num = numeric_config(ctx().device(), sizeof(double));
+  const int sparse_long = static_cast<int>(num.bins[num.bins.size() - 2].range) * 2;
+  const auto a = rows_of_sizes({5, sparse_long, 3, cols / 2, sparse_long + 7}, cols, 21);
+  const auto b = band(cols, 2);
+  const auto want = cpu::spgemm<plus_times<double>>(a, b);
+  for (int max_windows : {8, 1 << 20}) {
+    SCOPED_TRACE("sparse_row_max_windows " + std::to_string(max_windows));
+    spgemm_options opt;
+    opt.sparse_row_max_windows = max_windows;
+    plan p;
+    const auto g = on_gpu<plus_times<double>>(ctx(), p, a, b, nullptr, opt);
+    EXPECT_TRUE(csr_near(g, want, 1e-12));
+    const auto& rows = p.stats().numeric_bin_rows;
+    if (max_windows == 8) {
+      ASSERT_EQ(rows.size(), num.bins.size() + 1);
+      EXPECT_EQ(rows[rows.size() - 2], 2) << "the two sparse long rows: dense accumulator";
+      EXPECT_EQ(rows.back(), 1) << "the dense row: windows";
+    } else {
+      ASSERT_EQ(rows.size(), num.bins.size());
+      EXPECT_EQ(rows.back(), 3) << "all three long rows in windows";
+    }
   }
 }
 

@@ -485,15 +485,17 @@ __global__ void __launch_bounds__(BS, MINB)
 }
 
 /// Rows too long for shared memory: a global-memory table per block (grid-stride over the bin),
-/// condensed straight into C's row, then a block bitonic sort in place there.
+/// condensed straight into C's row, then sorted there: by the block's radix sort through the
+/// table (radix_bits > 0: the key bits of B's columns) or, for short rows, a bitonic sort.
 template <class S, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
     numeric_global_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
                           dev_out<typename S::value_type> c, int* pool_keys,
                           typename S::value_type* pool_vals, unsigned tsize, hash_policy hp,
-                          int glog, bool sorted, Mask mask) {
+                          int glog, bool sorted, Mask mask, int radix_bits) {
   using T = typename S::value_type;
   __shared__ int s_off;
+  __shared__ global_radix_storage s_radix;
   int* keys = pool_keys + static_cast<size_t>(blockIdx.x) * tsize;
   T* vals = has_values_v<T> ? pool_vals + static_cast<size_t>(blockIdx.x) * tsize : nullptr;
   const int tid = threadIdx.x;
@@ -524,7 +526,11 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
     if (sorted) {
       T* row_vals = nullptr;
       if constexpr (has_values_v<T>) row_vals = c.val + base;
-      block_bitonic_sort(c.col + base, row_vals, s_off);
+      // (the radix sort's three sweeps a pass pay off from a few thousand entries)
+      if (radix_bits > 0 && s_off > 4096)
+        block_radix_sort_global(c.col + base, row_vals, s_off, keys, vals, radix_bits, s_radix);
+      else
+        block_bitonic_sort(c.col + base, row_vals, s_off);
     }
     __syncthreads();
   }

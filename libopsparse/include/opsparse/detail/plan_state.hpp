@@ -55,16 +55,27 @@ struct plan_state {
   offset_t a_nnz = 0, b_nnz = 0, c_nnz = 0;
   int glog = 5;            ///< log2 of the threads sharing one nonzero of A (group_log2)
   bool num_dense = false;  ///< the numeric global bin uses the bitmap + dense accumulator
-  bool num_windows = false;  ///< ... in shared-memory windows (num_pool_table: columns a window)
-  int num_pool_blocks = 0;
+  bool num_windows = false;  ///< ... in shared-memory windows
+  int num_bins = 0;          ///< numeric bins: the shared ones, the long rows' one, the windows'
+  int win_bin = -1;          ///< the bin of the rows in windows (-1: none)
+  int win_blocks = 0;        ///< its blocks (one per SM)
+  int win_columns = 0;       ///< columns a window
+  int num_pool_blocks = 0;   ///< blocks of the long rows' bin (dense accumulator or hash pool)
   long long num_pool_table = 0;
 
   std::array<cudaEvent_t, 6> timing{};
+  /// With time_phases: recorded on each bin's stream after its kernels (symbolic, numeric).
+  std::array<std::array<cudaEvent_t, max_bins>, 2> bin_done{};
+  std::array<std::array<bool, max_bins>, 2> bin_ran{};
 
   plan_state();
   ~plan_state();
   /// Phase events are made only for the first product that asks for phase times.
   void ensure_timing_events();
+  /// Records phase `ph`'s (0 symbolic, 1 numeric) bin event on `s` when timing.
+  void bin_finished(int ph, int bin, cudaStream_t s, bool timing_on);
+  /// Each bin's end relative to `start` (ms; 0 where it did not run). Call once all ended.
+  std::vector<float> bin_end_ms(int ph, cudaEvent_t start) const;
   /// Grows the pool to `bytes` (counted as a metadata allocation).
   void reserve_pool(device_buffer<unsigned char>& pool, std::size_t bytes, const pool_ref& from);
 };

@@ -272,21 +272,23 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
         check_launch("symbolic_global_kernel");
       }
     }
+    st.bin_finished(0, bin, bs, opt.time_phases);
     sym_pool();
   }
   ctx.join(sym_shared);
 
 }
 
-/// Step 4's pools: the last numeric bin's rows take shared-memory windows (nothing to allocate
-/// but the sortedness flag's test), a dense accumulator per block, or a global hash pool.
+/// Step 4's pools: the rows in windows take shared memory (nothing to allocate but the
+/// sortedness flag's test); the other long rows a dense accumulator per block, or a global hash
+/// pool.
 template <class T, class VB>
 void numeric_pools(context& ctx, plan_state& st, const csr_view<VB>& b,
-                   unsigned long long last_rows, unsigned long long max_nnz, bool dense,
-                   bool windows, const pool_ref& mem) {
+                   unsigned long long long_rows, unsigned long long win_rows,
+                   unsigned long long max_nnz, bool dense, const pool_ref& mem) {
   cudaStream_t s = ctx.stream();
   const device_info& dev = ctx.device();
-  if (last_rows && windows) {
+  if (win_rows) {
     // Shared-memory windows (window_rows_kernel): one block per SM, no global accumulator.
     // Whether B's rows are sorted decides how a window finds its part of them; the flag is
     // read on the device, after this kernel, so nobody waits for it.
@@ -299,20 +301,21 @@ void numeric_pools(context& ctx, plan_state& st, const csr_view<VB>& b,
       rows_unsorted_kernel<<<grid, 256, 0, s>>>(b.rows, b.rpt, b.col, flag);
       check_launch("rows_unsorted_kernel");
     }
-    st.num_pool_blocks = static_cast<int>(std::min<unsigned long long>(last_rows, dev.sm_count));
-    st.num_pool_table = engine_window_columns<T>(dev, b.cols);
-  } else if (last_rows && dense) {
+    st.win_blocks = static_cast<int>(std::min<unsigned long long>(win_rows, dev.sm_count));
+    st.win_columns = engine_window_columns<T>(dev, b.cols);
+  }
+  if (long_rows && dense) {
     // one dense accumulator of B.cols values per resident block (one block per SM)
     const std::size_t per_block = static_cast<std::size_t>(b.cols) * (has_values_v<T> ? sizeof(T) : 0);
-    int blocks = static_cast<int>(std::min<unsigned long long>(last_rows, dev.sm_count));
+    int blocks = static_cast<int>(std::min<unsigned long long>(long_rows, dev.sm_count));
     while (blocks > 1 && blocks * per_block > (1ull << 30)) blocks /= 2;
     st.reserve_pool(st.num_pool, std::max<std::size_t>(1, blocks * per_block), mem);
     st.num_pool_blocks = blocks;
     st.num_pool_table = b.cols;
-  } else if (last_rows) {
+  } else if (long_rows) {
     const unsigned long long want = next_pow2(std::max<unsigned long long>(1, max_nnz)) * 2;
     const std::size_t entry = 4 + (has_values_v<T> ? sizeof(T) : 0);
-    int blocks = static_cast<int>(std::min<unsigned long long>(last_rows, 2ull * dev.sm_count));
+    int blocks = static_cast<int>(std::min<unsigned long long>(long_rows, 2ull * dev.sm_count));
     while (blocks > 1 && blocks * want * entry > (1ull << 30)) blocks /= 2;
     st.reserve_pool(st.num_pool, align_up(blocks * want * (has_values_v<T> ? sizeof(T) : 0)) +
                                      blocks * want * 4, mem);
@@ -332,6 +335,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   const pool_ref& mem = opt.pooled_memory ? ctx.memory() : no_pool;
   st.numeric_ready = false;
   st.stats = spgemm_stats{};
+  st.bin_ran[0] = {};
   const index_t m = a.rows;
   cudaStream_t s = ctx.stream();
   const device_info& dev = ctx.device();
@@ -371,23 +375,37 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   // Rows whose output covers at least opt.dense_row_fraction of C's columns go to the last bin
   // and its dense accumulator: a hash table would hold nearly every column anyway.
   const bool windows = dense && opt.dense_windows;
+  // With windows, the long rows below the dense fraction of a wide C get a bin of their own
+  // (num_shared: the dense accumulator), the dense ones the next (windows).
+  bool split = false;
   if (windows && opt.dense_row_fraction > 0) {
     const offset_t at_least = std::max<offset_t>(
         opt.dense_row_min_entries,
         static_cast<offset_t>(opt.dense_row_fraction * static_cast<double>(b.cols)));
     for (int i = 0; i < num_shared; ++i) num_ranges.r[i] = std::min(num_ranges.r[i], at_least);
+    const long long window = engine_window_columns<T>(dev, b.cols);
+    split = (static_cast<long long>(b.cols) + window - 1) / window > opt.sparse_row_max_windows &&
+            at_least > num_ranges.r[num_shared - 1];
+    if (split) {
+      num_ranges.r[num_shared] = at_least;
+      num_ranges.n = num_shared + 2;
+    }
   }
+  const int num_bins = num_ranges.n;
   run_binning(ctx, st, c.rpt(), m, num_ranges, opt.shared_binning, rows, max_nnz, total_nnz);
   OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(st.d_scan_tmp, scan_bytes, c.rpt(), c.rpt(),
                                                   static_cast<long long>(m) + 1, s));
   if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
   c.set_nnz(static_cast<offset_t>(total_nnz), mem);
   st.num_cfg = num;
-  for (int i = 0; i < max_bins; ++i) st.num_rows[i] = i <= num_shared ? rows[i] : 0;
+  for (int i = 0; i < max_bins; ++i) st.num_rows[i] = i < num_bins ? rows[i] : 0;
   st.num_max_row = max_nnz;
   st.num_dense = dense;
   st.num_windows = windows;
-  numeric_pools<T>(ctx, st, b, rows[num_shared], max_nnz, dense, windows, mem);
+  st.num_bins = num_bins;
+  st.win_bin = windows ? num_bins - 1 : -1;
+  numeric_pools<T>(ctx, st, b, windows && !split ? 0 : rows[num_shared],
+                   windows ? rows[num_bins - 1] : 0, max_nnz, dense, mem);
   st.rows = m;
   st.cols = b.cols;
   st.a_nnz = a.nnz;
@@ -396,7 +414,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   st.numeric_ready = true;
   st.stats.nnz = static_cast<offset_t>(total_nnz);
   st.stats.max_row_nnz = static_cast<offset_t>(max_nnz);
-  st.stats.numeric_bin_rows.assign(rows, rows + num_shared + 1);
+  st.stats.numeric_bin_rows.assign(rows, rows + num_bins);
   if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[4], s));
 }
 
@@ -454,33 +472,36 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
   const int num_shared = static_cast<int>(num.bins.size()) - 1;
   const int glog = st.glog;
   const hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables};
+  const int num_bins = st.num_bins;
   unsigned long long off[max_bins + 1] = {0};
-  for (int i = 0; i <= num_shared; ++i) off[i + 1] = off[i] + st.num_rows[i];
+  for (int i = 0; i < num_bins; ++i) off[i + 1] = off[i] + st.num_rows[i];
   const dev_out<T> out{c.rpt(), c.col(), c.val()};
+  st.bin_ran[1] = {};
   ctx.fork();
-  for (int bin : launch_order(opt.large_rows_first)) {
+  for (int k = 0; k < num_bins; ++k) {
+    const int bin = opt.large_rows_first ? num_bins - 1 - k : k;
     if (st.num_rows[bin] == 0) continue;
-    const bin_config& cfg = num.bins[bin];
+    const bin_config& cfg = num.bins[std::min(bin, num_shared)];
     cudaStream_t bs = ctx.bin_stream(bin);
     const index_t* bins = st.d_bins + off[bin];
     const int n = static_cast<int>(st.num_rows[bin]);
     const unsigned long long lo = bin == 0 ? 0 : static_cast<unsigned long long>(num.bins[bin - 1].range) + 1;
-    if (bin == num_shared && st.num_windows) {
-      const int window = static_cast<int>(st.num_pool_table);
+    if (bin == st.win_bin) {
+      const int window = st.win_columns;
       const std::size_t bytes = window_smem_bytes(window, has_values_v<T> ? sizeof(T) : 0);
-      auto k = window_rows_kernel<Semiring, VA, VB, Mask, window_writer<T>>;
-      allow_smem(reinterpret_cast<const void*>(k), bytes);
+      auto kw = window_rows_kernel<Semiring, VA, VB, Mask, window_writer<T>>;
+      allow_smem(reinterpret_cast<const void*>(kw), bytes);
       const unsigned* flag = st.d_b_unsorted;
-      k<<<st.num_pool_blocks, dense_block, bytes, bs>>>(bins, n, to_dev(a), to_dev(b),
-                                                        static_cast<index_t>(st.cols), window,
-                                                        flag, mask, window_writer<T>{out});
+      kw<<<st.win_blocks, dense_block, bytes, bs>>>(bins, n, to_dev(a), to_dev(b),
+                                                    static_cast<index_t>(st.cols), window,
+                                                    flag, mask, window_writer<T>{out});
       check_launch("window_rows_kernel");
     } else if (bin == num_shared && st.num_dense) {
       const long long words = (static_cast<long long>(st.cols) + 31) / 32;
       const std::size_t bytes = dense_smem_bytes(words);
-      auto k = numeric_dense_kernel<Semiring, VA, VB, Mask>;
-      allow_smem(reinterpret_cast<const void*>(k), bytes);
-      k<<<st.num_pool_blocks, dense_block, bytes, bs>>>(
+      auto kd = numeric_dense_kernel<Semiring, VA, VB, Mask>;
+      allow_smem(reinterpret_cast<const void*>(kd), bytes);
+      kd<<<st.num_pool_blocks, dense_block, bytes, bs>>>(
           bins, n, to_dev(a), to_dev(b), out, reinterpret_cast<T*>(st.num_pool.data()),
           st.num_pool_table, static_cast<int>(words), glog, mask);
       check_launch("numeric_dense_kernel");
@@ -491,14 +512,15 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
       int* pk = reinterpret_cast<int*>(st.num_pool.data() + vbytes);
       numeric_global_kernel<Semiring, VA, VB, Mask><<<st.num_pool_blocks, 1024, 0, bs>>>(
           bins, n, to_dev(a), to_dev(b), out, pk, pv, static_cast<unsigned>(st.num_pool_table),
-          for_bin(hp, lo, static_cast<unsigned long long>(st.num_pool_table)), glog, opt.sorted, mask);
+          for_bin(hp, lo, static_cast<unsigned long long>(st.num_pool_table)), glog, opt.sorted, mask,
+          opt.radix_sort_rows ? std::max(1, ceil_log2(st.cols)) : 0);
       check_launch("numeric_global_kernel");
     } else if (cfg.threads_per_row) {
       OPSPARSE_EXPECTS(cfg.threads_per_row == 8, "numeric bin 0 is compiled for 8 threads per row");
-      auto k = numeric_multi_kernel<8, Semiring, VA, VB, Mask>;
-      allow_smem(reinterpret_cast<const void*>(k), cfg.smem_bytes);
+      auto km = numeric_multi_kernel<8, Semiring, VA, VB, Mask>;
+      allow_smem(reinterpret_cast<const void*>(km), cfg.smem_bytes);
       const int per_block = cfg.block_threads / cfg.threads_per_row;
-      k<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
+      km<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
           bins, n, to_dev(a), to_dev(b), out, cfg.table_size,
           for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size)), opt.sorted, mask);
       check_launch("numeric_multi_kernel");
@@ -507,8 +529,9 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
                                   for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size)),
                                   glog, opt, mask, st.cols);
     }
+    st.bin_finished(1, bin, bs, opt.time_phases);
   }
-  ctx.join(num_shared + 1);
+  ctx.join(num_bins);
   cudaStream_t s = ctx.stream();
   if (opt.time_phases) {
     OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[5], s));
@@ -517,6 +540,8 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
                       &st.stats.ms_numeric_binning, &st.stats.ms_numeric};
     for (int i = 0; i < 5; ++i)
       OPSPARSE_CUDA_TRY(cudaEventElapsedTime(outs[i], st.timing[i], st.timing[i + 1]));
+    st.stats.symbolic_bin_end_ms = st.bin_end_ms(0, st.timing[2]);
+    st.stats.numeric_bin_end_ms = st.bin_end_ms(1, st.timing[4]);
   }
 }
 
