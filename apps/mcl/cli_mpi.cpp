@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <exception>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "common/options.hpp"
 #include "mcl_dist.hpp"
 #include "opsparse/dist/detail/comm.hpp"
+#include "opsparse/dist/error.hpp"
 #include "opsparse/dist/grid.hpp"
 #include "opsparse/output_file.hpp"
 
@@ -34,11 +36,14 @@ constexpr const char* usage =
     "Usage: mpirun -np P opsparse-mcl-mpi FILE [options]\n"
     "Distributed Markov clustering over MPI: opsparse-mcl's clustering, with the same clusters\n"
     "and the same output, the iterate spread in 2D blocks over P ranks. Rank 0 reads FILE and\n"
-    "builds the start matrix as opsparse-mcl does, every rank expands (Sparse SUMMA, CPU engine\n"
-    "products), prunes and inflates its share, and rank 0 interprets the limit and writes the one\n"
-    "output. The iterates equal opsparse-mcl's CPU iterates bit for bit, on any grid. Options are\n"
-    "opsparse-mcl's (mcl's spelling) except --backend, --inflations and --block-products; -te is\n"
-    "the threads per rank. Graphs with negative weights are refused (use opsparse-mcl).\n\nOptions";
+    "builds the start matrix as opsparse-mcl does, every rank expands (Sparse SUMMA: local\n"
+    "products on the rank's GPU, the rank on its node modulo the node's GPUs, or with the CPU\n"
+    "engine), prunes and inflates its share, and rank 0 interprets the limit and writes the one\n"
+    "output. With --backend cpu the iterates equal opsparse-mcl's CPU iterates bit for bit, on\n"
+    "any grid; the GPU engine's sums differ in the last bits (the clusters are mcl's). Options\n"
+    "are opsparse-mcl's (mcl's spelling) except --inflations and --block-products; -te is the\n"
+    "threads per rank; --backend gpu needs a GPU on every rank, auto takes the GPUs when every\n"
+    "rank has one. Graphs with negative weights are refused (use opsparse-mcl).\n\nOptions";
 
 constexpr const char* help_tail =
     "Environment:\n"
@@ -51,6 +56,7 @@ constexpr const char* help_tail =
 struct shared_settings {
   params p;
   precision prec = precision::float32;
+  int backend = 2;  ///< --backend: 0 cpu, 1 gpu, 2 auto
   bool verbose = false, quiet = false, iteration_lines = true;
   int grid_rows = 0, grid_cols = 0;
 };
@@ -62,7 +68,7 @@ cli_flavour mpi_flavour(shared_settings& sh, int ranks) {
   f.name = prog;
   f.usage = usage;
   f.help_tail = help_tail;
-  f.without = {"backend", "inflations", "block-products", "verbose"};
+  f.without = {"inflations", "block-products", "verbose"};
   f.add = [](apps::po::options_description& d) {
     d.add_options()(
         "grid", apps::po::value<std::string>()->value_name("RxC"),
@@ -132,7 +138,8 @@ void finish(const cli_settings& s, const input_graph& in, const host_csr<double>
 
 /// The run on every rank in cell type T; `s`, `in` and `start` are rank 0's.
 template <class T>
-int run_as(const dist::grid& g, cli_settings& s, const shared_settings& sh, const input_graph& in,
+int run_as(const dist::grid& g, dist_engine engine, cli_settings& s, const shared_settings& sh,
+           const input_graph& in,
            const host_csr<double>& start, std::vector<std::unique_ptr<io::output_file>>& out,
            apps::stopwatch& clock, std::ostream& err) {
   const bool root = g.rank() == 0;
@@ -142,7 +149,7 @@ int run_as(const dist::grid& g, cli_settings& s, const shared_settings& sh, cons
     if (root && !sh.quiet && sh.iteration_lines) print_iteration(it, sh.verbose, err);
   };
   clock.lap_s();
-  const dist_run_result<T> r = run_distributed<T>(g, cells, sh.p, progress);
+  const dist_run_result<T> r = run_distributed<T>(g, cells, sh.p, progress, 0, engine);
   clock.lap_s();
   std::exception_ptr error;
   if (root) {
@@ -154,6 +161,30 @@ int run_as(const dist::grid& g, cli_settings& s, const shared_settings& sh, cons
   }
   dist::detail::agree_on_failure(error, "writing the clusters", g.comm());
   return 0;
+}
+
+/// The local products' engine, the same on every rank: the GPU engine when --backend is gpu or
+/// auto and every rank has a usable GPU; --backend gpu without one fails on every rank (the rank
+/// that has none says why). `why_cpu`: why auto chose the CPU engine ("" otherwise).
+dist_engine choose_engine(const dist::grid& g, int choice, std::string& why_cpu) {
+  if (choice == 0) return dist_engine::cpu;
+  std::string why;
+  int usable = 0;
+  try {
+    usable = apps::resolve_backend("auto", &why) == apps::backend::gpu;
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  std::exception_ptr error;
+  if (!usable && choice == 1)
+    error = std::make_exception_ptr(std::runtime_error(
+        "--backend gpu: rank " + std::to_string(g.rank()) + " has no usable GPU: " + why));
+  dist::detail::agree_on_failure(error, "choosing the backend", g.comm());
+  int all = usable;
+  OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, g.comm()));
+  if (all) return dist_engine::gpu;
+  why_cpu = usable ? "another rank has no usable GPU" : why;
+  return dist_engine::cpu;
 }
 
 /// The run after the command line: rank 0 reads the input (failures agreed on by every rank),
@@ -181,10 +212,14 @@ int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
     }
   }
   dist::detail::agree_on_failure(error, "reading the input", g.comm());
+  std::string why_cpu;
+  const dist_engine engine = choose_engine(g, sh.backend, why_cpu);
   if (root && !sh.quiet)
-    apps::report_backend(prog, apps::backend::cpu,
-                         "CPU engine on " + std::to_string(g.size()) + (g.size() == 1 ? " rank, a " : " ranks, a ") +
-                             std::to_string(g.rows()) + "x" + std::to_string(g.cols()) + " grid",
+    apps::report_backend(prog, engine == dist_engine::gpu ? apps::backend::gpu : apps::backend::cpu,
+                         std::string(engine == dist_engine::gpu ? "GPU" : "CPU") + " engine on " +
+                             std::to_string(g.size()) + (g.size() == 1 ? " rank, a " : " ranks, a ") +
+                             std::to_string(g.rows()) + "x" + std::to_string(g.cols()) + " grid" +
+                             (why_cpu.empty() ? "" : "; " + why_cpu),
                          err);
   if (root && !sh.quiet && sh.verbose)
     err << "[" << prog << "] " << s.input << ": " << start.rows << " nodes, " << start.nnz()
@@ -194,8 +229,8 @@ int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
         << " threads each; " << (sh.prec == precision::float32 ? "float" : "double") << "; -I "
         << sh.p.inflation << " -P " << sh.p.prune << " -S " << sh.p.select << " -R "
         << sh.p.recover << " -pct " << sh.p.pct << "\n";
-  return sh.prec == precision::float32 ? run_as<float>(g, s, sh, in, start, out, clock, err)
-                                       : run_as<double>(g, s, sh, in, start, out, clock, err);
+  return sh.prec == precision::float32 ? run_as<float>(g, engine, s, sh, in, start, out, clock, err)
+                                       : run_as<double>(g, engine, s, sh, in, start, out, clock, err);
 }
 
 }  // namespace
@@ -226,6 +261,7 @@ int run_mpi_cli(int argc, const char* const* argv, std::ostream& out_root, std::
     });
     sh.p = s.p;
     sh.prec = s.prec;
+    sh.backend = s.common.backend == "cpu" ? 0 : s.common.backend == "gpu" ? 1 : 2;
     sh.verbose = s.common.verbose;
     sh.quiet = s.common.quiet;
     sh.iteration_lines = s.iteration_lines;

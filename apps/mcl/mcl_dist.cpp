@@ -10,6 +10,8 @@
 #include <climits>
 #include <cstdint>
 #include <exception>
+#include <functional>
+#include <memory>
 #include <new>
 #include <type_traits>
 #include <stdexcept>
@@ -21,6 +23,11 @@
 #include "opsparse/dist/dist_csr.hpp"
 #include "opsparse/dist/error.hpp"
 #include "opsparse/dist/spgemm.hpp"
+#if OPSPARSE_HAS_GPU_ENGINE
+#include <cuda_runtime_api.h>
+
+#include "opsparse/dist/gpu_engine.hpp"
+#endif
 
 namespace opsparse::mcl {
 
@@ -296,12 +303,55 @@ struct timed_engine {
   }
 };
 
+/// The expansion E = X·X over the grid with the chosen engine, its local products timed into
+/// *seconds. The GPU engine (one per rank, kept across iterations) sits on the rank's device.
+template <class T>
+std::function<dist::dist_csr<double>(const dist::dist_csr<T>&)> make_expansion(
+    const dist::grid& g, const params& p, dist_engine which, double* seconds,
+    dist::spgemm_info* info) {
+  dist::spgemm_options opt;
+  opt.info = info;
+  if (which == dist_engine::cpu) {
+    timed_engine<T> engine{{}, seconds};
+    engine.cpu.options.threads = p.threads;
+    opt.in_order = true;  // the CPU backend's sums, bit for bit
+    return [&g, opt, engine](const dist::dist_csr<T>& x) {
+      return dist::spgemm<plus_times<double>>(g, x, x, opt, engine);
+    };
+  }
+#if OPSPARSE_HAS_GPU_ENGINE
+  std::shared_ptr<dist::gpu_engine<plus_times<double>, T, T>> gpu;
+  local_step(g, "opsparse-mcl-mpi: choosing the rank's GPU", [&] {
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+      (void)cudaGetLastError();
+      throw std::runtime_error("rank " + std::to_string(g.rank()) + " has no usable CUDA device");
+    }
+    gpu = std::make_shared<dist::gpu_engine<plus_times<double>, T, T>>(
+        opsparse::spgemm_options{}, g.rank_on_node() % devices);
+  });
+  auto timed = [gpu, seconds](const host_csr<T>& a, const host_csr<T>& b) {
+    const auto t = clock::now();
+    host_csr<double> c = (*gpu)(a, b);
+    *seconds += since(t);
+    return c;
+  };
+  return [&g, opt, timed](const dist::dist_csr<T>& x) {
+    return dist::spgemm<plus_times<double>>(g, x, x, opt, timed);
+  };
+#else
+  (void)g;
+  (void)p;
+  throw std::runtime_error("this build has no GPU engine (configured with -DOPSPARSE_GPU=OFF)");
+#endif
+}
+
 }  // namespace
 
 template <class T>
 dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start, const params& p,
                                    const std::function<void(const dist_iteration_info&)>& progress,
-                                   int root) {
+                                   int root, dist_engine which) {
   validate(p);
   const auto t0 = clock::now();
   local_step(g, "opsparse-mcl-mpi: the start matrix", [&] {
@@ -317,17 +367,13 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
   const prune_rule rule = p.rule();
   const double power = detail::mcl_float(p.inflation);
   double products_seconds = 0;
-  timed_engine<T> engine{{}, &products_seconds};
-  engine.cpu.options.threads = p.threads;
   dist::spgemm_info info;
-  dist::spgemm_options opt;
-  opt.in_order = true;  // the CPU backend's sums, bit for bit
-  opt.info = &info;
+  const auto expand = make_expansion<T>(g, p, which, &products_seconds, &info);
   dist_run_result<T> r;
   for (int it = 1; it <= p.max_iter; ++it) {
     const auto t1 = clock::now();
     products_seconds = 0;
-    dist::dist_csr<double> e = dist::spgemm<plus_times<double>>(g, x, x, opt, engine);
+    dist::dist_csr<double> e = expand(x);
     const double expand_seconds = since(t1);
     auto t = clock::now();
     index_t first_row = 0;
@@ -378,9 +424,9 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
 
 template dist_run_result<float> run_distributed<float>(
     const dist::grid&, const host_csr<float>&, const params&,
-    const std::function<void(const dist_iteration_info&)>&, int);
+    const std::function<void(const dist_iteration_info&)>&, int, dist_engine);
 template dist_run_result<double> run_distributed<double>(
     const dist::grid&, const host_csr<double>&, const params&,
-    const std::function<void(const dist_iteration_info&)>&, int);
+    const std::function<void(const dist_iteration_info&)>&, int, dist_engine);
 
 }  // namespace opsparse::mcl

@@ -11,8 +11,12 @@
 //      backend's code), the chaos' maximum over the ranks (MPI_Allreduce);
 //   4. the rows cut back into the grid's blocks (the reverse exchange) for the next expansion.
 //
-// Every value and every decision is the CPU backend's (opsparse-mcl --backend cpu): the limit
-// is the single-process limit bit for bit, on any grid (tests/apps/mcl/test_mcl_dist.cpp).
+// With the CPU engine every value and every decision is the CPU backend's (opsparse-mcl
+// --backend cpu): the limit is the single-process limit bit for bit, on any grid
+// (tests/apps/mcl/test_mcl_dist.cpp). With the GPU engine (one GPU per rank: the rank on its node
+// modulo the node's GPUs) each stage's local product runs on the rank's GPU and the stages'
+// partial sums are merged (the GPU engine has no in-order accumulate): the expansion's sums then
+// differ from the CPU backend's in the last bits, and the clusters are compared, not the bits.
 #include <functional>
 
 #include "mcl.hpp"
@@ -37,6 +41,9 @@ struct dist_iteration_info {
   double prune_seconds = 0;     ///< pruning, chaos and inflation of the whole rows
 };
 
+/// The local products' engine.
+enum class dist_engine { cpu, gpu };
+
 template <class T>
 struct dist_run_result {
   host_csr<T> limit;  ///< the last iterate on rank `root`, empty elsewhere
@@ -50,11 +57,12 @@ struct dist_run_result {
 /// A start matrix with negative values (negative weights) is std::invalid_argument on every rank:
 /// the distributed iterations do not reproduce the CPU backend's handling of cancelled sums.
 /// p.threads: OpenMP threads per rank. p.block_products is not used (dist::spgemm's phases
-/// bound the expansion's memory; OPSPARSE_DIST_MEMORY sets the budget).
+/// bound the expansion's memory; OPSPARSE_DIST_MEMORY sets the budget). dist_engine::gpu needs a
+/// build with the GPU engine and a GPU on every rank (std::runtime_error on every rank otherwise).
 template <class T>
 dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start, const params& p,
                                    const std::function<void(const dist_iteration_info&)>& progress =
                                        {},
-                                   int root = 0);
+                                   int root = 0, dist_engine engine = dist_engine::cpu);
 
 }  // namespace opsparse::mcl

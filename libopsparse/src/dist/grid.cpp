@@ -67,7 +67,8 @@ grid::grid(MPI_Comm comm, int rows, int cols) {
     OPSPARSE_MPI_TRY(MPI_Comm_split(comm_, col(), row(), &col_comm_));
     MPI_Comm node = MPI_COMM_NULL;
     OPSPARSE_MPI_TRY(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node));
-    const int got = MPI_Comm_size(node, &ranks_on_node_);
+    int got = MPI_Comm_size(node, &ranks_on_node_);
+    if (got == MPI_SUCCESS) got = MPI_Comm_rank(node, &rank_on_node_);
     MPI_Comm_free(&node);
     OPSPARSE_MPI_TRY(got);
   } catch (...) {
@@ -90,6 +91,7 @@ grid& grid::operator=(grid&& other) noexcept {
     rows_ = other.rows_;
     cols_ = other.cols_;
     ranks_on_node_ = other.ranks_on_node_;
+    rank_on_node_ = other.rank_on_node_;
   }
   return *this;
 }

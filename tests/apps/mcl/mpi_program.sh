@@ -6,8 +6,12 @@
 #     1x4 and 4x1 grids;
 #   - a malformed input gives one error message (rank 0's, with the file and the line), exit
 #     status 1 on every rank, no hang, and leaves the output file as it was (no temporary file);
-#   - --help is printed once and documents --grid, not the options it refuses; a bad --grid and
-#     --backend are usage errors (status 2), reported once.
+#   - --backend gpu: on a machine with a GPU its partition is mcl's too; without one, status 1 on
+#     every rank and one message naming the rank without a GPU;
+#   - --help is printed once and documents --grid and --backend, not the options it refuses; a bad
+#     --grid and --backend are usage errors (status 2), reported once.
+# The byte comparisons run both programs with --backend cpu (the distributed CPU iterates are
+# the single-process ones bit for bit; the GPU engines' sums are not).
 # Usage: mpi_program.sh MPIEXEC NP OPSPARSE_MCL_MPI OPSPARSE_MCL DATASETS_DIR
 # Exit 77 (skipped, with the reason) without Debian's mcl or the shared data sets.
 set -u
@@ -27,13 +31,13 @@ run_mpi() { timeout 120 "$mpiexec" -n "$np" "$mcl_mpi" "$@"; }
 for name in PPISB_yeast PPISB_mouse ghsom_Ito_core ghsom_Y2H_union; do
   f=$ppi/$name.abc
   [ -f "$f" ] || { fail "missing $f"; continue; }
-  "$mcl_single" "$f" --abc -o "$work/$name.single" -q x 2> /dev/null || fail "$name: opsparse-mcl failed"
+  "$mcl_single" "$f" --abc --backend cpu -o "$work/$name.single" -q x 2> /dev/null || fail "$name: opsparse-mcl failed"
   mcl "$f" --abc -o "$work/$name.mcl" -V all 2> /dev/null || fail "$name: mcl failed"
   grids=("")
   [ "$np" = 4 ] && grids+=("--grid 1x4" "--grid 4x1")
   for grid in "${grids[@]}"; do
     # shellcheck disable=SC2086  # $grid is two words or none
-    run_mpi "$f" --abc -o "$work/$name.mpi" $grid 2> "$work/$name.err"
+    run_mpi "$f" --abc --backend cpu -o "$work/$name.mpi" $grid 2> "$work/$name.err"
     status=$?
     [ $status = 0 ] || { fail "$name $grid: exit status $status"; cat "$work/$name.err"; continue; }
     cmp -s "$work/$name.mpi" "$work/$name.single" ||
@@ -46,6 +50,26 @@ for name in PPISB_yeast PPISB_mouse ghsom_Ito_core ghsom_Y2H_union; do
     echo "ok: $name $grid ($(wc -l < "$work/$name.mpi") clusters, $np ranks)"
   done
 done
+
+# --backend gpu: mcl's partition where every rank has a GPU (they share the node's GPUs), else
+# status 1 and one message (OPSPARSE_REQUIRE_GPU=1: a GPU is required).
+g=$ppi/PPISB_yeast.abc
+run_mpi "$g" --abc --backend gpu -o "$work/gpu.out" 2> "$work/gpu.err"
+status=$?
+if [ $status = 0 ]; then
+  [ "$(as_sets "$work/gpu.out")" = "$(as_sets "$work/PPISB_yeast.mcl")" ] ||
+    fail "--backend gpu: partition differs from mcl's"
+  [ "$(grep -c "backend: gpu (GPU engine on $np rank" "$work/gpu.err")" = 1 ] ||
+    { fail "--backend gpu: not one GPU backend line"; cat "$work/gpu.err"; }
+  echo "ok: --backend gpu on $np ranks ($(wc -l < "$work/gpu.out") clusters, mcl's partition)"
+elif [ $status = 1 ] && [ "${OPSPARSE_REQUIRE_GPU:-0}" != 1 ]; then
+  [ "$(grep -c "^opsparse-mcl-mpi: .*--backend gpu: rank [0-9]* has no usable GPU" "$work/gpu.err")" = 1 ] ||
+    { fail "--backend gpu without a GPU: not one message naming the rank"; cat "$work/gpu.err"; }
+  [ -e "$work/gpu.out" ] && fail "--backend gpu without a GPU: an output file was written"
+  echo "ok: --backend gpu refused without a GPU ($(grep -m1 "no usable GPU" "$work/gpu.err"))"
+else
+  fail "--backend gpu: exit status $status"; cat "$work/gpu.err"
+fi
 
 # A malformed input: a weight that is no number on line 3.
 bad=$work/bad.abc
@@ -80,10 +104,11 @@ run_mpi "$work/missing.abc" --abc -o "$work/missing.out" 2> "$work/missing.err"
 run_mpi --help > "$work/help.out" 2>&1
 [ "$(grep -c "^Usage: mpirun -np P opsparse-mcl-mpi" "$work/help.out")" = 1 ] || fail "--help: not one usage"
 grep -q -- "--grid RxC" "$work/help.out" || fail "--help does not document --grid"
-grep -Eq -- "^ +--(backend|inflations|block-products)" "$work/help.out" &&
+grep -q -- "--backend" "$work/help.out" || fail "--help does not document --backend"
+grep -Eq -- "^ +--(inflations|block-products)" "$work/help.out" &&
   fail "--help lists an option opsparse-mcl-mpi refuses"
-run_mpi "$ppi/PPISB_yeast.abc" --backend gpu -o "$work/gpu.out" 2> /dev/null
-[ $? = 2 ] || fail "--backend: not refused as a usage error"
+run_mpi "$ppi/PPISB_yeast.abc" --backend tpu -o "$work/tpu.out" 2> /dev/null
+[ $? = 2 ] || fail "--backend tpu: not refused as a usage error"
 
 # A grid that does not fit the job: a usage error, once.
 run_mpi "$ppi/PPISB_yeast.abc" --abc --grid 3x5 -o "$work/grid.out" 2> "$work/grid.err"

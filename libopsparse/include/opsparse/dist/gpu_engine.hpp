@@ -27,12 +27,16 @@ class gpu_engine {
  public:
   using value_type = typename Semiring::value_type;
 
-  /// A context on the current CUDA device; `opt` as for opsparse::spgemm (rows are always
-  /// sorted: the merge of the stages walks sorted rows).
-  explicit gpu_engine(const spgemm_options& opt = {}) : s_(std::make_shared<state>()) {
+  /// A context on CUDA device `device` (-1: the current one); `opt` as for opsparse::spgemm
+  /// (rows are always sorted: the merge of the stages walks sorted rows).
+  explicit gpu_engine(const opsparse::spgemm_options& opt = {}, int device = -1)
+      : s_(std::make_shared<state>(device)) {
     s_->opt = opt;
     s_->opt.sorted = true;
   }
+
+  /// The device's name (for a program's backend line).
+  std::string device_name() const { return s_->ctx.device().name; }
 
   /// a·b over Semiring, with sorted rows. std::invalid_argument when a.cols != b.rows.
   host_csr<value_type> operator()(const host_csr<VA>& a, const host_csr<VB>& b) const {
@@ -49,12 +53,13 @@ class gpu_engine {
 
  private:
   struct state {
+    explicit state(int device) : ctx(device) {}
     context ctx;
     plan plan_;
     device_csr<VA> a;
     device_csr<VB> b;
     device_csr<value_type> c;
-    spgemm_options opt;
+    opsparse::spgemm_options opt;
   };
   std::shared_ptr<state> s_;  ///< shared by copies: dist::spgemm takes the engine by value/const&
 };

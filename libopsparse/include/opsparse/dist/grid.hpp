@@ -35,6 +35,9 @@ class grid {
   int rank_of(int row, int col) const noexcept { return row * cols_ + col; }
   /// Ranks of this process's node (MPI_COMM_TYPE_SHARED), for the default memory budget.
   int ranks_on_node() const noexcept { return ranks_on_node_; }
+  /// This rank among its node's ranks (0 .. ranks_on_node() - 1): with one GPU per rank, the
+  /// device is rank_on_node() % the node's devices.
+  int rank_on_node() const noexcept { return rank_on_node_; }
 
   MPI_Comm comm() const noexcept { return comm_; }          ///< all ranks; rank() is the rank in it
   MPI_Comm row_comm() const noexcept { return row_comm_; }  ///< this process row; rank = col()
@@ -43,7 +46,7 @@ class grid {
  private:
   void release() noexcept;
   MPI_Comm comm_ = MPI_COMM_NULL, row_comm_ = MPI_COMM_NULL, col_comm_ = MPI_COMM_NULL;
-  int rank_ = 0, rows_ = 1, cols_ = 1, ranks_on_node_ = 1;
+  int rank_ = 0, rows_ = 1, cols_ = 1, ranks_on_node_ = 1, rank_on_node_ = 0;
 };
 
 /// The most square shape of p ranks: {pr, pc} with pr·pc = p, pr ≤ pc, pr as large as possible.
