@@ -7,7 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
+#include <cstdlib>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -65,48 +65,59 @@ void local_step(const dist::grid& g, const char* what, F&& f) {
   dist::detail::agree_on_failure(error, what, g.comm());
 }
 
-/// `send` (counts[d] elements for rank d of `comm`, in rank order) sent by MPI_Alltoallv;
-/// returns what the ranks sent here in rank order, `from` the count from each. MPI's counts and
-/// displacements are ints: a rank sending or receiving more than INT_MAX elements in one exchange
-/// is refused on every rank of `comm`, and so is a buffer that cannot be allocated (no rank is
-/// left waiting in the exchange).
+/// Elements a message of the row exchanges carries at most: 2^28, or OPSPARSE_DIST_MESSAGE_ELEMENTS
+/// when set (a test makes messages small to cut every exchange into many).
+long long message_elements() {
+  const char* v = std::getenv("OPSPARSE_DIST_MESSAGE_ELEMENTS");
+  const long long x = v ? std::atoll(v) : 0;
+  return x > 0 && x <= (1ll << 28) ? x : 1ll << 28;
+}
+
+/// `send` (counts[d] elements for rank d of `comm`, in rank order) sent to the ranks; returns
+/// what the ranks sent here in rank order, `from` the count from each. Point to point, in
+/// messages of at most 2^28 elements (MPI's counts are ints: one MPI_Alltoallv refused the
+/// 2.35 billion entries a single rank's expansion held), this rank's own part copied. A buffer
+/// that cannot be allocated is refused on every rank of `comm` (none is left waiting).
 template <class V>
 std::vector<V> exchange(const std::vector<V>& send, const std::vector<long long>& counts,
-                        std::vector<int>& from, MPI_Comm comm) {
-  const std::size_t n = counts.size();
-  std::vector<long long> from_wide(n);
-  OPSPARSE_MPI_TRY(MPI_Alltoall(counts.data(), 1, MPI_LONG_LONG, from_wide.data(), 1,
-                                MPI_LONG_LONG, comm));
+                        std::vector<long long>& from, MPI_Comm comm) {
+  const int n = static_cast<int>(counts.size());
+  int me = 0;
+  OPSPARSE_MPI_TRY(MPI_Comm_rank(comm, &me));
+  from.assign(static_cast<std::size_t>(n), 0);
+  OPSPARSE_MPI_TRY(MPI_Alltoall(counts.data(), 1, MPI_LONG_LONG, from.data(), 1, MPI_LONG_LONG, comm));
   long long received = 0;
-  for (const long long c : from_wide) received += c;
+  for (const long long c : from) received += c;
   std::vector<V> in;
-  // The largest count; whether an allocation failed.
-  long long state[2] = {std::max(static_cast<long long>(send.size()), received), 0};
-  if (state[0] <= INT_MAX) {
-    try {
-      in.resize(static_cast<std::size_t>(received));
-    } catch (const std::bad_alloc&) {
-      state[1] = 1;
-    }
+  int failed = 0;
+  try {
+    in.resize(static_cast<std::size_t>(received));
+  } catch (const std::bad_alloc&) {
+    failed = 1;
   }
-  OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, state, 2, MPI_LONG_LONG, MPI_MAX, comm));
-  if (state[0] > INT_MAX)
-    throw std::runtime_error("opsparse-mcl-mpi: a rank would exchange " + std::to_string(state[0]) +
-                             " entries at once, more than MPI's int counts allow; run on more "
-                             "ranks");
-  if (state[1]) throw std::runtime_error("opsparse-mcl-mpi: out of memory in an exchange of rows");
-  std::vector<int> to(n), sdispl(n), rdispl(n);
-  from.assign(n, 0);
-  for (std::size_t d = 0; d < n; ++d) {
-    to[d] = static_cast<int>(counts[d]);
-    from[d] = static_cast<int>(from_wide[d]);
-  }
-  for (std::size_t d = 1; d < n; ++d) {
-    sdispl[d] = sdispl[d - 1] + to[d - 1];
+  OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm));
+  if (failed) throw std::runtime_error("opsparse-mcl-mpi: out of memory in an exchange of rows");
+  std::vector<long long> sdispl(static_cast<std::size_t>(n), 0), rdispl(static_cast<std::size_t>(n), 0);
+  for (int d = 1; d < n; ++d) {
+    sdispl[d] = sdispl[d - 1] + counts[d - 1];
     rdispl[d] = rdispl[d - 1] + from[d - 1];
   }
-  OPSPARSE_MPI_TRY(MPI_Alltoallv(send.data(), to.data(), sdispl.data(), mpi_type<V>(), in.data(),
-                                 from.data(), rdispl.data(), mpi_type<V>(), comm));
+  std::copy_n(send.begin() + sdispl[me], counts[me], in.begin() + rdispl[me]);
+  const long long chunk = message_elements();
+  // Messages of one pair arrive in the order they were sent (MPI's non-overtaking rule): one tag.
+  std::vector<MPI_Request> requests;
+  for (int d = 0; d < n; ++d)
+    for (long long at = 0; d != me && at < from[d]; at += chunk)
+      OPSPARSE_MPI_TRY(MPI_Irecv(in.data() + rdispl[d] + at,
+                                 static_cast<int>(std::min(chunk, from[d] - at)), mpi_type<V>(), d,
+                                 0, comm, &requests.emplace_back()));
+  for (int d = 0; d < n; ++d)
+    for (long long at = 0; d != me && at < counts[d]; at += chunk)
+      OPSPARSE_MPI_TRY(MPI_Isend(send.data() + sdispl[d] + at,
+                                 static_cast<int>(std::min(chunk, counts[d] - at)), mpi_type<V>(),
+                                 d, 0, comm, &requests.emplace_back()));
+  OPSPARSE_MPI_TRY(MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
+                               MPI_STATUSES_IGNORE));
   return in;
 }
 
@@ -125,12 +136,12 @@ struct row_pieces {
     std::vector<offset_t> lengths;
     std::vector<index_t> col;
     std::vector<T> val;
-    std::vector<int> rows_from, entries_from;
+    std::vector<long long> rows_from, entries_from;
   };
   /// Sends them within `comm` (collective), emptying the pieces.
   arrived exchange_all(MPI_Comm comm) {
     arrived a;
-    std::vector<int> values_from;
+    std::vector<long long> values_from;
     a.lengths = exchange(lengths, rows, a.rows_from, comm);
     lengths = {};
     a.col = exchange(col, entries, a.entries_from, comm);

@@ -120,6 +120,11 @@ TEST(MclDist, TightPruningAndManyPhases) {
     const test::env_scope env("OPSPARSE_DIST_MEMORY", std::string("4k"));
     check_runs<float>(start_of(f.string(), tight), tight, "4k phases");
   }
+  // The row exchanges in messages of 7 elements (2^28 in a run): the same iterates.
+  {
+    const test::env_scope env("OPSPARSE_DIST_MESSAGE_ELEMENTS", std::string("7"));
+    check_runs<float>(start_of(f.string(), tight), tight, "7-element messages");
+  }
   std::error_code ec;
   fs::remove_all(dir, ec);
 }
