@@ -50,7 +50,9 @@ constexpr const char* help_tail =
     "  OPSPARSE_DIST_MEMORY  bytes (optionally k, M or G) a rank may give to one phase of the\n"
     "                        expansion's output; more phases when it needs more (default: half\n"
     "                        the node's available memory shared by its ranks)\n"
-    "  OMP_NUM_THREADS       threads per rank when -te is not given\n";
+    "  OMP_NUM_THREADS       threads per rank when -te is not given\n"
+    "Open MPI binds each rank to one core by default (for 1 or 2 ranks; to a socket above): give\n"
+    "mpirun --bind-to none, or --map-by slot:PE=T, for T threads a rank (-te T).\n";
 
 /// What every rank needs of the command line (rank 0 reads it and sends this).
 struct shared_settings {
