@@ -168,7 +168,7 @@ int run_as(const dist::grid& g, dist_engine engine, cli_settings& s, const share
 /// The local products' engine, the same on every rank: the GPU engine when --backend is gpu or
 /// auto and every rank has a usable GPU; --backend gpu without one fails on every rank (the rank
 /// that has none says why). `why_cpu`: why auto chose the CPU engine ("" otherwise).
-dist_engine choose_engine(const dist::grid& g, int choice, std::string& why_cpu) {
+dist_engine agree_on_engine(const dist::grid& g, int choice, std::string& why_cpu) {
   if (choice == 0) return dist_engine::cpu;
   std::string why;
   int usable = 0;
@@ -215,7 +215,7 @@ int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
   }
   dist::detail::agree_on_failure(error, "reading the input", g.comm());
   std::string why_cpu;
-  const dist_engine engine = choose_engine(g, sh.backend, why_cpu);
+  const dist_engine engine = agree_on_engine(g, sh.backend, why_cpu);
   if (root && !sh.quiet)
     apps::report_backend(prog, engine == dist_engine::gpu ? apps::backend::gpu : apps::backend::cpu,
                          std::string(engine == dist_engine::gpu ? "GPU" : "CPU") + " engine on " +
