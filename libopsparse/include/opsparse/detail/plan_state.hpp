@@ -55,7 +55,6 @@ struct plan_state {
   offset_t a_nnz = 0, b_nnz = 0, c_nnz = 0;
   int glog = 5;            ///< log2 of the threads sharing one nonzero of A (group_log2)
   bool num_dense = false;  ///< the numeric global bin uses the bitmap + dense accumulator
-  bool num_windows = false;  ///< ... in shared-memory windows
   int num_bins = 0;          ///< numeric bins: the shared ones, the long rows' one, the windows'
   int win_bin = -1;          ///< the bin of the rows in windows (-1: none)
   int win_blocks = 0;        ///< its blocks (one per SM)

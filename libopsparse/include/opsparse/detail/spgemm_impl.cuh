@@ -103,11 +103,8 @@ int engine_window_columns(const device_info& dev, index_t cols) {
                         sizeof(typename window_writer<T>::shared_storage) + window_static_smem_bytes());
 }
 
-inline std::array<int, 8> launch_order(bool large_first) {
-  std::array<int, 8> o{};
-  for (int i = 0; i < 8; ++i) o[i] = large_first ? 7 - i : i;
-  return o;
-}
+/// The bin launched k-th of `bins`: the largest rows first (the paper's order) or the smallest.
+inline int launch_bin(int k, int bins, bool large_first) { return large_first ? bins - 1 - k : k; }
 
 /// Argument checks shared by every product.
 template <class VA, class VB, class Mask>
@@ -220,7 +217,8 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
     sym_table = want;
   };
   if (!opt.overlap_allocation) sym_pool();
-  for (int bin : launch_order(opt.large_rows_first)) {
+  for (int k = 0; k < sym_shared; ++k) {
+    const int bin = launch_bin(k, sym_shared, opt.large_rows_first);
     if (rows[bin] == 0) continue;
     const bin_config& cfg = sym.bins[bin];
     cudaStream_t bs = ctx.bin_stream(bin);
@@ -401,7 +399,6 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   for (int i = 0; i < max_bins; ++i) st.num_rows[i] = i < num_bins ? rows[i] : 0;
   st.num_max_row = max_nnz;
   st.num_dense = dense;
-  st.num_windows = windows;
   st.num_bins = num_bins;
   st.win_bin = windows ? num_bins - 1 : -1;
   numeric_pools<T>(ctx, st, b, windows && !split ? 0 : rows[num_shared],
@@ -479,7 +476,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
   st.bin_ran[1] = {};
   ctx.fork();
   for (int k = 0; k < num_bins; ++k) {
-    const int bin = opt.large_rows_first ? num_bins - 1 - k : k;
+    const int bin = launch_bin(k, num_bins, opt.large_rows_first);
     if (st.num_rows[bin] == 0) continue;
     const bin_config& cfg = num.bins[std::min(bin, num_shared)];
     cudaStream_t bs = ctx.bin_stream(bin);
