@@ -152,56 +152,97 @@ struct row_pieces {
   }
 };
 
-/// The expanded blocks of a process row exchanged so that each of its pc ranks holds whole rows:
-/// rank (i, j) gets the rows [split_point(h, pc, j), split_point(h, pc, j + 1)) of block row i
-/// (h rows), all columns, its values rounded to the cell type (as the CPU backend rounds its
-/// double sums). `first_row` gets the first one's global index. Frees e.
+/// A phase of the expansion exchanged within the process row so that each of its pc ranks holds
+/// whole rows: the phase's block holds part d's rows (rp.begin[d] to rp.end[d] of the block row)
+/// for each rank d of the row, all of which it gets, with all columns (`e_col_begin`: the
+/// block's first one), its values rounded to the cell type (as the CPU backend rounds its
+/// double sums). Frees block.
 template <class T>
-host_csr<T> blocks_to_rows(const dist::grid& g, dist::dist_csr<double>& e, index_t& first_row) {
-  const int pc = g.cols();
-  const index_t h = e.block.rows, n = e.cols;
+host_csr<T> phase_to_rows(const dist::grid& g, host_csr<double>& block, const dist::row_phase& rp,
+                          index_t e_col_begin, index_t n) {
+  const int pc = g.cols(), me = g.col();
+  const index_t rows = rp.end[me] - rp.begin[me];
+  host_csr<T> m;
+  if (pc == 1) {  // whole rows already: only the values change type
+    local_step(g, "opsparse-mcl-mpi: rounding the expanded rows", [&] {
+      m = host_csr<T>(rows, n);
+      m.rpt = std::move(block.rpt);
+      m.col = std::move(block.col);
+      m.val.resize(block.val.size());
+      const long long k = static_cast<long long>(block.val.size());
+#pragma omp parallel for schedule(static) if (k >= (1 << 16))
+      for (long long t = 0; t < k; ++t) m.val[t] = static_cast<T>(block.val[t]);
+      block = {};
+    });
+    return m;
+  }
   row_pieces<T> out(pc);
   local_step(g, "opsparse-mcl-mpi: packing the expanded blocks", [&] {
     // The destinations take consecutive rows: the block's arrays are in their order already.
-    const host_csr<double>& b = e.block;
+    const host_csr<double>& b = block;
+    index_t r0 = 0;
     for (int d = 0; d < pc; ++d) {
-      const index_t r0 = dist::split_point(h, pc, d), r1 = dist::split_point(h, pc, d + 1);
+      const index_t r1 = r0 + (rp.end[d] - rp.begin[d]);
       out.rows[d] = r1 - r0;
       out.entries[d] = b.rpt[r1] - b.rpt[r0];
+      r0 = r1;
     }
-    out.lengths.resize(static_cast<std::size_t>(h));
-    for (index_t i = 0; i < h; ++i) out.lengths[i] = b.rpt[i + 1] - b.rpt[i];
+    out.lengths.resize(static_cast<std::size_t>(b.rows));
+    for (index_t i = 0; i < b.rows; ++i) out.lengths[i] = b.rpt[i + 1] - b.rpt[i];
     out.col.resize(b.col.size());
     out.val.resize(b.val.size());
-    const index_t shift = e.col_begin;
-    std::transform(b.col.begin(), b.col.end(), out.col.begin(), [shift](index_t j) { return j + shift; });
-    std::transform(b.val.begin(), b.val.end(), out.val.begin(), [](double v) { return static_cast<T>(v); });
+    const index_t shift = e_col_begin;
+    const long long k = static_cast<long long>(b.col.size());
+#pragma omp parallel for schedule(static) if (k >= (1 << 16))
+    for (long long t = 0; t < k; ++t) {
+      out.col[t] = b.col[t] + shift;
+      out.val[t] = static_cast<T>(b.val[t]);
+    }
   });
-  first_row = e.row_begin + dist::split_point(h, pc, g.col());
-  e = {};
+  block = {};
   const auto in = out.exchange_all(g.row_comm());
-  const index_t rows = dist::split_point(h, pc, g.col() + 1) - dist::split_point(h, pc, g.col());
-  host_csr<T> m;
   local_step(g, "opsparse-mcl-mpi: assembling whole rows", [&] {
-    // Source s sent its piece of each of these rows (columns ascending, sources in column order).
-    std::vector<offset_t> cursor(static_cast<std::size_t>(pc), 0);
-    for (int s = 1; s < pc; ++s) cursor[s] = cursor[s - 1] + in.entries_from[s - 1];
+    // Source s sent its piece of each of these rows (columns ascending, sources in column
+    // order): where each source's piece of row i starts, then the rows copied in parallel.
+    std::vector<offset_t> from(static_cast<std::size_t>(pc) * (rows + 1), 0);
+    offset_t base = 0;
     m = host_csr<T>(rows, n);
+    for (int s = 0; s < pc; ++s) {
+      offset_t* f = from.data() + static_cast<std::size_t>(s) * (rows + 1);
+      f[0] = base;
+      for (index_t i = 0; i < rows; ++i) {
+        const offset_t length = in.lengths[static_cast<std::size_t>(s) * rows + i];
+        f[i + 1] = f[i] + length;
+        m.rpt[i + 1] += length;
+      }
+      base = f[rows];
+    }
+    for (index_t i = 0; i < rows; ++i) m.rpt[i + 1] += m.rpt[i];
     m.col.resize(in.col.size());
     m.val.resize(in.val.size());
-    offset_t at = 0;
+#pragma omp parallel for schedule(dynamic, 256) if (in.col.size() >= (1 << 16))
     for (index_t i = 0; i < rows; ++i) {
+      offset_t at = m.rpt[i];
       for (int s = 0; s < pc; ++s) {
-        const offset_t length = in.lengths[static_cast<std::size_t>(s) * rows + i];
-        std::copy_n(in.col.begin() + cursor[s], length, m.col.begin() + at);
-        std::copy_n(in.val.begin() + cursor[s], length, m.val.begin() + at);
-        cursor[s] += length;
-        at += length;
+        const offset_t* f = from.data() + static_cast<std::size_t>(s) * (rows + 1);
+        std::copy(in.col.begin() + f[i], in.col.begin() + f[i + 1], m.col.begin() + at);
+        std::copy(in.val.begin() + f[i], in.val.begin() + f[i + 1], m.val.begin() + at);
+        at += f[i + 1] - f[i];
       }
-      m.rpt[i + 1] = at;
     }
   });
   return m;
+}
+
+/// Appends the rows of `more` to m (same columns).
+template <class T>
+void append_rows(host_csr<T>& m, const host_csr<T>& more) {
+  const offset_t shift = m.rpt.back();
+  m.rpt.reserve(m.rpt.size() + static_cast<std::size_t>(more.rows));
+  for (index_t i = 1; i <= more.rows; ++i) m.rpt.push_back(more.rpt[i] + shift);
+  m.rows += more.rows;
+  m.col.insert(m.col.end(), more.col.begin(), more.col.end());
+  m.val.insert(m.val.end(), more.val.begin(), more.val.end());
 }
 
 /// Whole rows cut back into the grid's blocks (the reverse of blocks_to_rows): rank (i, j) gets
@@ -314,10 +355,15 @@ struct timed_engine {
   }
 };
 
-/// The expansion E = X·X over the grid with the chosen engine, its local products timed into
-/// *seconds. The GPU engine (one per rank, kept across iterations) sits on the rank's device.
+/// Takes each row phase of the expansion: its rows of E on the host, in parts for the process
+/// row's ranks (spgemm_row_phases).
+using phase_consumer = std::function<void(const dist::row_phase&, host_csr<double>&&)>;
+
+/// The expansion E = X·X over the grid with the chosen engine, in row phases handed to a
+/// consumer (which prunes them before the next phase is multiplied), its local products timed
+/// into *seconds. The GPU engine (one per rank, kept across iterations) sits on the rank's device.
 template <class T>
-std::function<dist::dist_csr<double>(const dist::dist_csr<T>&)> make_expansion(
+std::function<void(const dist::dist_csr<T>&, const phase_consumer&)> make_expansion(
     const dist::grid& g, const params& p, dist_engine which, double* seconds,
     dist::spgemm_info* info) {
   dist::spgemm_options opt;
@@ -326,8 +372,8 @@ std::function<dist::dist_csr<double>(const dist::dist_csr<T>&)> make_expansion(
     timed_engine<T> engine{{}, seconds};
     engine.cpu.options.threads = p.threads;
     opt.in_order = true;  // the CPU backend's sums, bit for bit
-    return [&g, opt, engine](const dist::dist_csr<T>& x) {
-      return dist::spgemm<plus_times<double>>(g, x, x, opt, engine);
+    return [&g, opt, engine](const dist::dist_csr<T>& x, const phase_consumer& consume) {
+      dist::spgemm_row_phases<plus_times<double>>(g, x, x, consume, opt, engine);
     };
   }
 #if OPSPARSE_HAS_GPU_ENGINE
@@ -347,8 +393,8 @@ std::function<dist::dist_csr<double>(const dist::dist_csr<T>&)> make_expansion(
     *seconds += since(t);
     return c;
   };
-  return [&g, opt, timed](const dist::dist_csr<T>& x) {
-    return dist::spgemm<plus_times<double>>(g, x, x, opt, timed);
+  return [&g, opt, timed](const dist::dist_csr<T>& x, const phase_consumer& consume) {
+    dist::spgemm_row_phases<plus_times<double>>(g, x, x, consume, opt, timed);
   };
 #else
   (void)g;
@@ -384,24 +430,34 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
   for (int it = 1; it <= p.max_iter; ++it) {
     const auto t1 = clock::now();
     products_seconds = 0;
-    dist::dist_csr<double> e = expand(x);
-    const double expand_seconds = since(t1);
-    auto t = clock::now();
-    index_t first_row = 0;
-    x = {};  // (its blocks were the expansion's operands; the rows below replace them)
-    host_csr<T> rows = blocks_to_rows<T>(g, e, first_row);
-    double exchange_seconds = since(t);
-    t = clock::now();
-    double chaos = 0;
-    host_csr<T> pruned;
-    local_step(g, "opsparse-mcl-mpi: pruning", [&] {
-      pruned = prune_inflate(rows, first_row, rule, power, p.threads, chaos);
+    double exchange_seconds = 0, prune_seconds = 0, chaos = 0;
+    offset_t expanded = 0;
+    // This rank's whole rows of the pruned iterate, phase after phase: each phase of E is
+    // exchanged into whole rows and pruned before the next is multiplied, so only one phase's
+    // expansion is held (HipMCL prunes its phases so).
+    const index_t part_begin = dist::split_point(x.block.rows, g.cols(), g.col());
+    host_csr<T> kept(0, n);
+    expand(x, [&](const dist::row_phase& rp, host_csr<double>&& block) {
+      auto t = clock::now();
+      host_csr<T> rows = phase_to_rows<T>(g, block, rp, x.col_begin, n);
+      exchange_seconds += since(t);
+      t = clock::now();
+      local_step(g, "opsparse-mcl-mpi: pruning", [&] {
+        const index_t first_row = x.row_begin + rp.begin[g.col()];
+        double c = 0;
+        const host_csr<T> pruned = prune_inflate(rows, first_row, rule, power, p.threads, c);
+        chaos = std::max(chaos, c);
+        expanded += rows.nnz();
+        rows = {};
+        OPSPARSE_EXPECTS(rp.begin[g.col()] - part_begin == kept.rows,
+                         "opsparse-mcl-mpi: a phase's rows do not follow the last one's");
+        append_rows(kept, pruned);
+      });
+      prune_seconds += since(t);
     });
-    const offset_t expanded = rows.nnz();
-    rows = {};
-    const double prune_seconds = since(t);
-    t = clock::now();
-    x = rows_to_blocks(g, pruned, n);
+    const double expand_seconds = since(t1) - exchange_seconds - prune_seconds;
+    const auto t = clock::now();
+    x = rows_to_blocks(g, kept, n);
     exchange_seconds += since(t);
     double maxima[5] = {chaos, expand_seconds, products_seconds, exchange_seconds, prune_seconds};
     OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, maxima, 5, MPI_DOUBLE, MPI_MAX, g.comm()));

@@ -2,21 +2,23 @@
 // Distributed MCL over MPI (opsparse-mcl-mpi; issue #20): the iterate X (mcl's matrix
 // transposed, an mcl column a CSR row) lies in 2D blocks on a dist::grid. Each iteration:
 //
-//   1. expansion  E = X·X by dist::spgemm (Sparse SUMMA, CPU engine local products, phases
-//      sized by memory), summed in order (spgemm_options::in_order) over doubles as the CPU
-//      backend sums its rows;
-//   2. the process row's blocks of E exchanged (MPI_Alltoallv in the row communicator) so that
-//      each rank holds whole rows, a pc-th of its block row's;
-//   3. on whole rows: mcl's pruning and renormalisation, chaos, inflation (mcl_rows.hpp, the CPU
-//      backend's code), the chaos' maximum over the ranks (MPI_Allreduce);
-//   4. the rows cut back into the grid's blocks (the reverse exchange) for the next expansion.
+//   1. expansion  E = X·X by dist::spgemm_row_phases (Sparse SUMMA, the rank's engine for the
+//      local products), in phases over E's rows sized by memory; with the CPU engine summed in
+//      order (spgemm_options::in_order) over doubles as the CPU backend sums its rows;
+//   2. each phase's blocks exchanged within the process row (point to point) so that each rank
+//      holds its whole rows of the phase;
+//   3. on those rows, before the next phase is multiplied: mcl's pruning and renormalisation,
+//      chaos, inflation (mcl_rows.hpp, the CPU backend's code); only the survivors are kept;
+//   4. the chaos' maximum over the ranks (MPI_Allreduce), and the kept rows cut back into the
+//      grid's blocks (the reverse exchange) for the next expansion.
 //
 // With the CPU engine every value and every decision is the CPU backend's (opsparse-mcl
-// --backend cpu): the limit is the single-process limit bit for bit, on any grid
-// (tests/apps/mcl/test_mcl_dist.cpp). With the GPU engine (one GPU per rank: the rank on its node
-// modulo the node's GPUs) each stage's local product runs on the rank's GPU and the stages'
-// partial sums are merged (the GPU engine has no in-order accumulate): the expansion's sums then
-// differ from the CPU backend's in the last bits, and the clusters are compared, not the bits.
+// --backend cpu): the limit is the single-process limit bit for bit, on any grid and any number
+// of phases (tests/apps/mcl/test_mcl_dist.cpp). With the GPU engine (one GPU per rank: the rank
+// on its node modulo the node's GPUs) each stage's local product runs on the rank's GPU and the
+// stages' partial sums are merged (the GPU engine has no in-order accumulate): the expansion's
+// sums then differ from the CPU backend's in the last bits, and the clusters are compared, not
+// the bits.
 #include <functional>
 
 #include "mcl.hpp"
@@ -31,13 +33,15 @@ struct dist_iteration_info {
   double chaos = 0;           ///< the maximum over all rows
   offset_t expanded_nnz = 0;  ///< nnz of X·X before pruning (all ranks)
   offset_t nnz = 0;           ///< nnz of the iterate after inflation (all ranks)
-  int phases = 1;             ///< memory phases of the expansion
+  int phases = 1;             ///< memory phases of the expansion (over E's rows)
   double seconds = 0;         ///< wall time of the iteration (this rank's)
   // The slowest rank's seconds of each stage (max over ranks of each, so they need not add up):
-  double expand_seconds = 0;    ///< the whole dist::spgemm call
+  double expand_seconds = 0;    ///< the expansion's product: its phases, less their
+                                ///< exchanges and pruning
   double products_seconds = 0;  ///< of which the local products (the rest: broadcasts, waits,
                                 ///< the product count, cutting the phases' pieces)
-  double exchange_seconds = 0;  ///< both redistributions (blocks to rows, rows to blocks)
+  double exchange_seconds = 0;  ///< both redistributions (each phase's blocks to rows, the
+                                ///< kept rows to blocks)
   double prune_seconds = 0;     ///< pruning, chaos and inflation of the whole rows
 };
 
@@ -56,8 +60,8 @@ struct dist_run_result {
 /// until the chaos is below p.chaos_limit or p.max_iter iterations, as run() does. Collective.
 /// A start matrix with negative values (negative weights) is std::invalid_argument on every rank:
 /// the distributed iterations do not reproduce the CPU backend's handling of cancelled sums.
-/// p.threads: OpenMP threads per rank. p.block_products is not used (dist::spgemm's phases
-/// bound the expansion's memory; OPSPARSE_DIST_MEMORY sets the budget). dist_engine::gpu needs a
+/// p.threads: OpenMP threads per rank. p.block_products is not used (the row phases bound the
+/// expansion's memory; OPSPARSE_DIST_MEMORY sets the budget). dist_engine::gpu needs a
 /// build with the GPU engine and a GPU on every rank (std::runtime_error on every rank otherwise).
 template <class T>
 dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start, const params& p,

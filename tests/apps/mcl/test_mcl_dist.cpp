@@ -119,6 +119,14 @@ TEST(MclDist, TightPruningAndManyPhases) {
   {
     const test::env_scope env("OPSPARSE_DIST_MEMORY", std::string("4k"));
     check_runs<float>(start_of(f.string(), tight), tight, "4k phases");
+    // ... and there were many: each phase pruned before the next.
+    const opsparse::dist::grid g;
+    const host_csr<float> cells = opsparse::convert<float>(start_of(f.string(), tight));
+    int most = 0;
+    mcl::run_distributed<float>(g, cells, tight, [&](const mcl::dist_iteration_info& i) {
+      most = std::max(most, i.phases);
+    });
+    EXPECT_GT(most, 2);
   }
   // The row exchanges in messages of 7 elements (2^28 in a run): the same iterates.
   {

@@ -195,6 +195,102 @@ TEST(DistSpgemm, InOrderEqualsTheCpuEngineBitForBit) {
   EXPECT_EQ(calls.load(), 0);
 }
 
+/// spgemm_row_phases on every shape, its phases' blocks laid back in their rows, against
+/// cpu::spgemm (exactly: integer values or in order). Checks what each phase holds.
+template <class S>
+dist::spgemm_info check_row_phases(const host_csr<double>& a, const host_csr<double>& b,
+                                   dist::spgemm_options opt, int parts = 0) {
+  using T = typename S::value_type;
+  const host_csr<T> want = test::world_rank() == 0 ? cpu::spgemm<S>(a, b) : host_csr<T>();
+  dist::spgemm_info info;
+  opt.info = &info;
+  for (const auto s : test::all_shapes()) {
+    const dist::grid g(MPI_COMM_WORLD, s.rows, s.cols);
+    const auto da = dist::scatter(g, a), db = dist::scatter(g, b);
+    // Rows of this rank's block of C, filled by the phases.
+    std::vector<host_csr<T>> rows(static_cast<std::size_t>(da.block.rows));
+    std::vector<int> seen(rows.size(), 0);
+    int calls = 0;
+    dist::spgemm_row_phases<S>(
+        g, da, db,
+        [&](const dist::row_phase& rp, host_csr<T>&& block) {
+          EXPECT_EQ(rp.phase, calls++);
+          EXPECT_EQ(block.rows, rp.rows());
+          EXPECT_EQ(block.cols, db.block.cols);
+          EXPECT_EQ(opsparse::check(block), "");
+          index_t at = 0;
+          for (std::size_t d = 0; d < rp.begin.size(); ++d)
+            for (index_t i = rp.begin[d]; i < rp.end[d]; ++i, ++at) {
+              rows[i] = cpu::submatrix(block, at, at + 1, 0, block.cols);
+              ++seen[i];
+            }
+        },
+        opt, dist::cpu_engine<S>{}, parts);
+    EXPECT_EQ(calls, info.phases);
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }))
+        << "every row of the block exactly once, " << test::shape_name(g);
+    dist::dist_csr<T> dc;
+    dc.rows = a.rows;
+    dc.cols = b.cols;
+    dc.row_begin = da.row_begin;
+    dc.col_begin = db.col_begin;
+    dc.block = host_csr<T>(da.block.rows, db.block.cols);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      dc.block.col.insert(dc.block.col.end(), rows[i].col.begin(), rows[i].col.end());
+      dc.block.val.insert(dc.block.val.end(), rows[i].val.begin(), rows[i].val.end());
+      dc.block.rpt[i + 1] = static_cast<offset_t>(dc.block.col.size());
+    }
+    const host_csr<T> got = dist::gather(g, dc);
+    if (g.rank() == 0) EXPECT_TRUE(exactly_equal(got, want)) << test::shape_name(g);
+  }
+  return info;
+}
+
+TEST(DistSpgemm, RowPhasesHandOverEveryRowOnce) {
+  const host_csr<double> a = sparse(37, 53, 5.0, 21, true), b = sparse(53, 29, 4.0, 22, true);
+  dist::spgemm_options opt;
+  EXPECT_EQ(check_row_phases<plus_times>(a, b, opt).phases, 1);
+  // A budget of a few dozen products a phase: many phases, the same on every rank.
+  opt.memory_budget = 256;
+  const dist::spgemm_info info = check_row_phases<plus_times>(a, b, opt);
+  EXPECT_GT(info.phases, 1);
+  int low = info.phases, high = info.phases;
+  MPI_Allreduce(MPI_IN_PLACE, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &high, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(low, high);
+  // Forced phases, more than a part has rows (empty slices), other part counts, in order.
+  opt.memory_budget = 0;
+  opt.phases = 5;
+  EXPECT_EQ(check_row_phases<plus_times>(a, b, opt, 3).phases, 5);
+  opt.in_order = true;
+  const host_csr<double> r = sparse(37, 53, 5.0, 23, false), q = sparse(53, 29, 4.0, 24, false);
+  check_row_phases<plus_times>(r, q, opt);
+  check_row_phases<plus_times>(r, q, opt, 1);
+  // At most a part's rows: 37 rows in one part allow 37 phases.
+  opt.phases = 0;
+  opt.memory_budget = 1;
+  EXPECT_LE(check_row_phases<plus_times>(r, q, opt, 1).phases, 37);
+}
+
+TEST(DistSpgemm, RowPhaseSlicesCoverEachPart) {
+  for (const index_t h : {0, 1, 7, 100})
+    for (const int parts : {1, 2, 3, 8})
+      for (const int phases : {1, 2, 5, 13}) {
+        std::vector<index_t> next(static_cast<std::size_t>(parts));
+        for (int d = 0; d < parts; ++d) next[d] = dist::split_point(h, parts, d);
+        for (int p = 0; p < phases; ++p) {
+          const dist::row_phase rp = dist::row_phase_of(h, parts, phases, p);
+          ASSERT_EQ(rp.begin.size(), static_cast<std::size_t>(parts));
+          for (int d = 0; d < parts; ++d) {
+            EXPECT_EQ(rp.begin[d], next[d]) << "slices follow one another";
+            EXPECT_LE(rp.begin[d], rp.end[d]);
+            next[d] = rp.end[d];
+          }
+        }
+        for (int d = 0; d < parts; ++d) EXPECT_EQ(next[d], dist::split_point(h, parts, d + 1));
+      }
+}
+
 TEST(DistSpgemm, BudgetFromTheEnvironment) {
   const host_csr<double> a = sparse(37, 53, 5.0, 10, true), b = sparse(53, 29, 4.0, 11, true);
   {

@@ -37,7 +37,7 @@ namespace opsparse::dist {
 /// What one product did on this rank (spgemm_options::info).
 struct spgemm_info {
   int stages = 0;                   ///< broadcast rounds per phase
-  int phases = 0;                   ///< column phases, the same on every rank
+  int phases = 0;                   ///< column (spgemm) or row phases, the same on every rank
   offset_t products = 0;            ///< of this rank's block: an upper bound of its nnz
   std::size_t budget = 0;           ///< bytes for one phase's output on this rank
   std::size_t estimated_bytes = 0;  ///< this rank's output working memory, all phases together
@@ -74,6 +74,38 @@ struct cpu_engine {
     detail::accumulate_product<Semiring>(a, b, c, options.threads);
   }
 };
+
+/// The rows of this rank's block of C that one phase of spgemm_row_phases computes. The block's
+/// h rows are cut into `parts` consecutive parts (split_point: one per rank of the process row,
+/// when the consumer hands each its whole rows), and phase p of `phases` takes the p-th slice
+/// of every part, so that each phase spreads its rows over the parts evenly. The phase's block
+/// holds part 0's slice, then part 1's, ...
+struct row_phase {
+  int phase = 0, phases = 1;
+  std::vector<index_t> begin, end;  ///< part d: the block's rows [begin[d], end[d])
+  /// Rows of the phase's block (all parts).
+  index_t rows() const {
+    index_t r = 0;
+    for (std::size_t d = 0; d < begin.size(); ++d) r += end[d] - begin[d];
+    return r;
+  }
+};
+row_phase row_phase_of(index_t h, int parts, int phases, int p);
+
+/// C = A·B in phases over A's rows, each phase's block handed to `consume` before the next is
+/// multiplied, so that a rank holds one phase's product at a time (HipMCL prunes each phase
+/// this way; docs/design.md). Collective: on every rank, phase after phase,
+/// `consume(const row_phase&, host_csr<T>&& block)` gets this rank's block of C's rows of the
+/// phase (columns as C's block: B's block columns), and may communicate; it must throw on every
+/// rank or on none (detail::agree_on_failure). `parts`: the parts of row_phase (0: the grid's
+/// process columns). The phase count comes from the same estimate as spgemm's (products of this
+/// rank's block against opt.memory_budget, the largest wish over the ranks), or opt.phases, at
+/// most the rows of a part. Each phase broadcasts its rows of A's pieces and the whole of B's,
+/// so B travels once per phase. The arguments are checked as spgemm checks them.
+template <class Semiring, class VA, class VB, class Consume, class Engine = cpu_engine<Semiring>>
+void spgemm_row_phases(const grid& g, const dist_csr<VA>& a, const dist_csr<VB>& b,
+                       Consume&& consume, const spgemm_options& opt = {},
+                       const Engine& engine = {}, int parts = 0);
 
 /// C = A·B over Semiring (collective over the grid). A.cols must equal B.rows and both must be
 /// distributed over `g` (see validate), else std::invalid_argument on every rank. An exception of

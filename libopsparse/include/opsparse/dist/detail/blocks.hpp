@@ -89,6 +89,31 @@ host_csr<V> merge_partials(std::vector<host_csr<V>>&& parts, index_t rows, index
   return c;
 }
 
+/// Rows [begin[d], end[d]) of m for every d, one range after the other (row phases).
+template <class V>
+host_csr<V> take_rows(const host_csr<V>& m, const std::vector<index_t>& begin,
+                      const std::vector<index_t>& end) {
+  if (begin.size() == 1 && begin[0] == 0 && end[0] == m.rows) return m;
+  index_t rows = 0;
+  offset_t nnz = 0;
+  for (std::size_t d = 0; d < begin.size(); ++d) {
+    rows += end[d] - begin[d];
+    nnz += m.rpt[end[d]] - m.rpt[begin[d]];
+  }
+  host_csr<V> s(rows, m.cols);
+  s.col.resize(static_cast<std::size_t>(nnz));
+  if constexpr (has_values_v<V>) s.val.resize(s.col.size());
+  index_t at = 0;
+  for (std::size_t d = 0; d < begin.size(); ++d) {
+    const offset_t first = m.rpt[begin[d]], last = m.rpt[end[d]], shift = s.rpt[at] - first;
+    for (index_t i = begin[d]; i < end[d]; ++i) s.rpt[++at] = m.rpt[i + 1] + shift;
+    std::copy(m.col.begin() + first, m.col.begin() + last, s.col.begin() + (first + shift));
+    if constexpr (has_values_v<V>)
+      std::copy(m.val.begin() + first, m.val.begin() + last, s.val.begin() + (first + shift));
+  }
+  return s;
+}
+
 /// The phases of one block side by side: phase p holds columns [starts[p], starts[p + 1]).
 template <class V>
 host_csr<V> concat_columns(std::vector<host_csr<V>>&& phases, const std::vector<index_t>& starts,

@@ -28,8 +28,9 @@ struct stage {
 std::vector<stage> summa_stages(index_t inner, int grid_rows, int grid_cols);
 
 /// The phase count every rank uses: `forced` when > 0, else the largest over the ranks of
-/// ceil(bytes / budget), at most this rank's B columns (at least 1). Collective.
-int agree_on_phases(const grid& g, std::size_t bytes, std::size_t budget, index_t b_cols,
+/// ceil(bytes / budget), at most `most` (B's block columns, or a part's rows; at least 1).
+/// Collective.
+int agree_on_phases(const grid& g, std::size_t bytes, std::size_t budget, index_t most,
                     int forced);
 
 /// Number of products of this rank's block of A·B: for each inner index k, the entries of A's
@@ -155,38 +156,88 @@ void check_operands(const grid& g, const dist_csr<VA>& a, const dist_csr<VB>& b)
 
 namespace opsparse::dist {
 
+namespace detail {
+
+/// What both products do first: the operands' checks, the budget, the stages, the product count
+/// and the estimated output bytes (on every rank; failures agreed on).
+template <class Semiring, class VA, class VB, class Engine>
+struct product_setup {
+  std::size_t budget = 0, bytes = 0;
+  std::vector<stage> stages;
+  offset_t products = 0;
+
+  product_setup(const grid& g, const dist_csr<VA>& a, const dist_csr<VB>& b,
+                const spgemm_options& opt) {
+    using T = typename Semiring::value_type;
+    check_operands(g, a, b);
+    if constexpr (!has_accumulate<Engine, VA, VB, T>::value)
+      OPSPARSE_EXPECTS(!opt.in_order, "opsparse::dist::spgemm: in_order needs an engine with "
+                                      "accumulate(a, b, c) (dist::cpu_engine has one)");
+    budget = opt.memory_budget;
+    std::exception_ptr error;
+    try {
+      if (budget == 0) budget = default_memory_budget(g);  // OPSPARSE_DIST_MEMORY may be wrong
+    } catch (...) {
+      error = std::current_exception();
+    }
+    agree_on_failure(error, "opsparse::dist::spgemm: the memory budget", g.comm());
+    stages = summa_stages(a.cols, g.rows(), g.cols());
+    products = count_block_products(g, a, b, stages);
+    // Every product may be an entry of a partial block, and the merge writes them once more (in
+    // order: the running block and its successor).
+    constexpr std::size_t entry_bytes =
+        2 * (sizeof(index_t) + (has_values_v<T> ? sizeof(T) : 0));
+    bytes = static_cast<std::size_t>(products) * entry_bytes;
+  }
+  void report(const spgemm_options& opt, int phases) const {
+    if (opt.info) *opt.info = {static_cast<int>(stages.size()), phases, products, budget, bytes};
+  }
+};
+
+}  // namespace detail
+
+template <class Semiring, class VA, class VB, class Consume, class Engine>
+void spgemm_row_phases(const grid& g, const dist_csr<VA>& a, const dist_csr<VB>& b,
+                       Consume&& consume, const spgemm_options& opt, const Engine& engine,
+                       int parts) {
+  const detail::product_setup<Semiring, VA, VB, Engine> setup(g, a, b, opt);
+  if (parts <= 0) parts = g.cols();
+  const index_t h = a.block.rows;
+  // At most a part's rows (the largest part: parts differ by one row at most).
+  const index_t most = (h + parts - 1) / parts;
+  const int phases = detail::agree_on_phases(g, setup.bytes, setup.budget, most, opt.phases);
+  setup.report(opt, phases);
+  dist_csr<VA> rows_of_a;
+  rows_of_a.rows = a.rows;
+  rows_of_a.cols = a.cols;
+  rows_of_a.col_begin = a.col_begin;
+  for (int p = 0; p < phases; ++p) {
+    const row_phase rp = row_phase_of(h, parts, phases, p);
+    // Every rank of the process row cuts the same rows from its block: the pieces broadcast
+    // along the row then hold the phase's rows only.
+    rows_of_a.block = detail::take_rows(a.block, rp.begin, rp.end);
+    rows_of_a.row_begin = a.row_begin;
+    consume(rp, detail::run_phase<Semiring>(g, rows_of_a, b, setup.stages, 0, b.block.cols, engine,
+                                            opt.in_order));
+  }
+}
+
 template <class Semiring, class VA, class VB, class Engine>
 dist_csr<typename Semiring::value_type> spgemm(const grid& g, const dist_csr<VA>& a,
                                                const dist_csr<VB>& b, const spgemm_options& opt,
                                                const Engine& engine) {
   using T = typename Semiring::value_type;
-  detail::check_operands(g, a, b);
-  if constexpr (!detail::has_accumulate<Engine, VA, VB, T>::value)
-    OPSPARSE_EXPECTS(!opt.in_order, "opsparse::dist::spgemm: in_order needs an engine with "
-                                    "accumulate(a, b, c) (dist::cpu_engine has one)");
-  std::size_t budget = opt.memory_budget;
-  std::exception_ptr error;
-  try {
-    if (budget == 0) budget = default_memory_budget(g);  // OPSPARSE_DIST_MEMORY may be wrong
-  } catch (...) {
-    error = std::current_exception();
-  }
-  detail::agree_on_failure(error, "opsparse::dist::spgemm: the memory budget", g.comm());
-
-  const std::vector<detail::stage> stages = detail::summa_stages(a.cols, g.rows(), g.cols());
-  const offset_t products = detail::count_block_products(g, a, b, stages);
-  // Every product may be an entry of a partial block, and the merge writes them once more (in
-  // order: the running block and its successor).
-  constexpr std::size_t entry_bytes = 2 * (sizeof(index_t) + (has_values_v<T> ? sizeof(T) : 0));
-  const std::size_t bytes = static_cast<std::size_t>(products) * entry_bytes;
-  const int phases = detail::agree_on_phases(g, bytes, budget, b.block.cols, opt.phases);
+  const detail::product_setup<Semiring, VA, VB, Engine> setup(g, a, b, opt);
+  const int phases =
+      detail::agree_on_phases(g, setup.bytes, setup.budget, b.block.cols, opt.phases);
+  setup.report(opt, phases);
 
   std::vector<index_t> starts;
   std::vector<host_csr<T>> blocks;
   for (int p = 0; p <= phases; ++p) starts.push_back(split_point(b.block.cols, phases, p));
   for (int p = 0; p < phases; ++p)
     blocks.push_back(
-        detail::run_phase<Semiring>(g, a, b, stages, starts[p], starts[p + 1], engine,
+        detail::run_phase<Semiring>(g, a, b, setup.stages, starts[p], starts[p + 1], engine,
                                     opt.in_order));
 
   dist_csr<T> c;
@@ -195,7 +246,6 @@ dist_csr<typename Semiring::value_type> spgemm(const grid& g, const dist_csr<VA>
   c.row_begin = a.row_begin;
   c.col_begin = b.col_begin;
   c.block = detail::concat_columns(std::move(blocks), starts, a.block.rows);
-  if (opt.info) *opt.info = {static_cast<int>(stages.size()), phases, products, budget, bytes};
   return c;
 }
 
