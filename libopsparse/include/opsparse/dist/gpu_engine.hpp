@@ -8,6 +8,7 @@
 // Host header (g++); link the GPU library (opsparse::gpu). It does not need MPI: the GPU tests
 // call it alone, against the CPU engine. The broadcasts stay host-staged (docs/design.md, "The
 // GPU path"); the engine has no accumulate, so spgemm_options::in_order is refused with it.
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -37,6 +38,8 @@ class gpu_engine {
 
   /// The device's name (for a program's backend line).
   std::string device_name() const { return s_->ctx.device().name; }
+  /// The device's global memory in bytes (for a phase budget).
+  std::size_t device_memory() const { return s_->ctx.device().global_mem; }
 
   /// a·b over Semiring, with sorted rows. std::invalid_argument when a.cols != b.rows.
   host_csr<value_type> operator()(const host_csr<VA>& a, const host_csr<VB>& b) const {
