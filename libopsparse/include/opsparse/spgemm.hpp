@@ -61,13 +61,6 @@ struct spgemm_options {
   /// faster on offshore and cop20k_A, but up to 1.65x slower on the FEM classes whose long rows
   /// already fill the warp, hence the average-row rule.
   bool flatten_products = true;
-  /// Bin 0's rows (several per block, a group of 4 lanes a row in the symbolic phase, 8 in the
-  /// numeric) flatten their products across the group's lanes instead of each lane walking the
-  /// whole B rows of its nonzeros of A, which idles lanes when a row of A has fewer nonzeros
-  /// than its group or its B rows differ in length (beyond the paper; kernels.cuh,
-  /// for_each_group_product); measured on the paper suite against the per-lane walk.
-  /// Measured: (pending the H100 A/B)
-  bool flatten_small_rows = true;
   /// Rows of the shared numeric bins longer than twice the block's threads are sorted with a
   /// block radix sort (CUB; 10 items a thread in the largest bin, compiled for 64 registers, 5
   /// in the others) instead of the bitonic sort (beyond the paper; kernels.cuh,

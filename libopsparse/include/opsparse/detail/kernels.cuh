@@ -10,69 +10,9 @@
 
 namespace opsparse::detail {
 
-// ---- the product loop of a row's group of lanes (bin 0) ----------------------------------------
-/// The longest B row for_each_group_product<G> takes: it counts a round's products in an int
-/// (G rows of at most this many entries); the driver keeps the per-lane loop past it.
-template <int G>
-constexpr unsigned long long group_flat_max_b_row = 0x7fffffffull / G;
-
-/// Calls f(a_value, p) for every product A(row, j)·B(k, p) of the row, flattened across the G
-/// lanes of one warp that own it (`lane` 0..G-1 in the group, `gmask` the group's lanes): the
-/// group takes G nonzeros of A at a time, scans their B-row lengths, and each lane takes every
-/// G-th product, finding its nonzero by a log2(G)-step search over the scan (shuffles of width
-/// G). for_each_product's flattened loop at the size of a bin-0 group: the lanes stay busy when
-/// a row of A has fewer nonzeros than its group or its B rows differ in length, where a lane per
-/// nonzero walking its whole B row leaves the others idle (Nsight Compute, patents_main: 9.9
-/// active threads a warp). Every lane of the group runs the same rounds, so each shuffle has the
-/// whole group. The multi kernels run at 32 registers a thread, hence 32-bit counts, products
-/// numbered up to 0 (no total kept) and A's value read again (L1) rather than shuffled: written
-/// as for_each_product's loop, the unmasked double, float and int kernels spilled 8-24 bytes
-/// (ptxas, sm_90); written so, none.
-template <int G, class VA, class VB, class F>
-__device__ __forceinline__ void for_each_group_product(const dev_csr<VA>& a, const dev_csr<VB>& b,
-                                                       index_t row, int lane, unsigned gmask,
-                                                       F&& f) {
-  static_assert(G >= 2 && G <= 32 && 32 % G == 0, "a group is a power of two inside one warp");
-  const offset_t lo = a.rpt[row];
-  // (an int: a row of A has distinct 32-bit columns)
-  int left = static_cast<int>(a.rpt[row + 1] - lo);
-  for (offset_t c = lo; left > 0; c += G, left -= G) {
-    offset_t shift = 0;
-    int len = 0;
-    if (lane < left) {
-      const index_t k = __ldg(a.col + c + lane);
-      shift = __ldg(b.rpt + k);
-      len = static_cast<int>(__ldg(b.rpt + k + 1) - shift);
-    }
-    int inc = len;
-#pragma unroll
-    for (int d = 1; d < G; d <<= 1) {
-      const int x = __shfl_up_sync(gmask, inc, d, G);
-      if (lane >= d) inc += x;
-    }
-    // The round's products are numbered -total..-1: nonzero l's start at excl_l, and product t
-    // of nonzero l is B's entry shift_l + t.
-    const int total = __shfl_sync(gmask, inc, G - 1, G);
-    const int excl = inc - len - total;
-    shift -= excl;
-    for (int base = -total; base < 0; base += G) {
-      const int t = base + lane;
-      int l = 0;  // the last nonzero whose products start at or before t
-#pragma unroll
-      for (int s = G / 2; s > 0; s >>= 1)
-        if (__shfl_sync(gmask, excl, l + s, G) <= t) l += s;
-      const offset_t p = __shfl_sync(gmask, shift, l, G) + t;
-      if (t < 0) f(load_value(a.val, c + l), p);
-    }
-  }
-}
-
 // ---- step 3: symbolic ---------------------------------------------------------------------------
-/// Several rows per block (bin 0), TPR threads per row. FLAT: the row's group of lanes shares
-/// its products (for_each_group_product); otherwise each lane takes every TPR-th nonzero of A
-/// and walks its whole B row (the paper). A template parameter, not an argument: at 32
-/// registers a thread, the flattened loop beside the other made both spill.
-template <int TPR, bool FLAT, class VA, class VB, class Mask>
+/// Several rows per block, TPR threads per row, each thread walking whole B rows (bin 0).
+template <int TPR, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
     symbolic_multi_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
                           offset_t* crpt, int tsize, hash_policy hp, Mask mask) {
@@ -95,23 +35,14 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
     const table_shape t{ts, true, hp.paper};
     const mask_row mr = load_mask_row(mask, row);
     int local = 0;
-    if constexpr (FLAT) {
-      const unsigned gmask = ((1u << TPR) - 1) << ((threadIdx.x & 31) / TPR * TPR);
-      for_each_group_product<TPR>(a, b, row, lane, gmask, [&](VA, offset_t p) {
+    const offset_t end = a.rpt[row + 1];
+    for (offset_t j = a.rpt[row] + lane; j < end; j += TPR) {
+      const index_t k = __ldg(a.col + j);
+      const offset_t pe = __ldg(b.rpt + k + 1);
+      for (offset_t p = __ldg(b.rpt + k); p < pe; ++p) {
         const index_t key = __ldg(b.col + p);
-        if (!mask_keeps<Mask>(mr, key)) return;
+        if (!mask_keeps<Mask>(mr, key)) continue;
         local += insert_key(table, t, key, hp.single);
-      });
-    } else {
-      const offset_t end = a.rpt[row + 1];
-      for (offset_t j = a.rpt[row] + lane; j < end; j += TPR) {
-        const index_t k = __ldg(a.col + j);
-        const offset_t pe = __ldg(b.rpt + k + 1);
-        for (offset_t p = __ldg(b.rpt + k); p < pe; ++p) {
-          const index_t key = __ldg(b.col + p);
-          if (!mask_keeps<Mask>(mr, key)) continue;
-          local += insert_key(table, t, key, hp.single);
-        }
       }
     }
     if (local) atomicAdd(s_nnz, local);
@@ -132,8 +63,7 @@ constexpr int flat_glog = 6;
 ///              them with other warps), scans their B-row lengths, and each lane takes every
 ///              32nd product, finding its nonzero by a 5-step search over the scan in registers
 ///              (shuffles): all lanes stay busy whatever the B rows' lengths, which groups sized
-///              for the longest row do not when most rows are short (web graphs); bin 0's
-///              groups of lanes do the same at their size (for_each_group_product).
+///              for the longest row do not when most rows are short (web graphs).
 /// PAIRED (groups only, a functor returning void): each group takes two nonzeros of A per step
 /// and walks their B rows side by side, two chains of loads in flight instead of one. Measured
 /// on the paper suite (H100): the symbolic phase of the FEM classes 10-16% faster; the numeric
@@ -332,10 +262,9 @@ __device__ __forceinline__ void store_entry(const dev_out<T>& c, offset_t at, in
   if constexpr (has_values_v<T>) c.val[at] = vals[slot];
 }
 
-/// Several rows per block (bin 0), TPR threads per row; FLAT as in symbolic_multi_kernel. Rows
-/// are tiny: rank each occupied slot against the whole (small) table instead of condensing
-/// first.
-template <int TPR, bool FLAT, class S, class VA, class VB, class Mask>
+/// Several rows per block (bin 0), TPR threads per row. Rows are tiny: rank each occupied slot
+/// against the whole (small) table instead of condensing first.
+template <int TPR, class S, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
     numeric_multi_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
                          dev_out<typename S::value_type> c, int tsize, hash_policy hp, bool sorted,
@@ -364,24 +293,15 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
   if (row >= 0) {
     const table_shape t{static_cast<unsigned>(ts), ts < tsize, hp.paper};
     const mask_row mr = load_mask_row(mask, row);
-    if constexpr (FLAT) {
-      const unsigned gmask = ((1u << TPR) - 1) << ((threadIdx.x & 31) / TPR * TPR);
-      for_each_group_product<TPR>(a, b, row, lane, gmask, [&](VA av, offset_t p) {
+    const offset_t end = a.rpt[row + 1];
+    for (offset_t j = a.rpt[row] + lane; j < end; j += TPR) {
+      const index_t k = __ldg(a.col + j);
+      const VA av = load_value(a.val, j);
+      const offset_t pe = __ldg(b.rpt + k + 1);
+      for (offset_t p = __ldg(b.rpt + k); p < pe; ++p) {
         const index_t key = __ldg(b.col + p);
-        if (!mask_keeps<Mask>(mr, key)) return;
+        if (!mask_keeps<Mask>(mr, key)) continue;
         insert_accumulate<S>(keys, vals, t, key, S::multiply(av, load_value(b.val, p)), hp.single);
-      });
-    } else {
-      const offset_t end = a.rpt[row + 1];
-      for (offset_t j = a.rpt[row] + lane; j < end; j += TPR) {
-        const index_t k = __ldg(a.col + j);
-        const VA av = load_value(a.val, j);
-        const offset_t pe = __ldg(b.rpt + k + 1);
-        for (offset_t p = __ldg(b.rpt + k); p < pe; ++p) {
-          const index_t key = __ldg(b.col + p);
-          if (!mask_keeps<Mask>(mr, key)) continue;
-          insert_accumulate<S>(keys, vals, t, key, S::multiply(av, load_value(b.val, p)), hp.single);
-        }
       }
     }
   }

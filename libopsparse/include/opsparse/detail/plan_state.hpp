@@ -54,7 +54,6 @@ struct plan_state {
   index_t rows = 0, cols = 0;
   offset_t a_nnz = 0, b_nnz = 0, c_nnz = 0;
   int glog = 5;            ///< log2 of the threads sharing one nonzero of A (group_log2)
-  unsigned long long longest_b_row = 0;  ///< the longest row of B the product reads
   bool num_dense = false;  ///< the numeric global bin uses the bitmap + dense accumulator
   int num_bins = 0;          ///< numeric bins: the shared ones, the long rows' one, the windows'
   int win_bin = -1;          ///< the bin of the rows in windows (-1: none)

@@ -229,9 +229,7 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
     hash_policy bhp = hp;
     bhp.row_sized = hp.row_sized && bin == 0;
     if (cfg.threads_per_row) {
-      auto k = opt.flatten_small_rows && st.longest_b_row <= group_flat_max_b_row<4>
-                   ? symbolic_multi_kernel<4, true, VA, VB, Mask>
-                   : symbolic_multi_kernel<4, false, VA, VB, Mask>;
+      auto k = symbolic_multi_kernel<4, VA, VB, Mask>;
       OPSPARSE_EXPECTS(cfg.threads_per_row == 4, "symbolic bin 0 is compiled for 4 threads per row");
       allow_smem(reinterpret_cast<const void*>(k), cfg.smem_bytes);
       const int per_block = cfg.block_threads / cfg.threads_per_row;
@@ -354,8 +352,8 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[2], s));
 
   // Step 3
-  st.longest_b_row = m > 0 ? *st.h_max_b_row : 0;
-  st.glog = group_log2(st.longest_b_row);
+  const unsigned long long longest_b_row = m > 0 ? *st.h_max_b_row : 0;
+  st.glog = group_log2(longest_b_row);
   if (opt.flatten_products && st.glog == 5 && b.rows > 0 && b.nnz < 24 * static_cast<offset_t>(b.rows))
     st.glog = flat_glog;
   dense_columns dc;
@@ -516,9 +514,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
       check_launch("numeric_global_kernel");
     } else if (cfg.threads_per_row) {
       OPSPARSE_EXPECTS(cfg.threads_per_row == 8, "numeric bin 0 is compiled for 8 threads per row");
-      auto km = opt.flatten_small_rows && st.longest_b_row <= group_flat_max_b_row<8>
-                    ? numeric_multi_kernel<8, true, Semiring, VA, VB, Mask>
-                    : numeric_multi_kernel<8, false, Semiring, VA, VB, Mask>;
+      auto km = numeric_multi_kernel<8, Semiring, VA, VB, Mask>;
       allow_smem(reinterpret_cast<const void*>(km), cfg.smem_bytes);
       const int per_block = cfg.block_threads / cfg.threads_per_row;
       km<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
