@@ -5,6 +5,7 @@
 // (mcl_dist.hpp); rank 0 interprets the limit and writes the one output. Every failure is agreed
 // on by all ranks (every rank exits with status 1, rank 0 reports it once): none is left waiting.
 #include <mpi.h>
+#include <omp.h>
 
 #include <cstdio>
 #include <exception>
@@ -48,8 +49,10 @@ constexpr const char* usage =
 constexpr const char* help_tail =
     "Environment:\n"
     "  OPSPARSE_DIST_MEMORY  bytes (optionally k, M or G) a rank may give to one phase of the\n"
-    "                        expansion's output; more phases when it needs more (default: half\n"
-    "                        the node's available memory shared by its ranks)\n"
+    "                        expansion's output (each phase is pruned before the next); more\n"
+    "                        phases when it needs more (default: half the node's available\n"
+    "                        memory shared by its ranks; with the GPU engine at most a quarter\n"
+    "                        of the GPU's memory for each rank sharing it)\n"
     "  OMP_NUM_THREADS       threads per rank when -te is not given\n"
     "Open MPI binds each rank to one core by default (for 1 or 2 ranks; to a socket above): give\n"
     "mpirun --bind-to none, or --map-by slot:PE=T, for T threads a rank (-te T).\n";
@@ -271,6 +274,9 @@ int run_mpi_cli(int argc, const char* const* argv, std::ostream& out_root, std::
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (status != -1) return status;
   MPI_Bcast(&sh, sizeof sh, MPI_BYTE, 0, MPI_COMM_WORLD);
+  // -te T: every OpenMP region of the rank (the layer's merges and row exchanges too), not
+  // only those that take the count.
+  if (sh.p.threads > 0) omp_set_num_threads(sh.p.threads);
   return apps::run_guarded(cli, err, [&] { return run(s, sh, err); });
 }
 
