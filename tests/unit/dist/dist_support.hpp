@@ -36,6 +36,14 @@ inline std::string shape_name(const dist::grid& g) {
   return std::to_string(g.rows()) + "x" + std::to_string(g.cols()) + " grid";
 }
 
+/// True on every rank when every rank passed the same x.
+inline bool same_on_every_rank(int x) {
+  int low = x, high = x;
+  MPI_Allreduce(MPI_IN_PLACE, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &high, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return low == high;
+}
+
 /// True on every rank when `ok` is true on all of them.
 inline bool all_ranks(bool ok) {
   int in = ok ? 1 : 0, out = 0;

@@ -151,11 +151,7 @@ TEST(DistSpgemm, SeveralMemoryPhases) {
   EXPECT_GT(info.phases, 1);
   EXPECT_EQ(info.budget, 256u);
   EXPECT_GE(info.estimated_bytes, info.products * 2 * (sizeof(index_t) + sizeof(double)));
-  // Every rank ran the same number of phases.
-  int low = info.phases, high = info.phases;
-  MPI_Allreduce(MPI_IN_PLACE, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &high, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  EXPECT_EQ(low, high);
+  EXPECT_TRUE(test::same_on_every_rank(info.phases));
   // More phases than a block has columns: some phases are empty.
   opt.memory_budget = 0;
   opt.phases = 40;
@@ -254,10 +250,7 @@ TEST(DistSpgemm, RowPhasesHandOverEveryRowOnce) {
   opt.memory_budget = 256;
   const dist::spgemm_info info = check_row_phases<plus_times>(a, b, opt);
   EXPECT_GT(info.phases, 1);
-  int low = info.phases, high = info.phases;
-  MPI_Allreduce(MPI_IN_PLACE, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &high, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  EXPECT_EQ(low, high);
+  EXPECT_TRUE(test::same_on_every_rank(info.phases));
   // Forced phases, more than a part has rows (empty slices), other part counts, in order.
   opt.memory_budget = 0;
   opt.phases = 5;
