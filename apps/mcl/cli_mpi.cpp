@@ -51,8 +51,8 @@ constexpr const char* help_tail =
     "  OPSPARSE_DIST_MEMORY  bytes (optionally k, M or G) a rank may give to one phase of the\n"
     "                        expansion's output (each phase is pruned before the next); more\n"
     "                        phases when it needs more (default: half the node's available\n"
-    "                        memory shared by its ranks; with the GPU engine at most a quarter\n"
-    "                        of the GPU's memory for each rank sharing it)\n"
+    "                        memory shared by its ranks); with the GPU engine at most half the\n"
+    "                        GPU's memory for each rank sharing it\n"
     "  OMP_NUM_THREADS       threads per rank when -te is not given\n"
     "Open MPI binds each rank to one core by default (for 1 or 2 ranks; to a socket above): give\n"
     "mpirun --bind-to none, or --map-by slot:PE=T, for T threads a rank (-te T).\n";

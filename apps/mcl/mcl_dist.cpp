@@ -386,9 +386,9 @@ std::function<void(const dist::dist_csr<T>&, const phase_consumer&)> make_expans
     }
     gpu = std::make_shared<dist::gpu_engine<plus_times<double>, T, T>>(
         opsparse::spgemm_options{}, g.rank_on_node() % devices);
-    // A phase's product is held on the device too (C: at most half the estimate's bytes), by
-    // each of the ranks sharing it: the budget is the smaller of the host's and a quarter of
-    // the device's memory.
+    // A phase's product is held on the device too, by each of the ranks sharing it: the budget
+    // is at most half the device's memory a rank (the estimate counts 24 bytes a product, of
+    // which C takes at most 12 there: a quarter of the device).
     const int sharing = (g.ranks_on_node() + devices - 1) / devices;
     opt.memory_budget = std::min(dist::default_memory_budget(g),
                                  gpu->device_memory() / 2 / static_cast<std::size_t>(sharing));
