@@ -63,10 +63,11 @@ phase_config symbolic_config(const device_info& d, double f) {
   phase_config cfg;
   cfg.range_factor = f;
   const int T = d.max_threads_per_sm > 0 ? d.max_threads_per_sm : 2048;
-  // Bin 0: 4 threads per row, 256 rows per 1024-thread block (paper: 4 threads, table 32).
+  // Bin 0: 4 threads per row, 64 rows per 256-thread block (paper: 4 threads, table 32, 1024
+  // threads a block).
   {
     bin_config b;
-    b.block_threads = 1024;
+    b.block_threads = multi_row_block_threads;
     b.threads_per_row = 4;
     const int rows = b.block_threads / b.threads_per_row;
     b.blocks_per_sm = T / b.block_threads;
@@ -121,13 +122,14 @@ phase_config numeric_config(const device_info& d, std::size_t value_bytes, doubl
   cfg.range_factor = f;
   const int T = d.max_threads_per_sm > 0 ? d.max_threads_per_sm : 2048;
   const long long entry = 4 + static_cast<long long>(value_bytes);
-  // Bin 0: 8 threads per row, 128 rows per block (paper: table 31 in double).
+  // Bin 0: 8 threads per row, 32 rows per 256-thread block (paper: table 31 in double, 1024
+  // threads a block).
   {
     bin_config b;
-    b.block_threads = 1024;
+    b.block_threads = multi_row_block_threads;
     b.threads_per_row = 8;
     const int rows = b.block_threads / b.threads_per_row;
-    b.blocks_per_sm = T / 1024;
+    b.blocks_per_sm = T / b.block_threads;
     const long long per_row = block_budget(d, b.blocks_per_sm) / rows;
     b.table_size = static_cast<int>((per_row - 4) / entry);
     b.smem_bytes = static_cast<std::size_t>(rows) * (b.table_size * entry + 4);

@@ -14,7 +14,8 @@ TEST(Policy, V100SymbolicIsPaperTable5) {
   ASSERT_EQ(cfg.bins.size(), 9u);  // bins 0-7 shared + the global kernel 8
   const int tables[] = {32, 512, 1024, 2048, 4096, 8192, 12287};
   const offset_t ranges[] = {26, 426, 853, 1706, 3413, 6826, 10240};
-  const int threads[] = {1024, 64, 128, 256, 512, 1024, 1024};
+  // Bin 0: the paper's 1024 threads a block, now multi_row_block_threads (the same table a row).
+  const int threads[] = {multi_row_block_threads, 64, 128, 256, 512, 1024, 1024};
   for (int i = 0; i < 7; ++i) {
     EXPECT_EQ(cfg.bins[i].table_size, tables[i]) << "bin " << i;
     EXPECT_EQ(cfg.bins[i].range, ranges[i]) << "bin " << i;

@@ -7,17 +7,20 @@
 #include <cub/block/block_scan.cuh>
 
 #include "opsparse/detail/binning_kernels.cuh"
+#include "opsparse/policy.hpp"
 
 namespace opsparse::detail {
 
 // ---- step 3: symbolic ---------------------------------------------------------------------------
-/// Several rows per block, TPR threads per row, each thread walking whole B rows (bin 0).
+/// Several rows per block (multi_row_block_threads / TPR), TPR threads per row, each thread
+/// walking whole B rows (bin 0).
 template <int TPR, class VA, class VB, class Mask>
-__global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
+__global__ void __launch_bounds__(multi_row_block_threads,
+                                  threads_per_sm_target / multi_row_block_threads)
     symbolic_multi_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
                           offset_t* crpt, int tsize, hash_policy hp, Mask mask) {
   extern __shared__ int smem_i[];
-  constexpr int R = 1024 / TPR;
+  constexpr int R = multi_row_block_threads / TPR;
   const int r = threadIdx.x / TPR, lane = threadIdx.x % TPR;
   int* table = smem_i + r * tsize;
   int* s_nnz = smem_i + R * tsize + r;
@@ -28,7 +31,7 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
   for (int s = lane; s < static_cast<int>(ts); s += TPR) table[s] = -1;
   if (lane == 0) *s_nnz = 0;
   // A row's table is its group's alone, and a group lies in one warp: the warp's barrier orders
-  // it (a block barrier made 128 rows wait for the block's longest; see numeric_multi_kernel).
+  // it (a block barrier made 256 rows wait for the block's longest; see numeric_multi_kernel).
   static_assert(32 % TPR == 0, "a row's group lies in one warp");
   __syncwarp();
   if (row >= 0) {
@@ -265,12 +268,13 @@ __device__ __forceinline__ void store_entry(const dev_out<T>& c, offset_t at, in
 /// Several rows per block (bin 0), TPR threads per row. Rows are tiny: rank each occupied slot
 /// against the whole (small) table instead of condensing first.
 template <int TPR, class S, class VA, class VB, class Mask>
-__global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
+__global__ void __launch_bounds__(multi_row_block_threads,
+                                  threads_per_sm_target / multi_row_block_threads)
     numeric_multi_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
                          dev_out<typename S::value_type> c, int tsize, hash_policy hp, bool sorted,
                          Mask mask) {
   using T = typename S::value_type;
-  constexpr int R = 1024 / TPR;
+  constexpr int R = multi_row_block_threads / TPR;
   extern __shared__ __align__(16) unsigned char smem_c[];
   const int r = threadIdx.x / TPR, lane = threadIdx.x % TPR;
   T* vals = reinterpret_cast<T*>(smem_c) + (has_values_v<T> ? r * tsize : 0);
@@ -285,7 +289,7 @@ __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
   }
   if (lane == 0) *s_off = 0;
   // A row's table is its group's alone, and a group lies in one warp: the warp's barrier orders
-  // it. A block barrier here and after the products made the block's 128 rows wait for its
+  // it. A block barrier here and after the products made the block's rows (128 then) wait for its
   // longest (Nsight Compute, patents_main: 46% of the issue stalls at the barrier, 9.9 active
   // threads a warp).
   static_assert(32 % TPR == 0, "a row's group lies in one warp");
