@@ -210,15 +210,15 @@ void spgemm_row_phases(const grid& g, const dist_csr<VA>& a, const dist_csr<VB>&
   dist_csr<VA> rows_of_a;
   rows_of_a.rows = a.rows;
   rows_of_a.cols = a.cols;
+  rows_of_a.row_begin = a.row_begin;
   rows_of_a.col_begin = a.col_begin;
   for (int p = 0; p < phases; ++p) {
     const row_phase rp = row_phase_of(h, parts, phases, p);
     // Every rank of the process row cuts the same rows from its block: the pieces broadcast
-    // along the row then hold the phase's rows only.
-    rows_of_a.block = detail::take_rows(a.block, rp.begin, rp.end);
-    rows_of_a.row_begin = a.row_begin;
-    consume(rp, detail::run_phase<Semiring>(g, rows_of_a, b, setup.stages, 0, b.block.cols, engine,
-                                            opt.in_order));
+    // along the row then hold the phase's rows only. One phase takes the whole block as it is.
+    if (phases > 1) rows_of_a.block = detail::take_rows(a.block, rp.begin, rp.end);
+    consume(rp, detail::run_phase<Semiring>(g, phases > 1 ? rows_of_a : a, b, setup.stages, 0,
+                                            b.block.cols, engine, opt.in_order));
   }
 }
 
