@@ -84,6 +84,7 @@ std::vector<variant> ablation_variants() {
   add("paper-global-hash", [](spgemm_options& x) { x.dense_long_rows = false; });
   add("no-dense-windows", [](spgemm_options& x) { x.dense_windows = false; });
   add("no-product-flattening", [](spgemm_options& x) { x.flatten_products = false; });
+  add("no-span-order", [](spgemm_options& x) { x.span_bitmap_order = false; });
   return vs;
 }
 

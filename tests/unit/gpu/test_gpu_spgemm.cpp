@@ -105,6 +105,28 @@ host_csr<double> rows_of_sizes(const std::vector<int>& sizes, index_t cols, std:
   return a;
 }
 
+/// Rows of the given sizes whose distinct columns lie in a window of `spread` times their size,
+/// the windows placed along the diagonal: the narrow rows of a mesh's matrix.
+host_csr<double> narrow_rows(const std::vector<int>& sizes, index_t cols, int spread, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto rows = static_cast<index_t>(sizes.size());
+  host_csr<double> a(rows, cols);
+  for (index_t i = 0; i < rows; ++i) {
+    const index_t w = std::min<index_t>(cols, std::max(1, spread * sizes[i]));
+    const index_t start = static_cast<index_t>((static_cast<long long>(i) * cols / rows) % (cols - w + 1));
+    std::vector<index_t> pick(static_cast<std::size_t>(w));
+    for (index_t k = 0; k < w; ++k) pick[k] = start + k;
+    for (int k = 0; k < sizes[i]; ++k) std::swap(pick[k], pick[k + rng() % (w - k)]);
+    std::sort(pick.begin(), pick.begin() + sizes[i]);
+    for (int k = 0; k < sizes[i]; ++k) {
+      a.col.push_back(pick[k]);
+      a.val.push_back(0.5 + (rng() % 1000) / 1000.0);
+    }
+    a.rpt[i + 1] = static_cast<offset_t>(a.col.size());
+  }
+  return a;
+}
+
 /// B with `per_row` consecutive entries per row starting at the row index (wrapping): A·B then
 /// has products = per_row * deg and nnz between deg and per_row * deg.
 host_csr<double> band(index_t n, int per_row) {
@@ -658,6 +680,42 @@ host_csr<V> shuffled_rows(host_csr<V> b, std::uint64_t seed) {
     if constexpr (has_values_v<V>) std::copy(v.begin(), v.end(), b.val.begin() + b.rpt[i]);
   }
   return b;
+}
+
+// Rows whose columns lie close together (meshes) come out of the numeric phase ordered by a
+// bitmap of their span, not sorted (spgemm_options::span_bitmap_order), in every bin: A's rows
+// of each bin's sizes, 3 times as wide as they are long, B a band of 3 (and the same B with its
+// rows shuffled). On and off, every semiring kind, masks and patterns, against the CPU engine.
+TEST_F(Gpu, NarrowRowsComeOutOrderedByBitmaps) {
+  const auto sym = symbolic_config(ctx().device());
+  const auto num = numeric_config(ctx().device(), sizeof(double));
+  std::vector<int> sizes = {0, 1, 2, 40};
+  for (const phase_config* cfg : {&sym, &num})
+    for (std::size_t i = 0; i + 1 < cfg->bins.size(); ++i) {
+      const int r = static_cast<int>(std::min<offset_t>(cfg->bins[i].range, 60000));
+      // a bin's rows of the most and of the fewest products: B's band of 3 triples them
+      sizes.push_back(std::max(1, r / 3));
+      sizes.push_back(std::max(1, r / 5));
+    }
+  const index_t cols = 1 << 18;
+  const auto a = narrow_rows(sizes, cols, 3, 9);
+  const auto b = band(cols, 3);
+  const auto shuffled = shuffled_rows(b, 4);
+  const host_csr<pattern> m = convert<pattern>(narrow_rows(sizes, cols, 4, 5));
+  const auto ap = convert<pattern>(a), bp = convert<pattern>(b);
+  for (bool bitmap : {true, false}) {
+    spgemm_options o;
+    o.span_bitmap_order = bitmap;
+    SCOPED_TRACE(bitmap ? "ordered by bitmaps" : "sorted");
+    EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b, nullptr, 1e-12, o)));
+    EXPECT_TRUE((same<plus_times<double>>(ctx(), a, shuffled, nullptr, 1e-12, o)));
+    EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(b), nullptr, 1e-5, o)));
+    EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), a, b, nullptr, 0.0, o)));
+    EXPECT_TRUE((same<plus_times<double>, double, double, structural_mask>(ctx(), a, b, &m, 1e-12, o)));
+    EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern, structural_mask>(ctx(), ap, bp, &m, 0.0, o)));
+    EXPECT_TRUE((same<any_pair, pattern, pattern, complement_mask>(ctx(), ap, bp, &m, 0.0, o)));
+    EXPECT_TRUE((same<any_pair, pattern, pattern>(ctx(), ap, convert<pattern>(shuffled), nullptr, 0.0, o)));
+  }
 }
 
 TEST_F(Gpu, DenseRowsInSharedMemoryWindows) {

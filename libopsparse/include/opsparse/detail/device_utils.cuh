@@ -68,6 +68,31 @@ __device__ T block_reduce(T x, Op op) {
   }
 }
 
+/// The smallest `lo` and the largest `hi` over a block of `Threads` threads (a multiple of 32);
+/// every thread gets both. `scratch` holds 2 * Threads / 32 ints of shared memory that no
+/// thread touches meanwhile (a kernel's free table slots: no static shared memory, which would
+/// take from the tables' occupancy budget). Syncs the block twice: every thread must call it.
+template <int Threads>
+__device__ __forceinline__ int2 block_min_max(int lo, int hi, int* scratch) {
+  for (int o = warp_threads / 2; o > 0; o >>= 1) {
+    lo = min(lo, __shfl_xor_sync(full_warp, lo, o));
+    hi = max(hi, __shfl_xor_sync(full_warp, hi, o));
+  }
+  constexpr int warps = Threads / warp_threads;
+  const int w = static_cast<int>(threadIdx.x) / warp_threads;
+  if (threadIdx.x % warp_threads == 0) {
+    scratch[2 * w] = lo;
+    scratch[2 * w + 1] = hi;
+  }
+  __syncthreads();
+  for (int i = 0; i < warps; ++i) {
+    lo = min(lo, scratch[2 * i]);
+    hi = max(hi, scratch[2 * i + 1]);
+  }
+  __syncthreads();  // every thread has read scratch before it is reused
+  return make_int2(lo, hi);
+}
+
 /// The first position in the sorted [lo, hi) of `col` whose column is >= key.
 template <class Pos>
 __device__ __forceinline__ Pos lower_bound(const index_t* col, Pos lo, Pos hi, index_t key) {

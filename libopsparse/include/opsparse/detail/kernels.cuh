@@ -3,6 +3,8 @@
 // driver in spgemm_impl.cuh picks and launches them. Setup and binning: binning_kernels.cuh.
 #include <cuda_runtime.h>
 
+#include <climits>
+
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 
@@ -408,6 +410,71 @@ __device__ __forceinline__ void radix_sort_store(const int* keys, const T* vals,
   }
 }
 
+/// Writes the n condensed entries of a row (keys[0, n), vals[0, n)) to C's row in column order
+/// without sorting them, when the row's columns span a range [span.x, span.y] narrow enough: a
+/// bitmap of the span marks the row's columns, a scan of its words' counts gives each word's
+/// first position, and an entry's position is that plus the set bits below its own. The
+/// entries are placed in shared memory first (past the bitmap, and past the condensed values),
+/// then copied out coalesced. Everything lives in the table's free slots, keys[n, tsize) and
+/// vals[n, tsize): returns false, having written nothing, when they cannot hold it. Every
+/// thread of the block calls it (it syncs).
+template <int BS, class T>
+__device__ __forceinline__ bool bitmap_order_store(int* keys, T* vals, int n, int2 span, int tsize,
+                                                   const dev_out<T>& c, offset_t base) {
+  constexpr int warps = BS / 32;
+  if (n == 0) return true;
+  const long long words_l = (static_cast<long long>(span.y) - span.x + 32) / 32;
+  const long long room = static_cast<long long>(tsize) - n;
+  if (2 * words_l + warps + n > room || n > room) return false;  // keys, and values, room
+  const int words = static_cast<int>(words_l);
+  const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
+  unsigned* bm = reinterpret_cast<unsigned*>(keys + n);
+  int* start = keys + n + words;  // each word's first position in the row
+  int* wsum = start + words;      // each warp's count
+  int* sorted_keys = wsum + warps;
+  T* sorted_vals = vals + n;
+  for (int w = tid; w < words; w += BS) bm[w] = 0u;
+  __syncthreads();
+  for (int e = tid; e < n; e += BS) {
+    const unsigned d = static_cast<unsigned>(keys[e] - span.x);
+    atomicOr(bm + (d >> 5), 1u << (d & 31));
+  }
+  __syncthreads();
+  // exclusive scan of the words' counts, a run of words a thread
+  const int per = (words + BS - 1) / BS;
+  const int w0 = min(words, tid * per), w1 = min(words, w0 + per);
+  int count = 0;
+  for (int w = w0; w < w1; ++w) count += __popc(bm[w]);
+  int inc = count;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const int x = __shfl_up_sync(0xffffffffu, inc, d);
+    if (lane >= d) inc += x;
+  }
+  if (lane == 31) wsum[wid] = inc;
+  __syncthreads();
+  int at = inc - count;
+  for (int i = 0; i < wid; ++i) at += wsum[i];
+  for (int w = w0; w < w1; ++w) {
+    start[w] = at;
+    at += __popc(bm[w]);
+  }
+  __syncthreads();
+  for (int e = tid; e < n; e += BS) {
+    const int key = keys[e];
+    const unsigned d = static_cast<unsigned>(key - span.x);
+    const int pos = start[d >> 5] + __popc(bm[d >> 5] & ((1u << (d & 31)) - 1u));
+    sorted_keys[pos] = key;
+    if constexpr (has_values_v<T>) sorted_vals[pos] = vals[e];
+  }
+  __syncthreads();
+  for (int e = tid; e < n; e += BS) {
+    c.col[base + e] = sorted_keys[e];
+    if constexpr (has_values_v<T>) c.val[base + e] = sorted_vals[e];
+  }
+  return true;
+}
+
 /// One row per block: hash, condense in shared memory, sort (rank up to twice the block's
 /// threads, then CUB's radix sort, bitonic past its items) and write the row of C.
 /// MINB: resident blocks the registers are budgeted for (launch bounds). The largest shared bin
@@ -461,6 +528,7 @@ __global__ void __launch_bounds__(BS, MINB)
   }
   // Condense in place: slots are read a block-width at a time, and a condensed position never
   // passes the slots already read, so one barrier per round keeps reads before writes.
+  int first = INT_MAX, last = -1;  // the row's smallest and largest column
   for (int s0 = 0; s0 < ts; s0 += BS) {
     const int s = s0 + tid;
     int key = -1;
@@ -474,10 +542,16 @@ __global__ void __launch_bounds__(BS, MINB)
     if (key != -1) {
       keys[pos] = key;
       if constexpr (has_values_v<T>) vals[pos] = v;
+      first = min(first, key);
+      last = max(last, key);
     }
   }
   __syncthreads();
   const int n = *s_off;
+  if (hp.span_order && tsize - n >= 2 * (BS / 32)) {  // uniform in the block
+    const int2 span = block_min_max<BS>(first, last, keys + n);
+    if (bitmap_order_store<BS>(keys, vals, n, span, tsize, c, base)) return;
+  }
   constexpr int E = radix_items_for(MINB);
   if (radix_bits > 0 && n > 2 * BS && n <= BS * E) {
     radix_sort_store<BS, E, T>(keys, vals, n, radix_bits, c, base, smem_c);
