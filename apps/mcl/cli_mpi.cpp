@@ -40,11 +40,13 @@ constexpr const char* usage =
     "builds the start matrix as opsparse-mcl does, every rank expands (Sparse SUMMA: local\n"
     "products on the rank's GPU, the rank on its node modulo the node's GPUs, or with the CPU\n"
     "engine), prunes and inflates its share, and rank 0 interprets the limit and writes the one\n"
-    "output. With --backend cpu the iterates equal opsparse-mcl's CPU iterates bit for bit, on\n"
-    "any grid; the GPU engine's sums differ in the last bits (the clusters are mcl's). Options\n"
-    "are opsparse-mcl's (mcl's spelling) except --inflations and --block-products; -te is the\n"
-    "threads per rank; --backend gpu needs a GPU on every rank, auto takes the GPUs when every\n"
-    "rank has one. Graphs with negative weights are refused (use opsparse-mcl).\n\nOptions";
+    "output (--layout rows: every rank holds the whole iterate and expands its own rows with\n"
+    "opsparse-mcl's CPU backend). With --backend cpu the iterates equal opsparse-mcl's CPU\n"
+    "iterates bit for bit, on any grid and layout; the GPU engine's sums differ in the last\n"
+    "bits (the clusters are mcl's). Options are opsparse-mcl's (mcl's spelling) except\n"
+    "--inflations and --block-products; -te is the threads per rank; --backend gpu needs a GPU\n"
+    "on every rank, auto takes the GPUs when every rank has one (the rows layout: the CPU).\n"
+    "Graphs with negative weights are refused (use opsparse-mcl).\n\nOptions";
 
 constexpr const char* help_tail =
     "Environment:\n"
@@ -64,6 +66,7 @@ struct shared_settings {
   int backend = 2;  ///< --backend: 0 cpu, 1 gpu, 2 auto
   bool verbose = false, quiet = false, iteration_lines = true;
   int grid_rows = 0, grid_cols = 0;
+  bool rows_layout = false;  ///< --layout rows (dist_layout::rows)
 };
 static_assert(std::is_trivially_copyable_v<shared_settings>, "sent to the ranks as bytes");
 
@@ -78,6 +81,11 @@ cli_flavour mpi_flavour(shared_settings& sh, int ranks) {
     d.add_options()(
         "grid", apps::po::value<std::string>()->value_name("RxC"),
         "the process grid, R rows by C columns with R*C = P (default: the most square, R <= C)")(
+        "layout", apps::po::value<std::string>()->value_name("L")->default_value("grid"),
+        "grid: the iterate in 2D blocks, the expansion by Sparse SUMMA in memory phases; rows: "
+        "every rank holds the whole iterate and expands, prunes and inflates its share of the "
+        "rows with opsparse-mcl's fused CPU expansion (faster while the iterate fits every "
+        "rank's memory; the CPU engine only)")(
         "verbose",
         "per iteration: the expanded nnz, the memory phases and the seconds of each stage (the "
         "expansion, split into the local products and the rest: broadcasts, waiting, the product "
@@ -86,6 +94,10 @@ cli_flavour mpi_flavour(shared_settings& sh, int ranks) {
         "seconds of reading, iterating, interpreting and writing");
   };
   f.read = [&sh, ranks](const apps::po::variables_map& vm, cli_settings&) {
+    const std::string layout = vm["layout"].as<std::string>();
+    if (layout != "grid" && layout != "rows")
+      throw apps::usage_error("--layout expects grid or rows, not '" + layout + "'");
+    sh.rows_layout = layout == "rows";
     if (!vm.count("grid")) return;
     const std::string v = vm["grid"].as<std::string>();
     int r = 0, c = 0;
@@ -154,7 +166,8 @@ int run_as(const dist::grid& g, dist_engine engine, cli_settings& s, const share
     if (root && !sh.quiet && sh.iteration_lines) print_iteration(it, sh.verbose, err);
   };
   clock.lap_s();
-  const dist_run_result<T> r = run_distributed<T>(g, cells, sh.p, progress, 0, engine);
+  const dist_run_result<T> r = run_distributed<T>(g, cells, sh.p, progress, 0, engine,
+                                                  sh.rows_layout ? dist_layout::rows : dist_layout::grid);
   clock.lap_s();
   std::exception_ptr error;
   if (root) {
@@ -222,8 +235,10 @@ int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
   if (root && !sh.quiet)
     apps::report_backend(prog, engine == dist_engine::gpu ? apps::backend::gpu : apps::backend::cpu,
                          std::string(engine == dist_engine::gpu ? "GPU" : "CPU") + " engine on " +
-                             std::to_string(g.size()) + (g.size() == 1 ? " rank, a " : " ranks, a ") +
-                             std::to_string(g.rows()) + "x" + std::to_string(g.cols()) + " grid" +
+                             std::to_string(g.size()) + (g.size() == 1 ? " rank, " : " ranks, ") +
+                             (sh.rows_layout ? std::string("the rows layout")
+                                             : "a " + std::to_string(g.rows()) + "x" +
+                                                   std::to_string(g.cols()) + " grid") +
                              (why_cpu.empty() ? "" : "; " + why_cpu),
                          err);
   if (root && !sh.quiet && sh.verbose)
@@ -262,11 +277,13 @@ int run_mpi_cli(int argc, const char* const* argv, std::ostream& out_root, std::
     const cli_flavour flavour = mpi_flavour(sh, ranks);
     status = apps::run_guarded(cli, err, [&] {
       if (!parse_cli(s, argc, argv, out, err, &flavour)) return 0;
+      if (sh.rows_layout && s.common.backend == "gpu")
+        throw apps::usage_error("--layout rows runs the CPU engine only: not with --backend gpu");
       return -1;
     });
     sh.p = s.p;
     sh.prec = s.prec;
-    sh.backend = s.common.backend == "cpu" ? 0 : s.common.backend == "gpu" ? 1 : 2;
+    sh.backend = s.common.backend == "cpu" || sh.rows_layout ? 0 : s.common.backend == "gpu" ? 1 : 2;
     sh.verbose = s.common.verbose;
     sh.quiet = s.common.quiet;
     sh.iteration_lines = s.iteration_lines;

@@ -119,6 +119,9 @@ class cpu_backend final : public backend<T> {
   }
 
   void finish_expansion() override {
+    // Rows no block expanded (a distributed rank expands only its own: mcl_dist.cpp's rows
+    // layout) are empty: their row pointers follow the last expanded row's.
+    for (std::size_t i = 1; i < next_rpt_.size(); ++i) next_rpt_[i] = std::max(next_rpt_[i], next_rpt_[i - 1]);
     m_.rpt.swap(next_rpt_);
     m_.col.swap(next_col_);
     m_.val.swap(next_val_);

@@ -20,6 +20,8 @@
 
 #include "mcl_detail.hpp"
 #include "mcl_rows.hpp"
+#include "opsparse/cpu/spgemm.hpp"
+#include "opsparse/dist/detail/blocks.hpp"
 #include "opsparse/dist/dist_csr.hpp"
 #include "opsparse/dist/error.hpp"
 #include "opsparse/dist/spgemm.hpp"
@@ -409,14 +411,9 @@ std::function<void(const dist::dist_csr<T>&, const phase_consumer&)> make_expans
 #endif
 }
 
-}  // namespace
-
+/// The start matrix checked on `root`, the verdict on every rank.
 template <class T>
-dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start, const params& p,
-                                   const std::function<void(const dist_iteration_info&)>& progress,
-                                   int root, dist_engine which) {
-  validate(p);
-  const auto t0 = clock::now();
+void check_start(const dist::grid& g, const host_csr<T>& start, int root) {
   local_step(g, "opsparse-mcl-mpi: the start matrix", [&] {
     if (g.rank() != root) return;
     opsparse::validate(start);
@@ -425,6 +422,155 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
                      "the graph has negative weights, which only opsparse-mcl's CPU backend "
                      "clusters as mcl does");
   });
+}
+
+/// count elements at data broadcast from `root` in messages of at most message_elements().
+template <class V>
+void broadcast(V* data, long long count, int root, MPI_Comm comm) {
+  const long long chunk = message_elements();
+  for (long long at = 0; at < count; at += chunk)
+    OPSPARSE_MPI_TRY(MPI_Bcast(data + at, static_cast<int>(std::min(chunk, count - at)), mpi_type<V>(),
+                               root, comm));
+}
+
+/// The whole matrix on every rank from each rank's consecutive rows (rank r holds rows
+/// split[r] to split[r + 1] of an n-column matrix in `mine`). Collective; a buffer that cannot
+/// be allocated is refused on every rank.
+template <class T>
+host_csr<T> gather_rows_everywhere(const dist::grid& g, const host_csr<T>& mine,
+                                   const std::vector<index_t>& split, index_t n) {
+  const int ranks = g.size();
+  std::vector<long long> entries(static_cast<std::size_t>(ranks), 0);
+  long long own = static_cast<long long>(mine.nnz());
+  OPSPARSE_MPI_TRY(MPI_Allgather(&own, 1, MPI_LONG_LONG, entries.data(), 1, MPI_LONG_LONG, g.comm()));
+  host_csr<T> x;
+  local_step(g, "opsparse-mcl-mpi: room for the whole iterate", [&] {
+    long long total = 0;
+    for (const long long e : entries) total += e;
+    x = host_csr<T>(split.back(), n);
+    x.col.resize(static_cast<std::size_t>(total));
+    x.val.resize(static_cast<std::size_t>(total));
+  });
+  std::vector<offset_t> lengths(static_cast<std::size_t>(split.back()), 0);
+  for (index_t i = 0; i < mine.rows; ++i) lengths[split[g.rank()] + i] = mine.rpt[i + 1] - mine.rpt[i];
+  offset_t at = 0;
+  for (int r = 0; r < ranks; ++r) {
+    if (r == g.rank()) {
+      std::copy(mine.col.begin(), mine.col.end(), x.col.begin() + at);
+      std::copy(mine.val.begin(), mine.val.end(), x.val.begin() + at);
+    }
+    broadcast(lengths.data() + split[r], split[r + 1] - split[r], r, g.comm());
+    broadcast(x.col.data() + at, entries[r], r, g.comm());
+    broadcast(x.val.data() + at, entries[r], r, g.comm());
+    at += entries[r];
+  }
+  for (index_t i = 0; i < x.rows; ++i) x.rpt[i + 1] = x.rpt[i] + lengths[i];
+  return x;
+}
+
+/// dist_layout::rows (mcl_dist.hpp): the whole iterate on every rank, each expanding, pruning and
+/// inflating its share of the rows with the CPU backend, the kept rows then broadcast.
+template <class T>
+dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const params& p,
+                            const std::function<void(const dist_iteration_info&)>& progress,
+                            int root) {
+  const auto t0 = clock::now();
+  host_csr<T> x;
+  {
+    // the start matrix to every rank: its shape and sizes, then its arrays
+    long long shape[2] = {start.rows, static_cast<long long>(start.nnz())};
+    OPSPARSE_MPI_TRY(MPI_Bcast(shape, 2, MPI_LONG_LONG, root, g.comm()));
+    local_step(g, "opsparse-mcl-mpi: room for the start matrix", [&] {
+      if (g.rank() == root) {
+        x = start;
+        return;
+      }
+      x = host_csr<T>(static_cast<index_t>(shape[0]), static_cast<index_t>(shape[0]));
+      x.col.resize(static_cast<std::size_t>(shape[1]));
+      x.val.resize(static_cast<std::size_t>(shape[1]));
+    });
+    broadcast(x.rpt.data(), static_cast<long long>(x.rpt.size()), root, g.comm());
+    broadcast(x.col.data(), shape[1], root, g.comm());
+    broadcast(x.val.data(), shape[1], root, g.comm());
+  }
+  const index_t n = x.rows;
+  const int me = g.rank(), ranks = g.size();
+  const prune_rule rule = p.rule();
+  const double power = detail::mcl_float(p.inflation);
+  std::unique_ptr<backend<T>> b;
+  local_step(g, "opsparse-mcl-mpi: the CPU backend", [&] { b = make_cpu_backend<T>(p.threads); });
+  dist_run_result<T> r;
+  for (int it = 1; it <= p.max_iter; ++it) {
+    const auto t1 = clock::now();
+    std::vector<index_t> split(static_cast<std::size_t>(ranks) + 1, n);
+    double chaos = 0, expand_seconds = 0;
+    offset_t expanded = 0;
+    host_csr<T> mine;
+    local_step(g, "opsparse-mcl-mpi: expanding and pruning the rank's rows", [&] {
+      // Equal shares of the products, the same split on every rank (the same X).
+      const std::vector<offset_t> per_row = cpu::row_products(x, x);
+      std::vector<offset_t> before(per_row.size() + 1, 0);
+      for (std::size_t i = 0; i < per_row.size(); ++i) before[i + 1] = before[i] + per_row[i];
+      split[0] = 0;
+      for (int d = 1; d < ranks; ++d)
+        split[d] = std::max(split[d - 1], static_cast<index_t>(
+            std::lower_bound(before.begin(), before.end(), before.back() * d / ranks) - before.begin()));
+      b->load(x);
+      x = {};
+      b->expansion_blocks(0);
+      b->expand(split[me], split[me + 1]);
+      b->prune_normalise(rule);
+      b->finish_expansion();
+      chaos = b->chaos();
+      b->inflate_normalise(power);
+      expanded = b->expanded_nnz();
+      const host_csr<T> all = b->download();
+      mine = dist::detail::take_rows(all, {split[me]}, {split[me + 1]});
+      expand_seconds = since(t1);
+    });
+    const auto t2 = clock::now();
+    x = gather_rows_everywhere(g, mine, split, n);
+    double maxima[3] = {chaos, expand_seconds, since(t2)};
+    OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, maxima, 3, MPI_DOUBLE, MPI_MAX, g.comm()));
+    long long sum = static_cast<long long>(expanded);
+    OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_LONG_LONG, MPI_SUM, g.comm()));
+    r.iterations = it;
+    if (progress) {
+      dist_iteration_info i;
+      i.iteration = it;
+      i.chaos = maxima[0];
+      i.expanded_nnz = sum;
+      i.nnz = x.nnz();
+      i.seconds = since(t1);
+      i.expand_seconds = maxima[1];
+      i.products_seconds = maxima[1];  // (fused: products, pruning and inflation together)
+      i.exchange_seconds = maxima[2];
+      progress(i);
+    }
+    if (maxima[0] < p.chaos_limit) {
+      r.converged = true;
+      break;
+    }
+  }
+  if (me == root) r.limit = std::move(x);
+  r.seconds = since(t0);
+  return r;
+}
+
+}  // namespace
+
+template <class T>
+dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start, const params& p,
+                                   const std::function<void(const dist_iteration_info&)>& progress,
+                                   int root, dist_engine which, dist_layout layout) {
+  validate(p);
+  check_start(g, start, root);
+  if (layout == dist_layout::rows) {
+    if (which != dist_engine::cpu)
+      throw std::invalid_argument("opsparse-mcl-mpi: the rows layout runs the CPU engine only");
+    return run_rows(g, start, p, progress, root);
+  }
+  const auto t0 = clock::now();
   dist::dist_csr<T> x = dist::scatter(g, start, root);
   const index_t n = x.rows;
   const prune_rule rule = p.rule();
@@ -497,9 +643,9 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
 
 template dist_run_result<float> run_distributed<float>(
     const dist::grid&, const host_csr<float>&, const params&,
-    const std::function<void(const dist_iteration_info&)>&, int, dist_engine);
+    const std::function<void(const dist_iteration_info&)>&, int, dist_engine, dist_layout);
 template dist_run_result<double> run_distributed<double>(
     const dist::grid&, const host_csr<double>&, const params&,
-    const std::function<void(const dist_iteration_info&)>&, int, dist_engine);
+    const std::function<void(const dist_iteration_info&)>&, int, dist_engine, dist_layout);
 
 }  // namespace opsparse::mcl

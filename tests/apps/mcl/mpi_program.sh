@@ -3,7 +3,7 @@
 # small machine), end to end:
 #   - on small shared PPI networks its output file is opsparse-mcl's, byte for byte, and its
 #     partition is Debian mcl's (clusters compared as sets), on the default grid and (NP = 4) on
-#     1x4 and 4x1 grids;
+#     1x4 and 4x1 grids, and in the rows layout (--layout rows);
 #   - a malformed input gives one error message (rank 0's, with the file and the line), exit
 #     status 1 on every rank, no hang, and leaves the output file as it was (no temporary file);
 #   - --backend gpu: on a machine with a GPU its partition is mcl's too; without one, status 1 on
@@ -33,7 +33,7 @@ for name in PPISB_yeast PPISB_mouse ghsom_Ito_core ghsom_Y2H_union; do
   [ -f "$f" ] || { fail "missing $f"; continue; }
   "$mcl_single" "$f" --abc --backend cpu -o "$work/$name.single" -q x 2> /dev/null || fail "$name: opsparse-mcl failed"
   mcl "$f" --abc -o "$work/$name.mcl" -V all 2> /dev/null || fail "$name: mcl failed"
-  grids=("")
+  grids=("" "--layout rows")
   [ "$np" = 4 ] && grids+=("--grid 1x4" "--grid 4x1")
   for grid in "${grids[@]}"; do
     # shellcheck disable=SC2086  # $grid is two words or none
@@ -105,10 +105,20 @@ run_mpi --help > "$work/help.out" 2>&1
 [ "$(grep -c "^Usage: mpirun -np P opsparse-mcl-mpi" "$work/help.out")" = 1 ] || fail "--help: not one usage"
 grep -q -- "--grid RxC" "$work/help.out" || fail "--help does not document --grid"
 grep -q -- "--backend" "$work/help.out" || fail "--help does not document --backend"
+grep -q -- "--layout L" "$work/help.out" || fail "--help does not document --layout"
 grep -Eq -- "^ +--(inflations|block-products)" "$work/help.out" &&
   fail "--help lists an option opsparse-mcl-mpi refuses"
 run_mpi "$ppi/PPISB_yeast.abc" --backend tpu -o "$work/tpu.out" 2> /dev/null
 [ $? = 2 ] || fail "--backend tpu: not refused as a usage error"
+
+# The rows layout runs the CPU engine: with --backend gpu, and an unknown layout, usage errors.
+run_mpi "$ppi/PPISB_yeast.abc" --abc --layout rows --backend gpu -o "$work/rows.out" 2> "$work/rows.err"
+[ $? = 2 ] || fail "--layout rows --backend gpu: exit status is not 2"
+[ "$(grep -c "^opsparse-mcl-mpi: --layout rows runs the CPU engine only" "$work/rows.err")" = 1 ] ||
+  { fail "--layout rows --backend gpu: not one message"; cat "$work/rows.err"; }
+run_mpi "$ppi/PPISB_yeast.abc" --abc --layout columns -o "$work/rows.out" 2> /dev/null
+[ $? = 2 ] || fail "--layout columns: not refused as a usage error"
+[ -e "$work/rows.out" ] && fail "a refused layout wrote an output file"
 
 # A grid that does not fit the job: a usage error, once.
 run_mpi "$ppi/PPISB_yeast.abc" --abc --grid 3x5 -o "$work/grid.out" 2> "$work/grid.err"

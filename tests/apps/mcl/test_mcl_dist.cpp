@@ -1,5 +1,6 @@
 // Distributed MCL (run_distributed, mcl_dist.hpp) under mpirun against the single-process CPU
-// backend (run() with make_cpu_backend): on every grid shape of the world, the iterates after 1,
+// backend (run() with make_cpu_backend): on every grid shape of the world and in the rows
+// layout, the iterates after 1,
 // 2 and 3 iterations and the limit are the CPU backend's bit for bit, float and double cells, on
 // the shared PPI networks and on planted graphs with tight pruning (selection, both recoveries,
 // mcl's emergency loops), with the expansion in many memory phases; the clusters interpreted
@@ -55,15 +56,23 @@ void check_runs(const host_csr<double>& start, mcl::params p, const std::string&
       auto backend = mcl::make_cpu_backend<T>(1);
       want = mcl::run(*backend, cells, q);
     }
-    for (const auto shape : test::all_shapes()) {
+    // the grid layout on every grid shape, the rows layout once (it does not use the shape)
+    std::vector<std::pair<opsparse::dist::grid_shape, mcl::dist_layout>> runs;
+    for (const auto shape : test::all_shapes()) runs.emplace_back(shape, mcl::dist_layout::grid);
+    runs.emplace_back(runs.front().first, mcl::dist_layout::rows);
+    for (const auto& [shape, layout] : runs) {
       const opsparse::dist::grid g(MPI_COMM_WORLD, shape.rows, shape.cols);
-      const mcl::dist_run_result<T> got = mcl::run_distributed<T>(g, cells, q);
+      const mcl::dist_run_result<T> got =
+          mcl::run_distributed<T>(g, cells, q, {}, 0, mcl::dist_engine::cpu, layout);
       if (g.rank() != 0) {
         EXPECT_TRUE(got.limit.rpt.size() <= 1) << "the limit belongs to rank 0 only";
         continue;
       }
-      const std::string where = what + ", " + test::shape_name(g) + ", max_iter " +
-                                std::to_string(q.max_iter) + (sizeof(T) == 4 ? ", float" : ", double");
+      const std::string where = what + ", " +
+                                (layout == mcl::dist_layout::rows ? std::string("rows layout")
+                                                                  : test::shape_name(g)) +
+                                ", max_iter " + std::to_string(q.max_iter) +
+                                (sizeof(T) == 4 ? ", float" : ", double");
       EXPECT_EQ(got.iterations, want.iterations) << where;
       EXPECT_EQ(got.converged, want.converged) << where;
       EXPECT_TRUE(identical(got.limit, want.limit)) << where;
