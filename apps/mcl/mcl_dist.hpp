@@ -56,8 +56,9 @@ enum class dist_engine { cpu, gpu };
 ///         rows (equal products) with opsparse-mcl's own CPU backend, whose expansion is fused
 ///         with the pruning; the kept rows are then broadcast to every rank. A grid with one
 ///         process column broadcasts X whole to every rank each iteration anyway, and the fused
-///         expansion never stores the unpruned rows. PPISB_human on the 2-core CPU machine:
-///         6.9 -> 2.8 s on 1 rank (2 threads), 5.6 -> 1.7 s on 2 ranks (opsparse-mcl: 1.2 s).
+///         expansion never stores the unpruned rows. PPISB_human on the 2-core CPU machine
+///         (mpirun --bind-to none): 4.1 -> 1.6 s on 1 rank of 2 threads, 5.1 -> 1.6 s on 2
+///         ranks of 1 (opsparse-mcl -te 2: 1.15 s, the same output).
 ///         The CPU engine only for now; every rank holds the whole iterate.
 enum class dist_layout { grid, rows };
 
