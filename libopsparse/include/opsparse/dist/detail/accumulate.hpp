@@ -21,8 +21,8 @@ namespace opsparse::dist::detail {
 /// c += a·b over Semiring (c is a.rows × b.cols with sorted rows, and stays sorted): a column
 /// already in c's row continues from its value, a new column starts with its first product (as
 /// cpu::spgemm starts a sum). A dense accumulator over b's columns per thread (a value and a flag
-/// per column); rows split into one contiguous range per thread, each thread writing
-/// its rows to a buffer of its own, concatenated in row order afterwards.
+/// per column) a thread; rows cut into chunks of about equal work taken dynamically, each chunk
+/// written to a buffer of its own, the buffers concatenated in row order afterwards.
 template <class Semiring, class VA, class VB>
 void accumulate_product(const host_csr<VA>& a, const host_csr<VB>& b,
                         host_csr<typename Semiring::value_type>& c, int threads) {
@@ -38,72 +38,99 @@ void accumulate_product(const host_csr<VA>& a, const host_csr<VB>& b,
   const offset_t work = a.nnz() + c.nnz();
   // One thread per 2^14 entries at least (as cpu::row_products: below that a team costs more).
   threads = static_cast<int>(std::max<offset_t>(1, std::min<offset_t>(threads, work >> 14)));
+  // Each row's work (its entries of c and its products) bounds its entries; the rows are cut
+  // into chunks of about equal work, eight a thread, taken dynamically: contiguous ranges of
+  // equal row counts left threads idle behind the ranges holding the long rows.
+  std::vector<offset_t> bound(static_cast<std::size_t>(rows) + 1, 0);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (index_t i = 0; i < rows; ++i) {
+    offset_t w = c.rpt[i + 1] - c.rpt[i];
+    for (offset_t ka = a.rpt[i]; ka < a.rpt[i + 1]; ++ka) w += b.rpt[a.col[ka] + 1] - b.rpt[a.col[ka]];
+    bound[static_cast<std::size_t>(i) + 1] = w;
+  }
+  std::vector<offset_t> work_before(bound.size(), 0);  // work of rows [0, i)
+  for (index_t i = 0; i < rows; ++i) work_before[i + 1] = work_before[i] + bound[i + 1];
+  const int chunks = static_cast<int>(std::max<offset_t>(1, std::min<offset_t>(rows, 8 * threads)));
+  std::vector<index_t> first_row(static_cast<std::size_t>(chunks) + 1, rows);
+  first_row[0] = 0;
+  for (int k = 1; k < chunks; ++k) {
+    const offset_t target = work_before.back() * k / chunks;
+    first_row[k] = static_cast<index_t>(
+        std::lower_bound(work_before.begin(), work_before.end(), target) - work_before.begin());
+    first_row[k] = std::max(first_row[k], first_row[k - 1]);
+  }
   struct part {
     std::vector<offset_t> lengths;
     std::vector<index_t> col;
     std::vector<T> val;
   };
-  std::vector<part> parts(static_cast<std::size_t>(threads));
+  std::vector<part> parts(static_cast<std::size_t>(chunks));
   std::exception_ptr error;
 #pragma omp parallel num_threads(threads)
   {
-    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const index_t r0 = static_cast<index_t>(static_cast<offset_t>(rows) * t / nt);
-    const index_t r1 = static_cast<index_t>(static_cast<offset_t>(rows) * (t + 1) / nt);
+    std::vector<T> acc;
+    std::vector<char> present;
+    std::vector<index_t> touched;
     try {
-      part& out = parts[static_cast<std::size_t>(t)];
-      std::vector<T> acc(with_values ? static_cast<std::size_t>(b.cols) : 0);
-      std::vector<char> present(static_cast<std::size_t>(b.cols), 0);
-      std::vector<index_t> touched;
-      out.lengths.reserve(static_cast<std::size_t>(r1 - r0));
-      for (index_t i = r0; i < r1; ++i) {
-        offset_t bound = c.rpt[i + 1] - c.rpt[i];
-        for (offset_t ka = a.rpt[i]; ka < a.rpt[i + 1]; ++ka)
-          bound += b.rpt[a.col[ka] + 1] - b.rpt[a.col[ka]];
-        // A row touching a good part of the columns finds them by a scan over the flags
-        // (ascending); a sparser one lists them on first touch and sorts (as apps/mcl's CPU
-        // backend: sorting dense rows took most of the time).
-        const bool scan = bound * 4 >= static_cast<offset_t>(b.cols);
-        touched.clear();
-        const auto touch = [&](index_t j) {
-          present[j] = 1;
-          if (!scan) touched.push_back(j);
-        };
-        for (offset_t k = c.rpt[i]; k < c.rpt[i + 1]; ++k) {
-          touch(c.col[k]);
-          if constexpr (with_values) acc[c.col[k]] = c.val[k];
-        }
-        for (offset_t ka = a.rpt[i]; ka < a.rpt[i + 1]; ++ka) {
-          const index_t k = a.col[ka];
-          const auto av = cpu::detail::value_at(a, ka);
-          (void)av;  // (pattern products have no value)
-          for (offset_t kb = b.rpt[k]; kb < b.rpt[k + 1]; ++kb) {
-            const index_t j = b.col[kb];
-            if (present[j]) {
-              if constexpr (with_values)
-                acc[j] = Semiring::add(acc[j], Semiring::multiply(av, cpu::detail::value_at(b, kb)));
-              continue;
-            }
-            touch(j);
-            if constexpr (with_values) acc[j] = Semiring::multiply(av, cpu::detail::value_at(b, kb));
-          }
-        }
-        if (scan) {
-          for (index_t j = 0; j < b.cols; ++j)
-            if (present[j]) touched.push_back(j);
-        } else {
-          std::sort(touched.begin(), touched.end());
-        }
-        out.lengths.push_back(static_cast<offset_t>(touched.size()));
-        for (const index_t j : touched) {
-          out.col.push_back(j);
-          if constexpr (with_values) out.val.push_back(acc[j]);
-          present[j] = 0;
-        }
-      }
+      acc.resize(with_values ? static_cast<std::size_t>(b.cols) : 0);
+      present.assign(static_cast<std::size_t>(b.cols), 0);
     } catch (...) {
 #pragma omp critical(opsparse_dist_accumulate)
       if (!error) error = std::current_exception();
+    }
+#pragma omp for schedule(dynamic, 1)
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      if (present.size() != static_cast<std::size_t>(b.cols)) continue;  // allocation failed
+      const index_t r0 = first_row[chunk], r1 = first_row[chunk + 1];
+      try {
+        part& out = parts[static_cast<std::size_t>(chunk)];
+        out.lengths.reserve(static_cast<std::size_t>(r1 - r0));
+        for (index_t i = r0; i < r1; ++i) {
+          // A row touching a good part of the columns finds them by a scan over the flags
+          // (ascending); a sparser one lists them on first touch and sorts (as apps/mcl's CPU
+          // backend: sorting dense rows took most of the time).
+          const bool scan = bound[static_cast<std::size_t>(i) + 1] * 4 >= static_cast<offset_t>(b.cols);
+          touched.clear();
+          const auto touch = [&](index_t j) {
+            present[j] = 1;
+            if (!scan) touched.push_back(j);
+          };
+          for (offset_t k = c.rpt[i]; k < c.rpt[i + 1]; ++k) {
+            touch(c.col[k]);
+            if constexpr (with_values) acc[c.col[k]] = c.val[k];
+          }
+          for (offset_t ka = a.rpt[i]; ka < a.rpt[i + 1]; ++ka) {
+            const index_t k = a.col[ka];
+            const auto av = cpu::detail::value_at(a, ka);
+            (void)av;  // (pattern products have no value)
+            for (offset_t kb = b.rpt[k]; kb < b.rpt[k + 1]; ++kb) {
+              const index_t j = b.col[kb];
+              if (present[j]) {
+                if constexpr (with_values)
+                  acc[j] = Semiring::add(acc[j], Semiring::multiply(av, cpu::detail::value_at(b, kb)));
+                continue;
+              }
+              touch(j);
+              if constexpr (with_values) acc[j] = Semiring::multiply(av, cpu::detail::value_at(b, kb));
+            }
+          }
+          if (scan) {
+            for (index_t j = 0; j < b.cols; ++j)
+              if (present[j]) touched.push_back(j);
+          } else {
+            std::sort(touched.begin(), touched.end());
+          }
+          out.lengths.push_back(static_cast<offset_t>(touched.size()));
+          for (const index_t j : touched) {
+            out.col.push_back(j);
+            if constexpr (with_values) out.val.push_back(acc[j]);
+            present[j] = 0;
+          }
+        }
+      } catch (...) {
+#pragma omp critical(opsparse_dist_accumulate)
+        if (!error) error = std::current_exception();
+      }
     }
   }
   if (error) std::rethrow_exception(error);
