@@ -502,7 +502,7 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
   dist_run_result<T> r;
   for (int it = 1; it <= p.max_iter; ++it) {
     const auto t1 = clock::now();
-    std::vector<index_t> split(static_cast<std::size_t>(ranks) + 1, n);
+    std::vector<index_t> split;
     double chaos = 0, expand_seconds = 0;
     offset_t expanded = 0;
     host_csr<T> mine;
@@ -511,10 +511,7 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
       const std::vector<offset_t> per_row = cpu::row_products(x, x);
       std::vector<offset_t> before(per_row.size() + 1, 0);
       for (std::size_t i = 0; i < per_row.size(); ++i) before[i + 1] = before[i] + per_row[i];
-      split[0] = 0;
-      for (int d = 1; d < ranks; ++d)
-        split[d] = std::max(split[d - 1], static_cast<index_t>(
-            std::lower_bound(before.begin(), before.end(), before.back() * d / ranks) - before.begin()));
+      split = cpu::balanced_row_blocks(before, ranks);
       b->load(x);
       x = {};
       b->expansion_blocks(0);

@@ -84,16 +84,7 @@ inline void scan_lengths(std::vector<offset_t>& rpt) {
 /// is never split; empty blocks are possible).
 template <class V>
 std::vector<index_t> row_blocks(const host_csr<V>& a, int blocks) {
-  std::vector<index_t> first(static_cast<std::size_t>(blocks) + 1, a.rows);
-  first[0] = 0;
-  const offset_t nnz = a.nnz();
-  for (int c = 1; c < blocks; ++c) {
-    const offset_t target = nnz / blocks * c + nnz % blocks * c / blocks;
-    const auto it = std::lower_bound(a.rpt.begin(), a.rpt.end(), target);
-    first[c] = std::max(first[c - 1],
-                        static_cast<index_t>(std::min<std::ptrdiff_t>(it - a.rpt.begin(), a.rows)));
-  }
-  return first;
+  return balanced_row_blocks(a.rpt, blocks);
 }
 
 /// Sorts entries [b, e) of `a` by column, values following; equal columns keep their order.

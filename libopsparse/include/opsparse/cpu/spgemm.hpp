@@ -1,6 +1,7 @@
 #pragma once
 // The CPU engine: row-wise SpGEMM over any semiring and mask, OpenMP over rows.
 // It is the oracle of every GPU test and the fallback where no GPU is present.
+#include <algorithm>
 #include <vector>
 
 #include "opsparse/csr.hpp"
@@ -25,6 +26,24 @@ struct options {
 /// Number of multiplications in each row of A·B (what the engine sizes and schedules by).
 template <class VA, class VB>
 std::vector<offset_t> row_products(const host_csr<VA>& a, const host_csr<VB>& b);
+
+/// `blocks` + 1 row boundaries that split the rows into runs of about equal weight, where
+/// `before[i]` is the weight of rows [0, i) (rows + 1 non-decreasing entries: a matrix's row
+/// pointers weigh its entries, a prefix of row_products its products). A row is never split;
+/// runs may be empty.
+inline std::vector<index_t> balanced_row_blocks(const std::vector<offset_t>& before, int blocks) {
+  const auto rows = static_cast<index_t>(before.size() - 1);
+  std::vector<index_t> first(static_cast<std::size_t>(blocks) + 1, rows);
+  first[0] = 0;
+  const offset_t total = before.back() - before.front();
+  for (int c = 1; c < blocks; ++c) {
+    const offset_t target = before.front() + total / blocks * c + total % blocks * c / blocks;
+    const auto it = std::lower_bound(before.begin(), before.end(), target);
+    first[c] = std::max(first[c - 1],
+                        static_cast<index_t>(std::min<std::ptrdiff_t>(it - before.begin(), rows)));
+  }
+  return first;
+}
 
 /// The automatic choice: a dense accumulator of `cols` entries per thread, or a hash table.
 inline bool prefer_dense_accumulator(index_t cols, offset_t products, int threads);

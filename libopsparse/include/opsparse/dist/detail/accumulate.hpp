@@ -37,15 +37,7 @@ std::vector<index_t> equal_work_chunks(const host_csr<VA>& a, const host_csr<VB>
   std::vector<offset_t> work_before(bound.size(), 0);  // work of rows [0, i)
   for (index_t i = 0; i < rows; ++i) work_before[i + 1] = work_before[i] + bound[i + 1];
   const int chunks = static_cast<int>(std::max<offset_t>(1, std::min<offset_t>(rows, 8 * threads)));
-  std::vector<index_t> first_row(static_cast<std::size_t>(chunks) + 1, rows);
-  first_row[0] = 0;
-  for (int k = 1; k < chunks; ++k) {
-    const offset_t target = work_before.back() * k / chunks;
-    first_row[k] = static_cast<index_t>(
-        std::lower_bound(work_before.begin(), work_before.end(), target) - work_before.begin());
-    first_row[k] = std::max(first_row[k], first_row[k - 1]);
-  }
-  return first_row;
+  return cpu::balanced_row_blocks(work_before, chunks);
 }
 
 /// Row i of c + a·b appended to `out` (its length, columns and values): `bound` is its work
