@@ -40,12 +40,12 @@ constexpr const char* usage =
     "builds the start matrix as opsparse-mcl does, every rank expands (Sparse SUMMA: local\n"
     "products on the rank's GPU, the rank on its node modulo the node's GPUs, or with the CPU\n"
     "engine), prunes and inflates its share, and rank 0 interprets the limit and writes the one\n"
-    "output (--layout rows: every rank holds the whole iterate and expands its own rows with\n"
-    "opsparse-mcl's CPU backend). With --backend cpu the iterates equal opsparse-mcl's CPU\n"
-    "iterates bit for bit, on any grid and layout; the GPU engine's sums differ in the last\n"
-    "bits (the clusters are mcl's). Options are opsparse-mcl's (mcl's spelling) except\n"
-    "--inflations and --block-products; -te is the threads per rank; --backend gpu needs a GPU\n"
-    "on every rank, auto takes the GPUs when every rank has one (the rows layout: the CPU).\n"
+    "output (--layout rows: every rank holds the whole iterate and expands, prunes and inflates\n"
+    "its own rows with opsparse-mcl's CPU or GPU backend). With --backend cpu the iterates equal\n"
+    "opsparse-mcl's CPU iterates bit for bit, on any grid and layout; the GPU engine's sums\n"
+    "differ in the last bits (the clusters are mcl's). Options are opsparse-mcl's (mcl's\n"
+    "spelling) except --inflations and --block-products; -te is the threads per rank; --backend\n"
+    "gpu needs a GPU on every rank, auto takes the GPUs when every rank has one.\n"
     "Graphs with negative weights are refused (use opsparse-mcl).\n\nOptions";
 
 constexpr const char* help_tail =
@@ -277,13 +277,11 @@ int run_mpi_cli(int argc, const char* const* argv, std::ostream& out_root, std::
     const cli_flavour flavour = mpi_flavour(sh, ranks);
     status = apps::run_guarded(cli, err, [&] {
       if (!parse_cli(s, argc, argv, out, err, &flavour)) return 0;
-      if (sh.rows_layout && s.common.backend == "gpu")
-        throw apps::usage_error("--layout rows runs the CPU engine only: not with --backend gpu");
       return -1;
     });
     sh.p = s.p;
     sh.prec = s.prec;
-    sh.backend = s.common.backend == "cpu" || sh.rows_layout ? 0 : s.common.backend == "gpu" ? 1 : 2;
+    sh.backend = s.common.backend == "cpu" ? 0 : s.common.backend == "gpu" ? 1 : 2;
     sh.verbose = s.common.verbose;
     sh.quiet = s.common.quiet;
     sh.iteration_lines = s.iteration_lines;

@@ -117,7 +117,9 @@ class backend {
   /// Row blocks for the coming expansion: boundaries r0 = 0 < r1 < ... = rows. `max_products`
   /// caps the multiplications per block (0: the backend decides from its memory).
   virtual std::vector<index_t> expansion_blocks(long long max_products) = 0;
-  /// Computes rows [r0, r1) of X·X (the expanded block).
+  /// Computes rows [r0, r1) of X·X (the expanded block). Blocks come in increasing order
+  /// without overlap; they need not cover every row: a row no block expanded is empty in the
+  /// next iterate and has no chaos (a distributed rank expands only its own rows).
   virtual void expand(index_t r0, index_t r1) = 0;
   /// Prunes the expanded block row by row as mcl does (see mcl_prune.hpp), renormalises it and
   /// appends it to the next iterate; records each row's chaos.

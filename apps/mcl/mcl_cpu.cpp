@@ -442,6 +442,8 @@ class cpu_backend final : public backend<T> {
 
   void begin_step() {
     expanded_nnz_ = 0;
+    // A row no block expands is empty and has no chaos (a distributed rank expands its own).
+    std::fill(chaos_.begin(), chaos_.end(), 0.0);
     next_rpt_.assign(static_cast<std::size_t>(m_.rows) + 1, 0);
     next_col_.clear();
     next_val_.clear();

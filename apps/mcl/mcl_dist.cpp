@@ -357,6 +357,18 @@ struct timed_engine {
   }
 };
 
+#if OPSPARSE_HAS_GPU_ENGINE
+/// The rank's GPU: local rank % the node's devices (ranks share them when there are more ranks
+/// than GPUs on a node). Throws on a rank that has none; *devices gets the node's count.
+int rank_device(const dist::grid& g, int* devices) {
+  if (cudaGetDeviceCount(devices) != cudaSuccess || *devices == 0) {
+    (void)cudaGetLastError();
+    throw std::runtime_error("rank " + std::to_string(g.rank()) + " has no usable CUDA device");
+  }
+  return g.rank_on_node() % *devices;
+}
+#endif
+
 /// Takes each row phase of the expansion: its rows of E on the host, in parts for the process
 /// row's ranks (spgemm_row_phases).
 using phase_consumer = std::function<void(const dist::row_phase&, host_csr<double>&&)>;
@@ -382,12 +394,9 @@ std::function<void(const dist::dist_csr<T>&, const phase_consumer&)> make_expans
   std::shared_ptr<dist::gpu_engine<plus_times<double>, T, T>> gpu;
   local_step(g, "opsparse-mcl-mpi: choosing the rank's GPU", [&] {
     int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-      (void)cudaGetLastError();
-      throw std::runtime_error("rank " + std::to_string(g.rank()) + " has no usable CUDA device");
-    }
-    gpu = std::make_shared<dist::gpu_engine<plus_times<double>, T, T>>(
-        opsparse::spgemm_options{}, g.rank_on_node() % devices);
+    const int device = rank_device(g, &devices);
+    gpu = std::make_shared<dist::gpu_engine<plus_times<double>, T, T>>(opsparse::spgemm_options{},
+                                                                      device);
     // A phase's product is held on the device too, by each of the ranks sharing it: the budget
     // is at most half the device's memory a rank (the estimate counts 24 bytes a product, of
     // which C takes at most 12 there: a quarter of the device).
@@ -468,12 +477,49 @@ host_csr<T> gather_rows_everywhere(const dist::grid& g, const host_csr<T>& mine,
   return x;
 }
 
+/// The backend of the rows layout: opsparse-mcl's CPU backend, or its GPU backend on the rank's
+/// GPU (made on every rank or, failing on one, on none).
+template <class T>
+std::unique_ptr<backend<T>> make_rows_backend(const dist::grid& g, const params& p,
+                                              dist_engine which) {
+  std::unique_ptr<backend<T>> b;
+  local_step(g, "opsparse-mcl-mpi: the rank's backend", [&] {
+    if (which == dist_engine::cpu) {
+      b = make_cpu_backend<T>(p.threads);
+      return;
+    }
+#if OPSPARSE_HAS_GPU_ENGINE
+    int devices = 0;
+    b = make_gpu_backend<T>(rank_device(g, &devices));
+#else
+    throw std::runtime_error("this build has no GPU engine (configured with -DOPSPARSE_GPU=OFF)");
+#endif
+  });
+  return b;
+}
+
+/// Rows [first, last) of the expansion, in the backend's blocks (its memory's: the GPU
+/// backend's blocks of the whole X·X) cut to that range, each pruned before the next is
+/// expanded.
+template <class T>
+void expand_prune_range(backend<T>& b, index_t first, index_t last, const prune_rule& rule) {
+  const std::vector<index_t> blocks = b.expansion_blocks(0);
+  for (std::size_t k = 0; k + 1 < blocks.size(); ++k) {
+    const index_t r0 = std::max(blocks[k], first), r1 = std::min(blocks[k + 1], last);
+    if (r0 >= r1) continue;
+    b.expand(r0, r1);
+    b.prune_normalise(rule);
+  }
+  b.finish_expansion();
+}
+
 /// dist_layout::rows (mcl_dist.hpp): the whole iterate on every rank, each expanding, pruning and
-/// inflating its share of the rows with the CPU backend, the kept rows then broadcast.
+/// inflating its share of the rows with opsparse-mcl's CPU or GPU backend, the kept rows then
+/// broadcast.
 template <class T>
 dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const params& p,
                             const std::function<void(const dist_iteration_info&)>& progress,
-                            int root) {
+                            int root, dist_engine which) {
   const auto t0 = clock::now();
   host_csr<T> x;
   {
@@ -497,8 +543,7 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
   const int me = g.rank(), ranks = g.size();
   const prune_rule rule = p.rule();
   const double power = detail::mcl_float(p.inflation);
-  std::unique_ptr<backend<T>> b;
-  local_step(g, "opsparse-mcl-mpi: the CPU backend", [&] { b = make_cpu_backend<T>(p.threads); });
+  const std::unique_ptr<backend<T>> b = make_rows_backend<T>(g, p, which);
   dist_run_result<T> r;
   for (int it = 1; it <= p.max_iter; ++it) {
     const auto t1 = clock::now();
@@ -514,10 +559,7 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
       split = cpu::balanced_row_blocks(before, ranks);
       b->load(x);
       x = {};
-      b->expansion_blocks(0);
-      b->expand(split[me], split[me + 1]);
-      b->prune_normalise(rule);
-      b->finish_expansion();
+      expand_prune_range(*b, split[me], split[me + 1], rule);
       chaos = b->chaos();
       b->inflate_normalise(power);
       expanded = b->expanded_nnz();
@@ -562,11 +604,7 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
                                    int root, dist_engine which, dist_layout layout) {
   validate(p);
   check_start(g, start, root);
-  if (layout == dist_layout::rows) {
-    if (which != dist_engine::cpu)
-      throw std::invalid_argument("opsparse-mcl-mpi: the rows layout runs the CPU engine only");
-    return run_rows(g, start, p, progress, root);
-  }
+  if (layout == dist_layout::rows) return run_rows(g, start, p, progress, root, which);
   const auto t0 = clock::now();
   dist::dist_csr<T> x = dist::scatter(g, start, root);
   const index_t n = x.rows;

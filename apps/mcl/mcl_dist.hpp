@@ -53,13 +53,14 @@ enum class dist_engine { cpu, gpu };
 ///   grid  2D blocks on the grid, the expansion by Sparse SUMMA in memory phases (above): the
 ///         iterate is never whole on a rank.
 ///   rows  every rank holds the whole iterate and expands, prunes and inflates its share of the
-///         rows (equal products) with opsparse-mcl's own CPU backend, whose expansion is fused
-///         with the pruning; the kept rows are then broadcast to every rank. A grid with one
+///         rows (equal products) with opsparse-mcl's own backend (the CPU's, or the GPU's on the
+///         rank's GPU with the GPU engine), each expanded block pruned before the next; the kept
+///         rows are then broadcast to every rank. A grid with one
 ///         process column broadcasts X whole to every rank each iteration anyway, and the fused
 ///         expansion never stores the unpruned rows. PPISB_human on the 2-core CPU machine
 ///         (mpirun --bind-to none): 4.1 -> 1.6 s on 1 rank of 2 threads, 5.1 -> 1.6 s on 2
 ///         ranks of 1 (opsparse-mcl -te 2: 1.15 s, the same output).
-///         The CPU engine only for now; every rank holds the whole iterate.
+///         Every rank holds the whole iterate (on its GPU too, with the GPU engine).
 enum class dist_layout { grid, rows };
 
 template <class T>
@@ -77,7 +78,6 @@ struct dist_run_result {
 /// p.threads: OpenMP threads per rank. p.block_products is not used (the row phases bound the
 /// expansion's memory; OPSPARSE_DIST_MEMORY sets the budget). dist_engine::gpu needs a
 /// build with the GPU engine and a GPU on every rank (std::runtime_error on every rank otherwise).
-/// dist_layout::rows with dist_engine::gpu is std::invalid_argument (not built yet).
 template <class T>
 dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start, const params& p,
                                    const std::function<void(const dist_iteration_info&)>& progress =

@@ -21,6 +21,7 @@
 // an upper bound of its nnz), it is computed in row blocks; each block is pruned into the next
 // iterate before the next block is expanded, so only one block's expanded rows exist at a time.
 #include <cub/cub.cuh>
+#include <thrust/iterator/constant_iterator.h>
 
 #include <algorithm>
 #include <array>
@@ -128,8 +129,11 @@ class gpu_backend final : public backend<T> {
     next_.set_nnz(0);
     times_ = stage_times{};
     compact_pending_ = false;
+    next_row_ = 0;
     if (n_ == 0) return {0};
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(next_.rpt(), 0, sizeof(offset_t), s));
+    // A row no block expands has no chaos (a distributed rank expands only its own rows).
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(chaos_.data(), 0, static_cast<std::size_t>(n_) * sizeof(double), s));
     // Products per row (an upper bound of the expanded nnz), scanned in place.
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(products_.data() + n_, 0, sizeof(offset_t), s));
     row_products(ctx_, m_.view(), m_.view(), products_.data());
@@ -202,6 +206,10 @@ class gpu_backend final : public backend<T> {
 
   void expand(index_t r0, index_t r1) override {
     OPSPARSE_EXPECTS(0 <= r0 && r0 <= r1 && r1 <= n_, "expand: bad row block");
+    OPSPARSE_EXPECTS(r0 >= next_row_, "expand: row blocks must come in order, without overlap");
+    // The next iterate is appended block after block: rows skipped before this block are empty.
+    leave_rows_empty(next_row_, r0);
+    next_row_ = r1;
     r0_ = r0;
     r1_ = r1;
     // A fused block is expanded by prune_normalise, which knows the pruning rule.
@@ -428,6 +436,10 @@ class gpu_backend final : public backend<T> {
   }
 
   void finish_expansion() override {
+    // Rows no block expanded (a distributed rank expands only its own: mcl_dist.cpp's rows
+    // layout) are empty, as the CPU backend leaves them.
+    leave_rows_empty(next_row_, n_);
+    next_row_ = n_;
     m_sorted_ = opt_.sorted;  // pruning keeps the order of the expanded rows
     std::swap(m_, next_);
     next_.set_nnz(0);
@@ -512,6 +524,15 @@ class gpu_backend final : public backend<T> {
     }
     m_sorted_ = true;
   }
+  /// Rows [from, to) of the next iterate empty: their row pointers repeat rpt[from], which is
+  /// the entries appended so far (blocks come in order).
+  void leave_rows_empty(index_t from, index_t to) {
+    if (from >= to) return;
+    const thrust::constant_iterator<offset_t> appended(next_.nnz());
+    OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(appended, next_.rpt() + from + 1,
+                                                      static_cast<long long>(to) - from,
+                                                      same_offset{}, ctx_.stream()));
+  }
   std::size_t scan_bytes(long long items) {
     std::size_t bytes = 0;
     OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, keep_.data(), items,
@@ -556,6 +577,7 @@ class gpu_backend final : public backend<T> {
   void* pinned_ = nullptr;
   index_t n_ = 0;
   index_t r0_ = 0;
+  index_t next_row_ = 0;  ///< rows of next_ laid out so far (blocks come in order)
   device_csr<T> m_;     // current iterate X (rows are mcl columns)
   device_csr<T> next_;  // the next iterate, assembled block by block (grow_nnz keeps its rows)
   device_csr<double> e_;        // the expanded block (double sums), reused by every product

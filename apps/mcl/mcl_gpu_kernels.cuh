@@ -34,6 +34,11 @@ struct cast_to {
   __device__ T operator()(double x) const { return static_cast<T>(x); }
 };
 
+/// An offset as it is (DeviceTransform's operation when filling row pointers with a constant).
+struct same_offset {
+  __device__ offset_t operator()(offset_t x) const { return x; }
+};
+
 /// Per expanded row, from the cutoff pass.
 struct row_stat {
   double maxval;      ///< largest value of the expanded row

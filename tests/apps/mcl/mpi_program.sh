@@ -6,8 +6,8 @@
 #     1x4 and 4x1 grids, and in the rows layout (--layout rows);
 #   - a malformed input gives one error message (rank 0's, with the file and the line), exit
 #     status 1 on every rank, no hang, and leaves the output file as it was (no temporary file);
-#   - --backend gpu: on a machine with a GPU its partition is mcl's too; without one, status 1 on
-#     every rank and one message naming the rank without a GPU;
+#   - --backend gpu (grid and rows layouts): on a machine with a GPU its partition is mcl's too;
+#     without one, status 1 on every rank and one message naming the rank without a GPU;
 #   - --help is printed once and documents --grid and --backend, not the options it refuses; a bad
 #     --grid and --backend are usage errors (status 2), reported once.
 # The byte comparisons run both programs with --backend cpu (the distributed CPU iterates are
@@ -51,25 +51,28 @@ for name in PPISB_yeast PPISB_mouse ghsom_Ito_core ghsom_Y2H_union; do
   done
 done
 
-# --backend gpu: mcl's partition where every rank has a GPU (they share the node's GPUs), else
-# status 1 and one message (OPSPARSE_REQUIRE_GPU=1: a GPU is required).
+# --backend gpu, in both layouts: mcl's partition where every rank has a GPU (they share the
+# node's GPUs), else status 1 and one message (OPSPARSE_REQUIRE_GPU=1: a GPU is required).
 g=$ppi/PPISB_yeast.abc
-run_mpi "$g" --abc --backend gpu -o "$work/gpu.out" 2> "$work/gpu.err"
-status=$?
-if [ $status = 0 ]; then
-  [ "$(as_sets "$work/gpu.out")" = "$(as_sets "$work/PPISB_yeast.mcl")" ] ||
-    fail "--backend gpu: partition differs from mcl's"
-  [ "$(grep -c "backend: gpu (GPU engine on $np rank" "$work/gpu.err")" = 1 ] ||
-    { fail "--backend gpu: not one GPU backend line"; cat "$work/gpu.err"; }
-  echo "ok: --backend gpu on $np ranks ($(wc -l < "$work/gpu.out") clusters, mcl's partition)"
-elif [ $status = 1 ] && [ "${OPSPARSE_REQUIRE_GPU:-0}" != 1 ]; then
-  [ "$(grep -c "^opsparse-mcl-mpi: .*--backend gpu: rank [0-9]* has no usable GPU" "$work/gpu.err")" = 1 ] ||
-    { fail "--backend gpu without a GPU: not one message naming the rank"; cat "$work/gpu.err"; }
-  [ -e "$work/gpu.out" ] && fail "--backend gpu without a GPU: an output file was written"
-  echo "ok: --backend gpu refused without a GPU ($(grep -m1 "no usable GPU" "$work/gpu.err"))"
-else
-  fail "--backend gpu: exit status $status"; cat "$work/gpu.err"
-fi
+for layout in grid rows; do
+  run_mpi "$g" --abc --backend gpu --layout $layout -o "$work/gpu.out" 2> "$work/gpu.err"
+  status=$?
+  if [ $status = 0 ]; then
+    [ "$(as_sets "$work/gpu.out")" = "$(as_sets "$work/PPISB_yeast.mcl")" ] ||
+      fail "--backend gpu --layout $layout: partition differs from mcl's"
+    [ "$(grep -c "backend: gpu (GPU engine on $np rank" "$work/gpu.err")" = 1 ] ||
+      { fail "--backend gpu --layout $layout: not one GPU backend line"; cat "$work/gpu.err"; }
+    echo "ok: --backend gpu --layout $layout on $np ranks ($(wc -l < "$work/gpu.out") clusters, mcl's partition)"
+  elif [ $status = 1 ] && [ "${OPSPARSE_REQUIRE_GPU:-0}" != 1 ]; then
+    [ "$(grep -c "^opsparse-mcl-mpi: .*--backend gpu: rank [0-9]* has no usable GPU" "$work/gpu.err")" = 1 ] ||
+      { fail "--backend gpu --layout $layout without a GPU: not one message naming the rank"; cat "$work/gpu.err"; }
+    [ -e "$work/gpu.out" ] && fail "--backend gpu --layout $layout without a GPU: an output file was written"
+    echo "ok: --backend gpu --layout $layout refused without a GPU ($(grep -m1 "no usable GPU" "$work/gpu.err"))"
+  else
+    fail "--backend gpu --layout $layout: exit status $status"; cat "$work/gpu.err"
+  fi
+  rm -f "$work/gpu.out"
+done
 
 # A malformed input: a weight that is no number on line 3.
 bad=$work/bad.abc
@@ -111,11 +114,7 @@ grep -Eq -- "^ +--(inflations|block-products)" "$work/help.out" &&
 run_mpi "$ppi/PPISB_yeast.abc" --backend tpu -o "$work/tpu.out" 2> /dev/null
 [ $? = 2 ] || fail "--backend tpu: not refused as a usage error"
 
-# The rows layout runs the CPU engine: with --backend gpu, and an unknown layout, usage errors.
-run_mpi "$ppi/PPISB_yeast.abc" --abc --layout rows --backend gpu -o "$work/rows.out" 2> "$work/rows.err"
-[ $? = 2 ] || fail "--layout rows --backend gpu: exit status is not 2"
-[ "$(grep -c "^opsparse-mcl-mpi: --layout rows runs the CPU engine only" "$work/rows.err")" = 1 ] ||
-  { fail "--layout rows --backend gpu: not one message"; cat "$work/rows.err"; }
+# An unknown layout: a usage error.
 run_mpi "$ppi/PPISB_yeast.abc" --abc --layout columns -o "$work/rows.out" 2> /dev/null
 [ $? = 2 ] || fail "--layout columns: not refused as a usage error"
 [ -e "$work/rows.out" ] && fail "a refused layout wrote an output file"

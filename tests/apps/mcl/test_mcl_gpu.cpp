@@ -1,5 +1,6 @@
 // apps/mcl on the GPU backend: the same clusters as the CPU backend on the hand-written graphs,
-// generated graphs and the ppi files; blocked expansion equals the whole one; late iterations
+// generated graphs and the ppi files; blocked expansion equals the whole one, and some rows
+// expanded (a distributed rank's) equal the CPU backend's; late iterations
 // allocate no device memory. Skips without a usable GPU, fails instead when
 // OPSPARSE_REQUIRE_GPU=1.
 #include <gtest/gtest.h>
@@ -7,7 +8,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mcl.hpp"
@@ -248,6 +251,62 @@ TEST_F(MclGpu, BlockedExpansionEqualsTheWholeOne) {
       run(*b2, start, blocked, [&](const iteration_info& it) { blocks = std::max(blocks, it.blocks); });
   EXPECT_GT(blocks, 3);
   EXPECT_TRUE(opsparse::test::csr_near(r1.limit, r2.limit, 1e-12));
+}
+
+// A distributed rank (mcl_dist.cpp's rows layout) expands only some rows: blocks in order with
+// rows skipped before, between and after them. The expanded rows equal the CPU backend's given
+// the same blocks, the skipped ones are empty, the chaos is that of the expanded rows; fused and
+// unfused; blocks out of order are refused.
+TEST_F(MclGpu, SomeRowsExpandedEqualTheCpus) {
+  REQUIRE_GPU();
+  const fs::path f = file("some_rows.abc", planted_abc(8, 60, 0.3, 0.02, true, 17));
+  io::labelled_graph g = io::read_graph(f.string());
+  params p;
+  p.select = 30;  // selection and recovery in the expanded rows
+  p.recover = 40;
+  const host_csr<double> start = start_matrix(g.adj, p);
+  const index_t n = start.rows;
+  const std::vector<std::pair<index_t, index_t>> blocks = {{n / 8, n / 3}, {n / 2, n / 2 + 37}};
+  auto expand_some = [&](backend<double>& b, double& chaos) {
+    b.load(start);
+    b.expansion_blocks(0);
+    for (const auto& [r0, r1] : blocks) {
+      b.expand(r0, r1);
+      b.prune_normalise(p.rule());
+    }
+    b.finish_expansion();
+    chaos = b.chaos();
+    b.inflate_normalise(p.inflation);
+    return b.download();
+  };
+  double chaos_cpu = 0;
+  auto cpu = make_cpu_backend<double>(0);
+  const host_csr<double> want = expand_some(*cpu, chaos_cpu);
+  for (fused_expansion mode : {fused_expansion::never, fused_expansion::always}) {
+    const char* what = mode == fused_expansion::never ? "unfused" : "fused";
+    gpu_backend_options o;
+    o.fused = mode;
+    auto gpu = make_gpu_backend<double>(-1, o);
+    double chaos_gpu = 0;
+    const host_csr<double> got = expand_some(*gpu, chaos_gpu);
+    EXPECT_TRUE(opsparse::test::csr_near(got, want, 1e-9)) << what;
+    EXPECT_NEAR(chaos_gpu, chaos_cpu, 1e-9 * std::max(1.0, chaos_cpu)) << what;
+    ASSERT_EQ(got.rows, n);
+    index_t nonempty = 0;
+    for (index_t i = 0; i < n; ++i) {
+      const bool mine = std::any_of(blocks.begin(), blocks.end(),
+                                    [&](const auto& b) { return b.first <= i && i < b.second; });
+      const bool empty = got.rpt[i + 1] == got.rpt[i];
+      if (!mine) EXPECT_TRUE(empty) << what << ": row " << i << " was not expanded";
+      nonempty += !empty;
+    }
+    EXPECT_EQ(nonempty, (n / 3 - n / 8) + 37) << what << ": an expanded row is empty";
+    gpu->load(start);
+    gpu->expansion_blocks(0);
+    gpu->expand(n / 2, n / 2 + 1);
+    gpu->prune_normalise(p.rule());
+    EXPECT_THROW(gpu->expand(n / 4, n / 4 + 1), std::invalid_argument) << what;
+  }
 }
 
 TEST_F(MclGpu, PpiFilesMatchTheCpuAndLateIterationsAllocateNothing) {
