@@ -7,12 +7,15 @@
 
 #include <cuda_runtime.h>
 
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "dist_support.hpp"
 #include "opsparse/context.hpp"
 #include "opsparse/cpu/spgemm.hpp"
 #include "opsparse/dist/gpu_engine.hpp"
+#include "opsparse/dist/nccl.hpp"
 #include "opsparse/dist/spgemm.hpp"
 #include "opsparse_datasets/generators.hpp"
 #include "test_support.hpp"
@@ -68,6 +71,48 @@ TEST_F(DistGpu, SummaWithTheGpuEngineEqualsTheCpuEngine) {
           EXPECT_TRUE(test::csr_near(c, cpu::spgemm<plus_times>(g, *b), 1e-12));
       }
     }
+}
+
+// NCCL's grouped broadcasts between the ranks' GPUs (dist::nccl_comm::allgatherv): rank r's
+// (r + 1) * 1000 + 3 bytes of value r + 1, and an empty part, land at their offsets on every rank.
+// Where NCCL cannot carry them (ranks sharing a GPU, no NCCL) it skips with the reason.
+TEST_F(DistGpu, NcclAllgatherPutsEveryRanksBytesInPlace) {
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  std::string why;
+  // (not "GPU test skipped": ctest would take the whole run, the other tests too, for a skip)
+  if (!dist::nccl_usable(MPI_COMM_WORLD, device, &why)) GTEST_SKIP() << "NCCL not usable: " << why;
+  const int rank = test::world_rank(), size = test::world_size();
+  std::vector<std::size_t> bytes;
+  std::size_t total = 0;
+  for (int r = 0; r < size; ++r) {
+    bytes.push_back(r == 1 ? 0 : static_cast<std::size_t>(r + 1) * 1000 + 3);  // rank 1 sends none
+    total += bytes.back();
+  }
+  dist::nccl_comm comm(MPI_COMM_WORLD);
+  EXPECT_EQ(comm.rank(), rank);
+  EXPECT_EQ(comm.size(), size);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  unsigned char *send = nullptr, *recv = nullptr;
+  ASSERT_EQ(cudaMalloc(&send, bytes[static_cast<std::size_t>(rank)] + 1), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&recv, total), cudaSuccess);
+  ASSERT_EQ(cudaMemset(send, rank + 1, bytes[static_cast<std::size_t>(rank)] + 1), cudaSuccess);
+  ASSERT_EQ(cudaMemset(recv, 0xee, total), cudaSuccess);
+  comm.allgatherv(send, recv, bytes, stream);
+  std::vector<unsigned char> got(total);
+  ASSERT_EQ(cudaMemcpyAsync(got.data(), recv, total, cudaMemcpyDeviceToHost, stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  std::size_t at = 0, wrong = 0;
+  for (int r = 0; r < size; ++r)
+    for (std::size_t k = 0; k < bytes[static_cast<std::size_t>(r)]; ++k)
+      wrong += got[at++] != static_cast<unsigned char>(r + 1);
+  EXPECT_EQ(wrong, 0u) << "of " << total << " bytes";
+  cudaFree(send);
+  cudaFree(recv);
+  cudaStreamDestroy(stream);
+  EXPECT_THROW(comm.allgatherv(nullptr, nullptr, std::vector<std::size_t>(size + 1, 0), nullptr),
+               std::invalid_argument);
 }
 
 }  // namespace
