@@ -41,7 +41,8 @@ constexpr const char* usage =
     "products on the rank's GPU, the rank on its node modulo the node's GPUs, or with the CPU\n"
     "engine), prunes and inflates its share, and rank 0 interprets the limit and writes the one\n"
     "output (--layout rows: every rank holds the whole iterate and expands, prunes and inflates\n"
-    "its own rows with opsparse-mcl's CPU or GPU backend). With --backend cpu the iterates equal\n"
+    "its own rows with opsparse-mcl's CPU or GPU backend; the kept rows go GPU to GPU by NCCL\n"
+    "when each rank owns a GPU, else through the host). With --backend cpu the iterates equal\n"
     "opsparse-mcl's CPU iterates bit for bit, on any grid and layout; the GPU engine's sums\n"
     "differ in the last bits (the clusters are mcl's). Options are opsparse-mcl's (mcl's\n"
     "spelling) except --inflations and --block-products; -te is the threads per rank; --backend\n"
@@ -56,6 +57,10 @@ constexpr const char* help_tail =
     "                        memory shared by its ranks); with the GPU engine at most half the\n"
     "                        GPU's memory for each rank sharing it\n"
     "  OMP_NUM_THREADS       threads per rank when -te is not given\n"
+    "  OPSPARSE_NCCL=0       --layout rows on GPUs: gather the kept rows through the host even\n"
+    "                        where every rank owns its GPU (NCCL is used there by default)\n"
+    "  OPSPARSE_NCCL_LIBRARY the NCCL library to load (default libnccl.so.2 on the loader's path;\n"
+    "                        without one the rows go through the host)\n"
     "Open MPI binds each rank to one core by default (for 1 or 2 ranks; to a socket above): give\n"
     "mpirun --bind-to none, or --map-by slot:PE=T, for T threads a rank (-te T).\n";
 
@@ -151,6 +156,9 @@ void finish(const cli_settings& s, const input_graph& in, const host_csr<double>
     err << "[" << prog << "] stages: iterations (scatter, iterations, gather) " << std::fixed
         << std::setprecision(3) << r.seconds << "s, interpretation " << interpretation
         << "s, output " << output << "s\n";
+  if (s.common.verbose && !r.row_exchange.empty())
+    err << "[" << prog << "] rows layout: the kept rows were gathered through " << r.row_exchange
+        << "\n";
 }
 
 /// The run on every rank in cell type T; `s`, `in` and `start` are rank 0's.

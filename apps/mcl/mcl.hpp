@@ -16,6 +16,8 @@
 #include "mcl_prune.hpp"
 #include "opsparse/csr.hpp"
 
+struct CUstream_st;  // cudaStream_t is CUstream_st*
+
 namespace opsparse::mcl {
 
 /// What mcl does with nodes that end up in several clusters (-overlap; mcl's default is cut).
@@ -98,6 +100,9 @@ struct backend_stats {
   bool fused = false;       ///< the last expansion was fused with its pruning (mcl_fused.cuh)
 };
 
+template <class T>
+class device_iterate;  // the GPU backend's iterate on the device (below)
+
 /// The operations of one MCL iteration on the transposed iterate X (rows are mcl columns).
 /// An expansion is done in row blocks: for each block the backend computes the block's rows of
 /// X·X and prunes them into the next iterate, so that the whole expanded matrix never has to
@@ -136,6 +141,37 @@ class backend {
   /// The current iterate on the host.
   virtual host_csr<T> download() = 0;
   virtual backend_stats stats() = 0;
+  /// The iterate on the device (the GPU backend), else nullptr.
+  virtual device_iterate<T>* on_device() { return nullptr; }
+};
+
+/// The GPU backend's iterate on the device, for a distributed rank of the rows layout that
+/// gathers the ranks' rows GPU to GPU (NCCL, mcl_dist.cpp) instead of through the host. After an
+/// expansion of the rank's rows only, the current iterate holds those rows alone (the others are
+/// empty), so its entries are theirs and its row pointers start at 0 there. Work is enqueued on
+/// stream(); pointers stay valid until the backend's next call.
+template <class T>
+class device_iterate {
+ public:
+  virtual ~device_iterate() = default;
+  struct arrays {
+    offset_t* rpt = nullptr;  ///< rows + 1
+    index_t* col = nullptr;
+    T* val = nullptr;
+    offset_t nnz = 0;
+  };
+  virtual CUstream_st* stream() = 0;
+  /// The current iterate.
+  virtual arrays current() = 0;
+  /// Row pointers r0 + 1 .. r1 of the current iterate plus `shift` (r1 - r0 values, in scratch
+  /// of the backend's): the rows as they will lie in the gathered iterate.
+  virtual const offset_t* shifted_row_pointers(index_t r0, index_t r1, offset_t shift) = 0;
+  /// Room for a whole iterate of nnz entries (the backend's spare arrays, row pointer 0 set to
+  /// 0), to be filled on stream() and then made the current iterate by use_spare().
+  virtual arrays spare(offset_t nnz) = 0;
+  virtual void use_spare() = 0;
+  /// Products of each row of X·X, scanned: n + 1 values on the host (the ranks' shares).
+  virtual std::vector<offset_t> row_products_prefix() = 0;
 };
 
 template <class T>

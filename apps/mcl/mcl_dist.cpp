@@ -29,6 +29,7 @@
 #include <cuda_runtime_api.h>
 
 #include "opsparse/dist/gpu_engine.hpp"
+#include "opsparse/dist/nccl.hpp"
 #endif
 
 namespace opsparse::mcl {
@@ -513,9 +514,59 @@ void expand_prune_range(backend<T>& b, index_t first, index_t last, const prune_
   b.finish_expansion();
 }
 
+#if OPSPARSE_HAS_GPU_ENGINE
+/// NCCL for the rows layout where every rank owns its GPU and NCCL loads (collective); else
+/// nullptr, and *how says why the rows go through the host.
+std::unique_ptr<dist::nccl_comm> rows_nccl(const dist::grid& g, std::string* how) {
+  int devices = 0;
+  const int device = rank_device(g, &devices);
+  std::string why;
+  if (!dist::nccl_usable(g.comm(), device, &why)) {
+    *how = "the host (no NCCL: " + why + ")";
+    return nullptr;
+  }
+  *how = "NCCL";
+  return std::make_unique<dist::nccl_comm>(g.comm());
+}
+
+/// The ranks' kept rows gathered on every rank's GPU by NCCL, into the backend's spare arrays
+/// made its iterate: rank r's rows split[r] to split[r + 1], its entries after those of the
+/// ranks before it. Returns the gathered iterate's nnz.
+template <class T>
+offset_t gather_rows_on_devices(const dist::grid& g, dist::nccl_comm& nccl, device_iterate<T>& dev,
+                                const std::vector<index_t>& split) {
+  const int ranks = g.size(), me = g.rank();
+  // This rank's rows are the only ones in its iterate: its entries start at 0.
+  std::vector<long long> entries(static_cast<std::size_t>(ranks), 0);
+  long long own = static_cast<long long>(dev.current().nnz);
+  OPSPARSE_MPI_TRY(MPI_Allgather(&own, 1, MPI_LONG_LONG, entries.data(), 1, MPI_LONG_LONG, g.comm()));
+  offset_t before = 0, total = 0;
+  std::vector<std::size_t> rpt_bytes, col_bytes, val_bytes;
+  for (int r = 0; r < ranks; ++r) {
+    if (r == me) before = total;
+    total += entries[static_cast<std::size_t>(r)];
+    const auto e = static_cast<std::size_t>(entries[static_cast<std::size_t>(r)]);
+    rpt_bytes.push_back(static_cast<std::size_t>(split[r + 1] - split[r]) * sizeof(offset_t));
+    col_bytes.push_back(e * sizeof(index_t));
+    val_bytes.push_back(e * sizeof(T));
+  }
+  const offset_t* rows = dev.shifted_row_pointers(split[me], split[me + 1], before);
+  const typename device_iterate<T>::arrays mine = dev.current();
+  const typename device_iterate<T>::arrays all = dev.spare(total);
+  nccl.allgatherv(rows, all.rpt + 1, rpt_bytes, dev.stream());
+  nccl.allgatherv(mine.col, all.col, col_bytes, dev.stream());
+  nccl.allgatherv(mine.val, all.val, val_bytes, dev.stream());
+  dev.use_spare();
+  // Done here, so that the exchange's time is its own.
+  OPSPARSE_CUDA_TRY(cudaStreamSynchronize(dev.stream()));
+  return total;
+}
+#endif
+
 /// dist_layout::rows (mcl_dist.hpp): the whole iterate on every rank, each expanding, pruning and
 /// inflating its share of the rows with opsparse-mcl's CPU or GPU backend, the kept rows then
-/// broadcast.
+/// broadcast: GPU to GPU by NCCL where each rank owns its GPU (the iterate then stays on the
+/// devices), else through the host.
 template <class T>
 dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const params& p,
                             const std::function<void(const dist_iteration_info&)>& progress,
@@ -545,6 +596,17 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
   const double power = detail::mcl_float(p.inflation);
   const std::unique_ptr<backend<T>> b = make_rows_backend<T>(g, p, which);
   dist_run_result<T> r;
+  r.row_exchange = "the host";
+  // GPU to GPU where every rank owns its GPU: X then stays on the devices, loaded once.
+  device_iterate<T>* dev = nullptr;
+#if OPSPARSE_HAS_GPU_ENGINE
+  std::unique_ptr<dist::nccl_comm> nccl;
+  if (b->on_device()) {
+    local_step(g, "opsparse-mcl-mpi: NCCL", [&] { nccl = rows_nccl(g, &r.row_exchange); });
+    if (nccl) dev = b->on_device();
+  }
+#endif
+  offset_t nnz = x.nnz();
   for (int it = 1; it <= p.max_iter; ++it) {
     const auto t1 = clock::now();
     std::vector<index_t> split;
@@ -553,22 +615,39 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
     host_csr<T> mine;
     local_step(g, "opsparse-mcl-mpi: expanding and pruning the rank's rows", [&] {
       // Equal shares of the products, the same split on every rank (the same X).
-      const std::vector<offset_t> per_row = cpu::row_products(x, x);
-      std::vector<offset_t> before(per_row.size() + 1, 0);
-      for (std::size_t i = 0; i < per_row.size(); ++i) before[i + 1] = before[i] + per_row[i];
+      std::vector<offset_t> before;
+      if (dev) {
+        if (it == 1) b->load(x);
+        x = {};
+        before = dev->row_products_prefix();
+      } else {
+        const std::vector<offset_t> per_row = cpu::row_products(x, x);
+        before.assign(per_row.size() + 1, 0);
+        for (std::size_t i = 0; i < per_row.size(); ++i) before[i + 1] = before[i] + per_row[i];
+        b->load(x);
+        x = {};
+      }
       split = cpu::balanced_row_blocks(before, ranks);
-      b->load(x);
-      x = {};
       expand_prune_range(*b, split[me], split[me + 1], rule);
       chaos = b->chaos();
       b->inflate_normalise(power);
       expanded = b->expanded_nnz();
-      const host_csr<T> all = b->download();
-      mine = dist::detail::take_rows(all, {split[me]}, {split[me + 1]});
+      if (!dev) {
+        const host_csr<T> all = b->download();
+        mine = dist::detail::take_rows(all, {split[me]}, {split[me + 1]});
+      }
       expand_seconds = since(t1);
     });
     const auto t2 = clock::now();
-    x = gather_rows_everywhere(g, mine, split, n);
+#if OPSPARSE_HAS_GPU_ENGINE
+    if (dev)
+      local_step(g, "opsparse-mcl-mpi: gathering the rows by NCCL",
+                 [&] { nnz = gather_rows_on_devices(g, *nccl, *dev, split); });
+#endif
+    if (!dev) {
+      x = gather_rows_everywhere(g, mine, split, n);
+      nnz = x.nnz();
+    }
     double maxima[3] = {chaos, expand_seconds, since(t2)};
     OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, maxima, 3, MPI_DOUBLE, MPI_MAX, g.comm()));
     long long sum = static_cast<long long>(expanded);
@@ -579,7 +658,7 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
       i.iteration = it;
       i.chaos = maxima[0];
       i.expanded_nnz = sum;
-      i.nnz = x.nnz();
+      i.nnz = nnz;
       i.seconds = since(t1);
       i.expand_seconds = maxima[1];
       i.products_seconds = maxima[1];  // (fused: products, pruning and inflation together)
@@ -591,7 +670,7 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
       break;
     }
   }
-  if (me == root) r.limit = std::move(x);
+  if (me == root) r.limit = dev ? b->download() : std::move(x);
   r.seconds = since(t0);
   return r;
 }

@@ -21,6 +21,7 @@
 // sums then differ from the CPU backend's in the last bits, and the clusters are compared, not
 // the bits.
 #include <functional>
+#include <string>
 
 #include "mcl.hpp"
 #include "opsparse/csr.hpp"
@@ -69,6 +70,9 @@ struct dist_run_result {
   int iterations = 0;
   bool converged = false;
   double seconds = 0;  ///< scatter, iterations and gather
+  /// How the rows layout gathered the kept rows: "NCCL" (GPU to GPU), or "the host" and why
+  /// not NCCL; "" in the grid layout.
+  std::string row_exchange;
 };
 
 /// Runs MCL on the grid from `start` (rows sum to 1, held by rank `root`; ignored elsewhere)

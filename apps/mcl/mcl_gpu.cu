@@ -54,8 +54,9 @@ namespace {
 constexpr long long fused_max_rank = 1 << 20;
 
 template <class T>
-class gpu_backend final : public backend<T> {
+class gpu_backend final : public backend<T>, public device_iterate<T> {
  public:
+  using arrays = typename device_iterate<T>::arrays;
   gpu_backend(int device, const gpu_backend_options& opt)
       : ctx_(device),
         block_pruned_rows_(std::max<offset_t>(1, opt.block_pruned_rows)),
@@ -490,6 +491,47 @@ class gpu_backend final : public backend<T> {
     }
     OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
     return h;
+  }
+
+  // ---- device_iterate: a distributed rank's rows gathered GPU to GPU (mcl_dist.cpp) --------
+  device_iterate<T>* on_device() override { return this; }
+  CUstream_st* stream() override { return ctx_.stream(); }
+  arrays current() override { return {m_.rpt(), m_.col(), m_.val(), m_.nnz()}; }
+  const offset_t* shifted_row_pointers(index_t r0, index_t r1, offset_t shift) override {
+    OPSPARSE_EXPECTS(0 <= r0 && r0 <= r1 && r1 <= n_, "shifted_row_pointers: bad rows");
+    keep_.reserve(std::max<std::size_t>(1, static_cast<std::size_t>(r1 - r0)));
+    if (r1 > r0)
+      OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(m_.rpt() + r0 + 1, keep_.data(),
+                                                        static_cast<long long>(r1) - r0,
+                                                        plus_offset{shift}, ctx_.stream()));
+    return keep_.data();
+  }
+  arrays spare(offset_t nnz) override {
+    next_.set_shape(n_, n_, ctx_.memory());
+    next_.set_nnz(nnz, ctx_.memory());
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(next_.rpt(), 0, sizeof(offset_t), ctx_.stream()));
+    return {next_.rpt(), next_.col(), next_.val(), nnz};
+  }
+  void use_spare() override {
+    // The ranks' rows are in the order their backends left them, which is the same on every
+    // rank (opt_.sorted is decided from the whole X): m_sorted_ stays.
+    std::swap(m_, next_);
+    next_.set_nnz(0);
+  }
+  std::vector<offset_t> row_products_prefix() override {
+    cudaStream_t s = ctx_.stream();
+    products_.reserve(static_cast<std::size_t>(n_) + 1);
+    std::vector<offset_t> prefix(static_cast<std::size_t>(n_) + 1, 0);
+    if (n_ == 0) return prefix;
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(products_.data() + n_, 0, sizeof(offset_t), s));
+    row_products(ctx_, m_.view(), m_.view(), products_.data());
+    cub_scratch(scan_bytes(static_cast<long long>(n_) + 1));
+    OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(cub_.data(), cub_bytes_, products_.data(),
+                                                    static_cast<long long>(n_) + 1, s));
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(prefix.data(), products_.data(),
+                                      prefix.size() * sizeof(offset_t), cudaMemcpyDeviceToHost, s));
+    OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
+    return prefix;
   }
 
   backend_stats stats() override {

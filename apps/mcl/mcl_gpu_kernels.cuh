@@ -38,6 +38,11 @@ struct cast_to {
 struct same_offset {
   __device__ offset_t operator()(offset_t x) const { return x; }
 };
+/// An offset moved by `shift` (row pointers rebased into a gathered iterate).
+struct plus_offset {
+  offset_t shift;
+  __device__ offset_t operator()(offset_t x) const { return x + shift; }
+};
 
 /// Per expanded row, from the cutoff pass.
 struct row_stat {

@@ -54,15 +54,24 @@ done
 # --backend gpu, in both layouts: mcl's partition where every rank has a GPU (they share the
 # node's GPUs), else status 1 and one message (OPSPARSE_REQUIRE_GPU=1: a GPU is required).
 g=$ppi/PPISB_yeast.abc
+# In the rows layout the kept rows go GPU to GPU by NCCL when every rank owns its GPU:
+# OPSPARSE_EXPECT_NCCL=1 (scripts/gpu-check-mpi, where it knows there are as many GPUs as ranks)
+# makes the host path a failure there.
 for layout in grid rows; do
-  run_mpi "$g" --abc --backend gpu --layout $layout -o "$work/gpu.out" 2> "$work/gpu.err"
+  run_mpi "$g" --abc --backend gpu --layout $layout --verbose -o "$work/gpu.out" 2> "$work/gpu.err"
   status=$?
   if [ $status = 0 ]; then
     [ "$(as_sets "$work/gpu.out")" = "$(as_sets "$work/PPISB_yeast.mcl")" ] ||
       fail "--backend gpu --layout $layout: partition differs from mcl's"
     [ "$(grep -c "backend: gpu (GPU engine on $np rank" "$work/gpu.err")" = 1 ] ||
       { fail "--backend gpu --layout $layout: not one GPU backend line"; cat "$work/gpu.err"; }
-    echo "ok: --backend gpu --layout $layout on $np ranks ($(wc -l < "$work/gpu.out") clusters, mcl's partition)"
+    how=$(grep -o "gathered through .*" "$work/gpu.err")
+    if [ $layout = rows ]; then
+      [ -n "$how" ] || fail "--backend gpu --layout rows: -V does not say how the rows were gathered"
+      [ "${OPSPARSE_EXPECT_NCCL:-0}" = 1 ] && [ "$how" != "gathered through NCCL" ] &&
+        fail "--backend gpu --layout rows: $how, not NCCL (OPSPARSE_EXPECT_NCCL=1)"
+    fi
+    echo "ok: --backend gpu --layout $layout on $np ranks ($(wc -l < "$work/gpu.out") clusters, mcl's partition${how:+; $how})"
   elif [ $status = 1 ] && [ "${OPSPARSE_REQUIRE_GPU:-0}" != 1 ]; then
     [ "$(grep -c "^opsparse-mcl-mpi: .*--backend gpu: rank [0-9]* has no usable GPU" "$work/gpu.err")" = 1 ] ||
       { fail "--backend gpu --layout $layout without a GPU: not one message naming the rank"; cat "$work/gpu.err"; }
