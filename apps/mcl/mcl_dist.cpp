@@ -525,8 +525,14 @@ std::unique_ptr<dist::nccl_comm> rows_nccl(const dist::grid& g, std::string* how
     *how = "the host (no NCCL: " + why + ")";
     return nullptr;
   }
-  *how = "NCCL";
-  return std::make_unique<dist::nccl_comm>(g.comm());
+  try {
+    auto nccl = std::make_unique<dist::nccl_comm>(g.comm());
+    *how = "NCCL";
+    return nccl;
+  } catch (const std::exception& e) {  // agreed on by every rank: all go through the host
+    *how = std::string("the host (NCCL failed: ") + e.what() + ")";
+    return nullptr;
+  }
 }
 
 /// The ranks' kept rows gathered on every rank's GPU by NCCL, into the backend's spare arrays
@@ -550,9 +556,14 @@ offset_t gather_rows_on_devices(const dist::grid& g, dist::nccl_comm& nccl, devi
     col_bytes.push_back(e * sizeof(index_t));
     val_bytes.push_back(e * sizeof(T));
   }
-  const offset_t* rows = dev.shifted_row_pointers(split[me], split[me + 1], before);
-  const typename device_iterate<T>::arrays mine = dev.current();
-  const typename device_iterate<T>::arrays all = dev.spare(total);
+  // Room first, agreed on by every rank, so that no rank is left alone in NCCL's broadcasts.
+  const offset_t* rows = nullptr;
+  typename device_iterate<T>::arrays mine, all;
+  local_step(g, "opsparse-mcl-mpi: room for the gathered iterate on the GPU", [&] {
+    rows = dev.shifted_row_pointers(split[me], split[me + 1], before);
+    mine = dev.current();
+    all = dev.spare(total);
+  });
   nccl.allgatherv(rows, all.rpt + 1, rpt_bytes, dev.stream());
   nccl.allgatherv(mine.col, all.col, col_bytes, dev.stream());
   nccl.allgatherv(mine.val, all.val, val_bytes, dev.stream());
@@ -602,7 +613,7 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
 #if OPSPARSE_HAS_GPU_ENGINE
   std::unique_ptr<dist::nccl_comm> nccl;
   if (b->on_device()) {
-    local_step(g, "opsparse-mcl-mpi: NCCL", [&] { nccl = rows_nccl(g, &r.row_exchange); });
+    nccl = rows_nccl(g, &r.row_exchange);
     if (nccl) dev = b->on_device();
   }
 #endif
@@ -640,9 +651,7 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
     });
     const auto t2 = clock::now();
 #if OPSPARSE_HAS_GPU_ENGINE
-    if (dev)
-      local_step(g, "opsparse-mcl-mpi: gathering the rows by NCCL",
-                 [&] { nnz = gather_rows_on_devices(g, *nccl, *dev, split); });
+    if (dev) nnz = gather_rows_on_devices(g, *nccl, *dev, split);
 #endif
     if (!dev) {
       x = gather_rows_everywhere(g, mine, split, n);
