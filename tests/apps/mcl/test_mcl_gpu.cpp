@@ -3,6 +3,7 @@
 // expanded (a distributed rank's) equal the CPU backend's; late iterations
 // allocate no device memory. Skips without a usable GPU, fails instead when
 // OPSPARSE_REQUIRE_GPU=1.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "mcl.hpp"
 #include "mcl_test_util.hpp"
 #include "opsparse/context.hpp"
+#include "opsparse/cpu/spgemm.hpp"
 #include "opsparse/device_csr.hpp"
 #include "opsparse/io.hpp"
 #include "test_support.hpp"
@@ -306,6 +308,70 @@ TEST_F(MclGpu, SomeRowsExpandedEqualTheCpus) {
     gpu->expand(n / 2, n / 2 + 1);
     gpu->prune_normalise(p.rule());
     EXPECT_THROW(gpu->expand(n / 4, n / 4 + 1), std::invalid_argument) << what;
+  }
+}
+
+// device_iterate, what opsparse-mcl-mpi's rows layout gathers by NCCL: two backends expand the
+// two halves of the rows (two ranks), then the halves are copied, as NCCL's broadcasts put them,
+// into the first backend's spare arrays, rebased by shifted_row_pointers. The gathered iterate
+// equals the CPU backend's whole iteration, and row_products_prefix the host's count.
+TEST_F(MclGpu, RowsGatheredOnTheDeviceEqualTheWholeIteration) {
+  REQUIRE_GPU();
+  const fs::path f = file("gathered.abc", planted_abc(6, 50, 0.3, 0.02, true, 23));
+  io::labelled_graph g = io::read_graph(f.string());
+  params p;
+  const host_csr<double> start = start_matrix(g.adj, p);
+  const index_t n = start.rows, half = n / 2 + 3;
+  auto cpu = make_cpu_backend<double>(0);
+  cpu->load(start);
+  cpu->expansion_blocks(0);
+  cpu->expand(0, n);
+  cpu->prune_normalise(p.rule());
+  cpu->finish_expansion();
+  cpu->inflate_normalise(p.inflation);
+  const host_csr<double> want = cpu->download();
+  for (fused_expansion mode : {fused_expansion::never, fused_expansion::always}) {
+    const char* what = mode == fused_expansion::never ? "unfused" : "fused";
+    gpu_backend_options o;
+    o.fused = mode;
+    auto r0 = make_gpu_backend<double>(-1, o), r1 = make_gpu_backend<double>(-1, o);
+    const std::vector<std::pair<index_t, index_t>> rows = {{0, half}, {half, n}};
+    backend<double>* ranks[2] = {r0.get(), r1.get()};
+    for (int r = 0; r < 2; ++r) {
+      ranks[r]->load(start);
+      ASSERT_NE(ranks[r]->on_device(), nullptr);
+      const std::vector<offset_t> prefix = ranks[r]->on_device()->row_products_prefix();
+      const std::vector<offset_t> per_row = cpu::row_products(start, start);
+      ASSERT_EQ(prefix.size(), per_row.size() + 1);
+      for (std::size_t i = 0; i < per_row.size(); ++i)
+        ASSERT_EQ(prefix[i + 1] - prefix[i], per_row[i]) << what << ": row " << i;
+      ranks[r]->expansion_blocks(0);
+      ranks[r]->expand(rows[r].first, rows[r].second);
+      ranks[r]->prune_normalise(p.rule());
+      ranks[r]->finish_expansion();
+      ranks[r]->inflate_normalise(p.inflation);
+    }
+    device_iterate<double>& d0 = *r0->on_device();
+    device_iterate<double>& d1 = *r1->on_device();
+    const auto m0 = d0.current(), m1 = d1.current();
+    const offset_t* p0 = d0.shifted_row_pointers(0, half, 0);
+    const offset_t* p1 = d1.shifted_row_pointers(half, n, m0.nnz);
+    ASSERT_EQ(cudaStreamSynchronize(d0.stream()), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(d1.stream()), cudaSuccess);
+    const auto all = d0.spare(m0.nnz + m1.nnz);
+    ASSERT_EQ(cudaStreamSynchronize(d0.stream()), cudaSuccess);
+    auto copy = [](void* to, const void* from, std::size_t bytes) {
+      ASSERT_EQ(cudaMemcpy(to, from, bytes, cudaMemcpyDeviceToDevice), cudaSuccess);
+    };
+    copy(all.rpt + 1, p0, sizeof(offset_t) * half);
+    copy(all.rpt + 1 + half, p1, sizeof(offset_t) * (n - half));
+    copy(all.col, m0.col, sizeof(index_t) * m0.nnz);
+    copy(all.col + m0.nnz, m1.col, sizeof(index_t) * m1.nnz);
+    copy(all.val, m0.val, sizeof(double) * m0.nnz);
+    copy(all.val + m0.nnz, m1.val, sizeof(double) * m1.nnz);
+    d0.use_spare();
+    EXPECT_EQ(r0->nnz(), want.nnz()) << what;
+    EXPECT_TRUE(opsparse::test::csr_near(r0->download(), want, 1e-9)) << what;
   }
 }
 
