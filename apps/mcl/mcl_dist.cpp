@@ -478,6 +478,27 @@ host_csr<T> gather_rows_everywhere(const dist::grid& g, const host_csr<T>& mine,
   return x;
 }
 
+/// `root`'s square matrix on every rank: its shape and sizes, then its arrays (collective).
+template <class T>
+host_csr<T> broadcast_matrix(const dist::grid& g, const host_csr<T>& m, int root) {
+  host_csr<T> x;
+  long long shape[2] = {m.rows, static_cast<long long>(m.nnz())};
+  OPSPARSE_MPI_TRY(MPI_Bcast(shape, 2, MPI_LONG_LONG, root, g.comm()));
+  local_step(g, "opsparse-mcl-mpi: room for the start matrix", [&] {
+    if (g.rank() == root) {
+      x = m;
+      return;
+    }
+    x = host_csr<T>(static_cast<index_t>(shape[0]), static_cast<index_t>(shape[0]));
+    x.col.resize(static_cast<std::size_t>(shape[1]));
+    x.val.resize(static_cast<std::size_t>(shape[1]));
+  });
+  broadcast(x.rpt.data(), static_cast<long long>(x.rpt.size()), root, g.comm());
+  broadcast(x.col.data(), shape[1], root, g.comm());
+  broadcast(x.val.data(), shape[1], root, g.comm());
+  return x;
+}
+
 /// The backend of the rows layout: opsparse-mcl's CPU backend, or its GPU backend on the rank's
 /// GPU (made on every rank or, failing on one, on none).
 template <class T>
@@ -583,24 +604,7 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
                             const std::function<void(const dist_iteration_info&)>& progress,
                             int root, dist_engine which) {
   const auto t0 = clock::now();
-  host_csr<T> x;
-  {
-    // the start matrix to every rank: its shape and sizes, then its arrays
-    long long shape[2] = {start.rows, static_cast<long long>(start.nnz())};
-    OPSPARSE_MPI_TRY(MPI_Bcast(shape, 2, MPI_LONG_LONG, root, g.comm()));
-    local_step(g, "opsparse-mcl-mpi: room for the start matrix", [&] {
-      if (g.rank() == root) {
-        x = start;
-        return;
-      }
-      x = host_csr<T>(static_cast<index_t>(shape[0]), static_cast<index_t>(shape[0]));
-      x.col.resize(static_cast<std::size_t>(shape[1]));
-      x.val.resize(static_cast<std::size_t>(shape[1]));
-    });
-    broadcast(x.rpt.data(), static_cast<long long>(x.rpt.size()), root, g.comm());
-    broadcast(x.col.data(), shape[1], root, g.comm());
-    broadcast(x.val.data(), shape[1], root, g.comm());
-  }
+  host_csr<T> x = broadcast_matrix(g, start, root);
   const index_t n = x.rows;
   const int me = g.rank(), ranks = g.size();
   const prune_rule rule = p.rule();
