@@ -170,7 +170,8 @@ class device_iterate {
   /// 0), to be filled on stream() and then made the current iterate by use_spare().
   virtual arrays spare(offset_t nnz) = 0;
   virtual void use_spare() = 0;
-  /// Products of each row of X·X, scanned: n + 1 values on the host (the ranks' shares).
+  /// Products of each row of X·X, scanned, as the last expansion_blocks() counted them: n + 1
+  /// values on the host (the ranks' shares of the expansion).
   virtual std::vector<offset_t> row_products_prefix() = 0;
 };
 

@@ -520,12 +520,11 @@ std::unique_ptr<backend<T>> make_rows_backend(const dist::grid& g, const params&
   return b;
 }
 
-/// Rows [first, last) of the expansion, in the backend's blocks (its memory's: the GPU
-/// backend's blocks of the whole X·X) cut to that range, each pruned before the next is
-/// expanded.
+/// Rows [first, last) of the expansion, in the backend's blocks of the whole X·X (its memory's:
+/// expansion_blocks()) cut to that range, each pruned before the next is expanded.
 template <class T>
-void expand_prune_range(backend<T>& b, index_t first, index_t last, const prune_rule& rule) {
-  const std::vector<index_t> blocks = b.expansion_blocks(0);
+void expand_prune_range(backend<T>& b, const std::vector<index_t>& blocks, index_t first,
+                        index_t last, const prune_rule& rule) {
   for (std::size_t k = 0; k + 1 < blocks.size(); ++k) {
     const index_t r0 = std::max(blocks[k], first), r1 = std::min(blocks[k + 1], last);
     if (r0 >= r1) continue;
@@ -630,20 +629,19 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
     host_csr<T> mine;
     local_step(g, "opsparse-mcl-mpi: expanding and pruning the rank's rows", [&] {
       // Equal shares of the products, the same split on every rank (the same X).
+      // (With NCCL, X stays on the devices after the first load.)
+      if (!dev || it == 1) b->load(x);
       std::vector<offset_t> before;
-      if (dev) {
-        if (it == 1) b->load(x);
-        x = {};
-        before = dev->row_products_prefix();
-      } else {
+      if (!b->on_device()) {  // the CPU backend: counted here; the GPU's by expansion_blocks
         const std::vector<offset_t> per_row = cpu::row_products(x, x);
         before.assign(per_row.size() + 1, 0);
         for (std::size_t i = 0; i < per_row.size(); ++i) before[i + 1] = before[i] + per_row[i];
-        b->load(x);
-        x = {};
       }
+      x = {};
+      const std::vector<index_t> blocks = b->expansion_blocks(0);
+      if (b->on_device()) before = b->on_device()->row_products_prefix();
       split = cpu::balanced_row_blocks(before, ranks);
-      expand_prune_range(*b, split[me], split[me + 1], rule);
+      expand_prune_range(*b, blocks, split[me], split[me + 1], rule);
       chaos = b->chaos();
       b->inflate_normalise(power);
       expanded = b->expanded_nnz();

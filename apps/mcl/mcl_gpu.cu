@@ -519,15 +519,10 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     next_.set_nnz(0);
   }
   std::vector<offset_t> row_products_prefix() override {
-    cudaStream_t s = ctx_.stream();
-    products_.reserve(static_cast<std::size_t>(n_) + 1);
+    // expansion_blocks() counted and scanned them into products_
     std::vector<offset_t> prefix(static_cast<std::size_t>(n_) + 1, 0);
     if (n_ == 0) return prefix;
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(products_.data() + n_, 0, sizeof(offset_t), s));
-    row_products(ctx_, m_.view(), m_.view(), products_.data());
-    cub_scratch(scan_bytes(static_cast<long long>(n_) + 1));
-    OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(cub_.data(), cub_bytes_, products_.data(),
-                                                    static_cast<long long>(n_) + 1, s));
+    cudaStream_t s = ctx_.stream();
     OPSPARSE_CUDA_TRY(cudaMemcpyAsync(prefix.data(), products_.data(),
                                       prefix.size() * sizeof(offset_t), cudaMemcpyDeviceToHost, s));
     OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
@@ -570,10 +565,10 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   /// the entries appended so far (blocks come in order).
   void leave_rows_empty(index_t from, index_t to) {
     if (from >= to) return;
-    const thrust::constant_iterator<offset_t> appended(next_.nnz());
-    OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(appended, next_.rpt() + from + 1,
+    const thrust::constant_iterator<offset_t> zero(0);
+    OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(zero, next_.rpt() + from + 1,
                                                       static_cast<long long>(to) - from,
-                                                      same_offset{}, ctx_.stream()));
+                                                      plus_offset{next_.nnz()}, ctx_.stream()));
   }
   std::size_t scan_bytes(long long items) {
     std::size_t bytes = 0;

@@ -34,11 +34,8 @@ struct cast_to {
   __device__ T operator()(double x) const { return static_cast<T>(x); }
 };
 
-/// An offset as it is (DeviceTransform's operation when filling row pointers with a constant).
-struct same_offset {
-  __device__ offset_t operator()(offset_t x) const { return x; }
-};
-/// An offset moved by `shift` (row pointers rebased into a gathered iterate).
+/// An offset moved by `shift` (row pointers rebased into a gathered iterate, or filled with a
+/// constant from a constant 0).
 struct plus_offset {
   offset_t shift;
   __device__ offset_t operator()(offset_t x) const { return x + shift; }

@@ -340,12 +340,12 @@ TEST_F(MclGpu, RowsGatheredOnTheDeviceEqualTheWholeIteration) {
     for (int r = 0; r < 2; ++r) {
       ranks[r]->load(start);
       ASSERT_NE(ranks[r]->on_device(), nullptr);
+      ranks[r]->expansion_blocks(0);
       const std::vector<offset_t> prefix = ranks[r]->on_device()->row_products_prefix();
       const std::vector<offset_t> per_row = cpu::row_products(start, start);
       ASSERT_EQ(prefix.size(), per_row.size() + 1);
       for (std::size_t i = 0; i < per_row.size(); ++i)
         ASSERT_EQ(prefix[i + 1] - prefix[i], per_row[i]) << what << ": row " << i;
-      ranks[r]->expansion_blocks(0);
       ranks[r]->expand(rows[r].first, rows[r].second);
       ranks[r]->prune_normalise(p.rule());
       ranks[r]->finish_expansion();
