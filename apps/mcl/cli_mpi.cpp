@@ -152,10 +152,14 @@ void finish(const cli_settings& s, const input_graph& in, const host_csr<double>
     err << " (" << c.attractors << " attractors) in " << r.iterations << " iterations, "
         << std::fixed << std::setprecision(3) << r.seconds << "s";
   err << "\n[" << prog << "] output is in " << s.out_names.front() << "\n";
-  if (s.common.verbose)
+  if (s.common.verbose) {
     err << "[" << prog << "] stages: iterations (scatter, iterations, gather) " << std::fixed
-        << std::setprecision(3) << r.seconds << "s, interpretation " << interpretation
-        << "s, output " << output << "s\n";
+        << std::setprecision(3) << r.seconds << "s";
+    if (r.start_seconds > 0)
+      err << " (of which the start matrix on every rank, the backends and NCCL " << r.start_seconds
+          << "s)";
+    err << ", interpretation " << interpretation << "s, output " << output << "s\n";
+  }
   if (s.common.verbose && !r.row_exchange.empty())
     err << "[" << prog << "] rows layout: the kept rows were gathered through " << r.row_exchange
         << "\n";

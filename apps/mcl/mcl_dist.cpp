@@ -478,24 +478,20 @@ host_csr<T> gather_rows_everywhere(const dist::grid& g, const host_csr<T>& mine,
   return x;
 }
 
-/// `root`'s square matrix on every rank: its shape and sizes, then its arrays (collective).
+/// `root`'s square matrix of n rows and nnz entries (known on every rank) on every rank's host
+/// (collective).
 template <class T>
-host_csr<T> broadcast_matrix(const dist::grid& g, const host_csr<T>& m, int root) {
+host_csr<T> broadcast_matrix(const dist::grid& g, const host_csr<T>& m, int root, index_t n,
+                             offset_t nnz) {
   host_csr<T> x;
-  long long shape[2] = {m.rows, static_cast<long long>(m.nnz())};
-  OPSPARSE_MPI_TRY(MPI_Bcast(shape, 2, MPI_LONG_LONG, root, g.comm()));
   local_step(g, "opsparse-mcl-mpi: room for the start matrix", [&] {
-    if (g.rank() == root) {
-      x = m;
-      return;
-    }
-    x = host_csr<T>(static_cast<index_t>(shape[0]), static_cast<index_t>(shape[0]));
-    x.col.resize(static_cast<std::size_t>(shape[1]));
-    x.val.resize(static_cast<std::size_t>(shape[1]));
+    x = g.rank() == root ? m : host_csr<T>(n, n);
+    x.col.resize(static_cast<std::size_t>(nnz));
+    x.val.resize(static_cast<std::size_t>(nnz));
   });
   broadcast(x.rpt.data(), static_cast<long long>(x.rpt.size()), root, g.comm());
-  broadcast(x.col.data(), shape[1], root, g.comm());
-  broadcast(x.val.data(), shape[1], root, g.comm());
+  broadcast(x.col.data(), static_cast<long long>(nnz), root, g.comm());
+  broadcast(x.val.data(), static_cast<long long>(nnz), root, g.comm());
   return x;
 }
 
@@ -592,6 +588,28 @@ offset_t gather_rows_on_devices(const dist::grid& g, dist::nccl_comm& nccl, devi
   OPSPARSE_CUDA_TRY(cudaStreamSynchronize(dev.stream()));
   return total;
 }
+
+/// `root`'s start matrix loaded on every rank's GPU: uploaded by root alone, then broadcast GPU to
+/// GPU by NCCL into the other ranks' backends (each loaded with an empty matrix of its shape
+/// first). n and nnz: its shape, known on every rank. Collective.
+template <class T>
+void start_on_devices(const dist::grid& g, dist::nccl_comm& nccl, backend<T>& b,
+                      const host_csr<T>& start, int root, index_t n, offset_t entries) {
+  const auto nnz = static_cast<std::size_t>(entries);
+  device_iterate<T>& dev = *b.on_device();
+  typename device_iterate<T>::arrays from, to;
+  local_step(g, "opsparse-mcl-mpi: the start matrix on the GPU", [&] {
+    b.load(g.rank() == root ? start : host_csr<T>(n, n));
+    from = dev.current();
+    to = dev.spare(static_cast<offset_t>(nnz));
+  });
+  nccl.broadcast(from.rpt, to.rpt, (static_cast<std::size_t>(n) + 1) * sizeof(offset_t), root,
+                 dev.stream());
+  nccl.broadcast(from.col, to.col, nnz * sizeof(index_t), root, dev.stream());
+  nccl.broadcast(from.val, to.val, nnz * sizeof(T), root, dev.stream());
+  dev.use_spare();
+  OPSPARSE_CUDA_TRY(cudaStreamSynchronize(dev.stream()));
+}
 #endif
 
 /// dist_layout::rows (mcl_dist.hpp): the whole iterate on every rank, each expanding, pruning and
@@ -603,24 +621,30 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
                             const std::function<void(const dist_iteration_info&)>& progress,
                             int root, dist_engine which) {
   const auto t0 = clock::now();
-  host_csr<T> x = broadcast_matrix(g, start, root);
-  const index_t n = x.rows;
   const int me = g.rank(), ranks = g.size();
+  long long shape[2] = {start.rows, static_cast<long long>(start.nnz())};
+  OPSPARSE_MPI_TRY(MPI_Bcast(shape, 2, MPI_LONG_LONG, root, g.comm()));
+  const auto n = static_cast<index_t>(shape[0]);
+  offset_t nnz = static_cast<offset_t>(shape[1]);
   const prune_rule rule = p.rule();
   const double power = detail::mcl_float(p.inflation);
   const std::unique_ptr<backend<T>> b = make_rows_backend<T>(g, p, which);
   dist_run_result<T> r;
   r.row_exchange = "the host";
-  // GPU to GPU where every rank owns its GPU: X then stays on the devices, loaded once.
+  // GPU to GPU where every rank owns its GPU: X then stays on the devices, the start matrix
+  // broadcast there; else X on every rank's host, loaded into its backend at each iteration.
   device_iterate<T>* dev = nullptr;
+  host_csr<T> x;
 #if OPSPARSE_HAS_GPU_ENGINE
   std::unique_ptr<dist::nccl_comm> nccl;
   if (b->on_device()) {
     nccl = rows_nccl(g, &r.row_exchange);
     if (nccl) dev = b->on_device();
   }
+  if (dev) start_on_devices(g, *nccl, *b, start, root, n, nnz);
 #endif
-  offset_t nnz = x.nnz();
+  if (!dev) x = broadcast_matrix(g, start, root, n, nnz);
+  r.start_seconds = since(t0);
   for (int it = 1; it <= p.max_iter; ++it) {
     const auto t1 = clock::now();
     std::vector<index_t> split;
@@ -629,8 +653,8 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
     host_csr<T> mine;
     local_step(g, "opsparse-mcl-mpi: expanding and pruning the rank's rows", [&] {
       // Equal shares of the products, the same split on every rank (the same X).
-      // (With NCCL, X stays on the devices after the first load.)
-      if (!dev || it == 1) b->load(x);
+      // (With NCCL, X stays on the devices: start_on_devices put it there.)
+      if (!dev) b->load(x);
       std::vector<offset_t> before;
       if (!b->on_device()) {  // the CPU backend: counted here; the GPU's by expansion_blocks
         const std::vector<offset_t> per_row = cpu::row_products(x, x);

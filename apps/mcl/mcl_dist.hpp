@@ -70,6 +70,9 @@ struct dist_run_result {
   int iterations = 0;
   bool converged = false;
   double seconds = 0;  ///< scatter, iterations and gather
+  /// Of `seconds`, in the rows layout: the start matrix on every rank, the ranks' backends and
+  /// NCCL, before the first iteration (0 in the grid layout).
+  double start_seconds = 0;
   /// How the rows layout gathered the kept rows: "NCCL" (GPU to GPU), or "the host" and why
   /// not NCCL; "" in the grid layout.
   std::string row_exchange;

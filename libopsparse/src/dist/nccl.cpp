@@ -206,4 +206,14 @@ void nccl_comm::allgatherv(const void* send, void* recv, const std::vector<std::
   OPSPARSE_NCCL_TRY(ended);
 }
 
+void nccl_comm::broadcast(const void* send, void* recv, std::size_t bytes, int root,
+                          CUstream_st* stream) {
+  if (root < 0 || root >= size_)
+    throw std::invalid_argument("nccl_comm::broadcast: root " + std::to_string(root) + " of " +
+                                std::to_string(size_) + " ranks");
+  std::vector<std::size_t> each(static_cast<std::size_t>(size_), 0);
+  each[static_cast<std::size_t>(root)] = bytes;  // root's part starts at recv
+  allgatherv(send, recv, each, stream);
+}
+
 }  // namespace opsparse::dist

@@ -115,4 +115,31 @@ TEST_F(DistGpu, NcclAllgatherPutsEveryRanksBytesInPlace) {
                std::invalid_argument);
 }
 
+// dist::nccl_comm::broadcast: the last rank's 4099 bytes (its rank + 1, one byte past them not
+// sent) on every rank, its own included; a root out of range refused.
+TEST_F(DistGpu, NcclBroadcastPutsTheRootsBytesOnEveryRank) {
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  std::string why;
+  if (!dist::nccl_usable(MPI_COMM_WORLD, device, &why)) GTEST_SKIP() << "NCCL not usable: " << why;
+  const int rank = test::world_rank(), size = test::world_size(), root = size - 1;
+  const std::size_t bytes = 4099;
+  dist::nccl_comm comm(MPI_COMM_WORLD);
+  unsigned char *send = nullptr, *recv = nullptr;
+  ASSERT_EQ(cudaMalloc(&send, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&recv, bytes + 1), cudaSuccess);
+  ASSERT_EQ(cudaMemset(send, rank + 1, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMemset(recv, 0xee, bytes + 1), cudaSuccess);
+  comm.broadcast(send, recv, bytes, root, nullptr);
+  std::vector<unsigned char> got(bytes + 1);
+  ASSERT_EQ(cudaMemcpy(got.data(), recv, bytes + 1, cudaMemcpyDeviceToHost), cudaSuccess);
+  std::size_t wrong = 0;
+  for (std::size_t k = 0; k < bytes; ++k) wrong += got[k] != static_cast<unsigned char>(root + 1);
+  EXPECT_EQ(wrong, 0u) << "of " << bytes << " bytes";
+  EXPECT_EQ(got[bytes], 0xee) << "a byte past the broadcast was written";
+  cudaFree(send);
+  cudaFree(recv);
+  EXPECT_THROW(comm.broadcast(nullptr, nullptr, 1, size, nullptr), std::invalid_argument);
+}
+
 }  // namespace

@@ -50,6 +50,9 @@ class nccl_comm {
   /// not overlap send.
   void allgatherv(const void* send, void* recv, const std::vector<std::size_t>& bytes,
                   CUstream_st* stream);
+  /// `root`'s `bytes` bytes at `send` (read on root only) to `recv` on every rank, root's own
+  /// included, enqueued on `stream`. Collective; a root out of range is std::invalid_argument.
+  void broadcast(const void* send, void* recv, std::size_t bytes, int root, CUstream_st* stream);
 
  private:
   void release() noexcept;
