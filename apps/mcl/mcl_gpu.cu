@@ -157,8 +157,14 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     // row costs less than storing the row and pruning it afterwards. Measured on the H100 (100k
     // nodes, dense network): 1.23M products a row, fused 0.96 s against 1.84 s; 26k a row
     // (a quarter of the columns), fused 65 ms against 47 ms.
+    // Fused too when the expansion is dense but wider than the engine's dense paths take
+    // (spgemm_dense_rows_fit: ~1.8M columns on an H100; the fused windows take any width):
+    // unfused, its long rows would go to global hash tables. A 2M-node dense network (1.26M
+    // products a row, under the column count) had not finished its second iteration after
+    // 300 s that way, where the 1M-node one's fused expansion takes 14 s.
     fused_ = fused_mode_ == fused_expansion::always ||
-             (fused_mode_ == fused_expansion::automatic && total / std::max<offset_t>(1, n_) >= n_);
+             (fused_mode_ == fused_expansion::automatic &&
+              (total / std::max<offset_t>(1, n_) >= n_ || (dense && !spgemm_dense_rows_fit(ctx_, n_))));
     if (fused_) {
       // Nothing unpruned is stored: a row costs its kept entries (at most max(S, R) and ties;
       // 2,048 assumed here, the output buffer grows when rows keep more) in the output buffer

@@ -94,4 +94,10 @@ void spgemm_numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view
                     device_csr<typename Semiring::value_type>& c, const Mask& mask = {},
                     const spgemm_options& opt = {});
 
+/// Whether the engine's paths for rows too long for shared hash tables (dense_long_rows,
+/// dense_windows) are open to a product whose B has `cols` columns on ctx's device: they need a
+/// bitmap of B's columns in one block's shared memory (about 1.8 million columns on an H100).
+/// Past that such rows take global hash tables, many times slower where they are long and dense.
+bool spgemm_dense_rows_fit(const context& ctx, index_t cols);
+
 }  // namespace opsparse

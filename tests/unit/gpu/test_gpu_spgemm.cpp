@@ -770,6 +770,16 @@ TEST_F(Gpu, DenseRowsRectangularAndUnsortedOutputRequest) {
   EXPECT_EQ(check(c), "");
 }
 
+// The dense paths' reach (spgemm_dense_rows_fit, which MCL reads to fuse wide dense expansions):
+// open to the 45,000 columns above, closed where the bitmap alone fills the opt-in shared memory.
+TEST_F(Gpu, DenseRowsFitFollowsTheDevicesSharedMemory) {
+  const std::size_t smem = ctx().device().smem_per_block_optin;
+  ASSERT_GT(smem, 45000u / 8);
+  EXPECT_TRUE(spgemm_dense_rows_fit(ctx(), 45000));
+  EXPECT_FALSE(spgemm_dense_rows_fit(ctx(), static_cast<index_t>(smem * 8)));
+  EXPECT_TRUE(spgemm_dense_rows_fit(ctx(), static_cast<index_t>(smem * 8 / 2)));
+}
+
 TEST_F(Gpu, UserDefinedSemiring) {
   const auto g = rmat(12, 8, 8);
   EXPECT_TRUE((same<opsparse::test::max_times, double, double>(ctx(), g, g)));

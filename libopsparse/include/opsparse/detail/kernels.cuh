@@ -636,6 +636,11 @@ inline std::size_t dense_smem_bytes(long long words) {
   return static_cast<std::size_t>(words) * 4 + sizeof(typename dense_scan::TempStorage) + 64;
 }
 
+/// Whether a bitmap of `cols` columns fits the dense kernels' shared memory (the opt-in limit).
+inline bool dense_columns_fit(std::size_t smem_per_block_optin, long long cols) {
+  return dense_smem_bytes((cols + 31) / 32) <= smem_per_block_optin;
+}
+
 template <class VA, class VB, class Mask>
 __global__ void __launch_bounds__(dense_block, 1)
     symbolic_dense_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,

@@ -360,7 +360,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   dense_columns dc;
   dc.words = (static_cast<long long>(b.cols) + 31) / 32;
   dc.bytes = dense_smem_bytes(dc.words);
-  dc.fits = opt.dense_long_rows && dc.bytes <= dev.smem_per_block_optin;
+  dc.fits = opt.dense_long_rows && dense_columns_fit(dev.smem_per_block_optin, b.cols);
   const bool dense = dc.fits;
   symbolic_bins(ctx, st, a, b, c, mask, opt, mem, sym, rows, max_prod, dc);
   if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[3], s));
