@@ -330,6 +330,7 @@ TEST_F(MclGpu, RowsGatheredOnTheDeviceEqualTheWholeIteration) {
   cpu->finish_expansion();
   cpu->inflate_normalise(p.inflation);
   const host_csr<double> want = cpu->download();
+  const std::vector<offset_t> per_row = cpu::row_products(start, start);
   for (fused_expansion mode : {fused_expansion::never, fused_expansion::always}) {
     const char* what = mode == fused_expansion::never ? "unfused" : "fused";
     gpu_backend_options o;
@@ -342,7 +343,6 @@ TEST_F(MclGpu, RowsGatheredOnTheDeviceEqualTheWholeIteration) {
       ASSERT_NE(ranks[r]->on_device(), nullptr);
       ranks[r]->expansion_blocks(0);
       const std::vector<offset_t> prefix = ranks[r]->on_device()->row_products_prefix();
-      const std::vector<offset_t> per_row = cpu::row_products(start, start);
       ASSERT_EQ(prefix.size(), per_row.size() + 1);
       for (std::size_t i = 0; i < per_row.size(); ++i)
         ASSERT_EQ(prefix[i + 1] - prefix[i], per_row[i]) << what << ": row " << i;
