@@ -1,4 +1,5 @@
-# Shared by scripts/demo, scripts/test and scripts/gpu-check: dependency installation and configure.
+# Shared by scripts/demo, scripts/test, scripts/gpu-check and gpu-check-mpi: dependency
+# installation, configure, and the built programs of a build folder.
 # Installs only from the system package manager, and only when run as root.
 
 opsparse_root() { cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd; }
@@ -39,4 +40,14 @@ opsparse_configure() {
   local extra=()
   read -r -a extra <<<"${OPSPARSE_CMAKE_ARGS:-}"
   cmake -S "$(opsparse_root)" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" "${extra[@]}" >/dev/null
+}
+
+# opsparse_built_programs BUILD [find tests...]: the executables a build folder made (the paths,
+# one a line), not the copies left under it by the install tests (tests/consumer, built earlier:
+# a benchmark once ran such a stale opsparse-msbfs) nor the Python package's CPU-only build
+# (python-build: its opsparse-mcl has no GPU engine).
+opsparse_built_programs() {
+  local build=$1; shift
+  find "$build" \( -path '*/tests/consumer/work-*' -o -path '*/python-build' \) -prune -o \
+    -type f -executable "$@" -print
 }
