@@ -85,8 +85,6 @@ std::vector<variant> ablation_variants() {
   add("no-dense-windows", [](spgemm_options& x) { x.dense_windows = false; });
   add("no-product-flattening", [](spgemm_options& x) { x.flatten_products = false; });
   add("no-span-order", [](spgemm_options& x) { x.span_bitmap_order = false; });
-  // switched on (off by default until measured)
-  add("merge-equal-rows", [](spgemm_options& x) { x.merge_equal_rows = true; });
   return vs;
 }
 

@@ -72,12 +72,6 @@ struct spgemm_options {
   /// bitmap_order_store). `--variants unsorted` had shown the sort at 17-43% of the FEM classes'
   /// numeric phase. Measured on the H100's paper suite: cage15 -36%, cage12 -16%.
   bool span_bitmap_order = true;
-  /// The one-row-a-block kernels take A's nonzeros in neighbouring pairs and hash a pair's two
-  /// products as one where the two B rows hold the same column at the same position: the rows of
-  /// a FEM node's unknowns are identical, so matrices of node blocks take up to half the hash
-  /// probes and accumulations (beyond the paper; kernels.cuh, for_each_merged). Off by default:
-  /// not yet measured on a GPU.
-  bool merge_equal_rows = false;
   bool time_phases = false;        ///< record phase times into plan.stats() (adds syncs)
 };
 

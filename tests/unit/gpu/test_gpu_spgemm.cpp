@@ -718,61 +718,6 @@ TEST_F(Gpu, NarrowRowsComeOutOrderedByBitmaps) {
   }
 }
 
-/// A mesh's matrix with `dofs` unknowns a node: node i couples with nodes i-hw..i+hw (clipped),
-/// every unknown with every other, so the `dofs` rows of a node are identical (FEM: cant,
-/// shipsec1, pwtk). `shift` > 0 moves every other row's columns by one (rows alike but not equal).
-host_csr<double> node_blocks(index_t nodes, int dofs, int hw, std::uint64_t seed, int shift = 0) {
-  std::mt19937_64 rng(seed);
-  const index_t n = nodes * dofs;
-  host_csr<double> a(n, n);
-  for (index_t r = 0; r < n; ++r) {
-    const index_t i = r / dofs;
-    std::vector<index_t> cols;
-    for (index_t j = std::max<index_t>(0, i - hw); j <= std::min<index_t>(nodes - 1, i + hw); ++j)
-      for (int e = 0; e < dofs; ++e) cols.push_back(j * dofs + e);
-    if (shift > 0 && r % 2 == 1)
-      for (index_t& c : cols) c = std::min<index_t>(n - 1, c + shift);
-    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-    for (index_t c : cols) {
-      a.col.push_back(c);
-      a.val.push_back(0.5 + (rng() % 1000) / 1000.0);
-    }
-    a.rpt[r + 1] = static_cast<offset_t>(a.col.size());
-  }
-  return a;
-}
-
-// Pairs of A's nonzeros hashed as one where their B rows share a column at the same position
-// (spgemm_options::merge_equal_rows) still count every product once: node blocks of 1 to 6
-// unknowns (identical rows, rows of odd length), rows alike but shifted, every shared bin's
-// sizes; on and off, against the CPU engine; plus_pair counts each entry's products exactly.
-TEST_F(Gpu, MergedEqualRowsTakeEveryProductOnce) {
-  struct shape {
-    int hw, dofs, shift;
-  };
-  for (const shape& sh : std::vector<shape>{{1, 3, 0}, {2, 1, 0}, {4, 3, 0}, {12, 3, 0}, {30, 3, 0},
-                                            {9, 6, 0}, {5, 5, 0}, {6, 2, 1}, {10, 3, 2}}) {
-    SCOPED_TRACE("half-width " + std::to_string(sh.hw) + ", unknowns " + std::to_string(sh.dofs) +
-                 ", shift " + std::to_string(sh.shift));
-    const auto a = node_blocks(300, sh.dofs, sh.hw, 17 + static_cast<std::uint64_t>(sh.hw), sh.shift);
-    const auto ap = convert<pattern>(a);
-    const host_csr<pattern> m = convert<pattern>(narrow_rows(
-        std::vector<int>(static_cast<std::size_t>(a.rows), 2 * sh.hw + 1), a.cols, 3, 5));
-    for (bool merge : {true, false}) {
-      spgemm_options o;
-      o.merge_equal_rows = merge;
-      SCOPED_TRACE(merge ? "merged" : "one product at a time");
-      EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, o)));
-      EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(a), nullptr, 1e-5, o)));
-      EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), a, a, nullptr, 0.0, o)));
-      EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern>(ctx(), ap, ap, nullptr, 0.0, o)));
-      EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern, structural_mask>(ctx(), ap, ap, &m, 0.0, o)));
-      EXPECT_TRUE((same<plus_times<double>, double, double, structural_mask>(ctx(), a, a, &m, 1e-12, o)));
-      EXPECT_TRUE((same<any_pair, pattern, pattern, complement_mask>(ctx(), ap, ap, &m, 0.0, o)));
-    }
-  }
-}
-
 TEST_F(Gpu, DenseRowsInSharedMemoryWindows) {
   // Rows 5%, 50% and 100% dense (and sparse ones beside them), forced into the dense path;
   // 3,000 columns fit one window, 70,000 doubles need three (about 28,000 a window on an H100).

@@ -130,13 +130,11 @@ __device__ __forceinline__ bool mask_keeps(const mask_row& r, index_t key) {
 ///   row_sized  a row hashes into the part of its bin's table that it can fill (row_slots;
 ///              read by the numeric kernels and symbolic bin 0's)
 ///   span_order  spgemm_options::span_bitmap_order (read by the numeric block kernels)
-///   merge       spgemm_options::merge_equal_rows (read by the symbolic and numeric block kernels)
 struct hash_policy {
   bool single = true;
   bool paper = false;
   bool row_sized = true;
   bool span_order = true;
-  bool merge = false;
 };
 
 /// Slots of a bin's table (`tsize`) that one row uses: the smallest power of two, at least 8,

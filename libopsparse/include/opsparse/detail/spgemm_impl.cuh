@@ -196,7 +196,7 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
   const bool dense = dc.fits;
   const int glog = st.glog;
   const hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables,
-                      opt.span_bitmap_order, opt.merge_equal_rows};
+                      opt.span_bitmap_order};
   ctx.fork();
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < sym_shared; ++i) off[i + 1] = off[i] + rows[i];
@@ -470,7 +470,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
   const int num_shared = static_cast<int>(num.bins.size()) - 1;
   const int glog = st.glog;
   const hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables,
-                      opt.span_bitmap_order, opt.merge_equal_rows};
+                      opt.span_bitmap_order};
   const int num_bins = st.num_bins;
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < num_bins; ++i) off[i + 1] = off[i] + st.num_rows[i];
