@@ -31,6 +31,9 @@ struct spgemm_stats {
   /// its last kernel ended on its stream; 0 where the bin had no rows. The bins run side by side,
   /// so the phase lasts as long as its latest bin (plus the join).
   std::vector<float> symbolic_bin_end_ms, numeric_bin_end_ms;
+  /// With time_phases, after the numeric phase: rows that took spgemm_options::merge_equal_rows'
+  /// merged product loop in each phase.
+  offset_t merged_rows_symbolic = 0, merged_rows_numeric = 0;
 };
 
 class plan {

@@ -718,6 +718,107 @@ TEST_F(Gpu, NarrowRowsComeOutOrderedByBitmaps) {
   }
 }
 
+/// A mesh's matrix with `dofs` unknowns a node: node i couples with nodes i-hw..i+hw (clipped),
+/// every unknown with every other, so the `dofs` rows of a node are identical (FEM: cant,
+/// shipsec1, pwtk). `shift` > 0 moves every other row's columns by one (rows alike but not equal).
+host_csr<double> node_blocks(index_t nodes, int dofs, int hw, std::uint64_t seed, int shift = 0) {
+  std::mt19937_64 rng(seed);
+  const index_t n = nodes * dofs;
+  host_csr<double> a(n, n);
+  for (index_t r = 0; r < n; ++r) {
+    const index_t i = r / dofs;
+    std::vector<index_t> cols;
+    for (index_t j = std::max<index_t>(0, i - hw); j <= std::min<index_t>(nodes - 1, i + hw); ++j)
+      for (int e = 0; e < dofs; ++e) cols.push_back(j * dofs + e);
+    if (shift > 0 && r % 2 == 1)
+      for (index_t& c : cols) c = std::min<index_t>(n - 1, c + shift);
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    for (index_t c : cols) {
+      a.col.push_back(c);
+      a.val.push_back(0.5 + (rng() % 1000) / 1000.0);
+    }
+    a.rpt[r + 1] = static_cast<offset_t>(a.col.size());
+  }
+  return a;
+}
+
+// Pairs of A's nonzeros hashed as one where their B rows share a column at the same position
+// (spgemm_options::merge_equal_rows) still count every product once: node blocks of 1 to 6
+// unknowns (identical rows, rows of odd length), rows alike but shifted, rows of 3 to 363
+// entries (several bins of each phase); on and off, against the CPU engine; plus_pair counts
+// each entry's products exactly.
+TEST_F(Gpu, MergedEqualRowsTakeEveryProductOnce) {
+  struct shape {
+    int hw, dofs, shift;
+  };
+  for (const shape& sh : std::vector<shape>{{1, 3, 0}, {2, 1, 0}, {4, 3, 0}, {12, 3, 0}, {30, 3, 0},
+                                            {9, 6, 0}, {5, 5, 0}, {6, 2, 1}, {10, 3, 2}}) {
+    SCOPED_TRACE("half-width " + std::to_string(sh.hw) + ", unknowns " + std::to_string(sh.dofs) +
+                 ", shift " + std::to_string(sh.shift));
+    const auto a = node_blocks(300, sh.dofs, sh.hw, 17 + static_cast<std::uint64_t>(sh.hw), sh.shift);
+    const auto ap = convert<pattern>(a);
+    const host_csr<pattern> m = convert<pattern>(narrow_rows(
+        std::vector<int>(static_cast<std::size_t>(a.rows), 2 * sh.hw + 1), a.cols, 3, 5));
+    for (row_merging merge : {row_merging::always, row_merging::never, row_merging::automatic}) {
+      spgemm_options o;
+      o.merge_equal_rows = merge;
+      SCOPED_TRACE(merge == row_merging::always  ? "merged"
+                   : merge == row_merging::never ? "one product at a time"
+                                                 : "automatic");
+      EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, o)));
+      EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(a), nullptr, 1e-5, o)));
+      EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), a, a, nullptr, 0.0, o)));
+      EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern>(ctx(), ap, ap, nullptr, 0.0, o)));
+      EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern, structural_mask>(ctx(), ap, ap, &m, 0.0, o)));
+      EXPECT_TRUE((same<plus_times<double>, double, double, structural_mask>(ctx(), a, a, &m, 1e-12, o)));
+      EXPECT_TRUE((same<any_pair, pattern, pattern, complement_mask>(ctx(), ap, ap, &m, 0.0, o)));
+    }
+  }
+}
+
+// merge_equal_rows = automatic decides row by row (rows of 32 entries or more, as all here) from
+// the row's first 32 pairs: node blocks of 6 unknowns (every pair equal) merge in both phases,
+// as many rows as `always` merges; blocks of 3 (2 pairs in 3 equal: 22 of 32, 69%) only in the
+// symbolic phase (60%), not the numeric (70%); random rows in neither, and `never` nowhere. Rows
+// counted through time_phases; results against the CPU engine throughout.
+TEST_F(Gpu, MergingFollowsTheShareOfEqualPairs) {
+  struct shape {
+    host_csr<double> a;
+    const char* name;
+    bool symbolic, numeric;
+  };
+  std::vector<int> sizes(4000);
+  for (std::size_t i = 0; i < sizes.size(); ++i) sizes[i] = 40 + static_cast<int>(i % 40);
+  const std::vector<shape> shapes = {{node_blocks(800, 6, 6, 3), "6 unknowns a node", true, true},
+                                     {node_blocks(1500, 3, 12, 4), "3 unknowns a node", true, false},
+                                     {rows_of_sizes(sizes, 4000, 5), "random rows", false, false}};
+  for (const shape& sh : shapes) {
+    SCOPED_TRACE(sh.name);
+    offset_t all[2] = {0, 0};
+    for (row_merging merge : {row_merging::always, row_merging::automatic, row_merging::never}) {
+      SCOPED_TRACE(merge == row_merging::always ? "always" : merge == row_merging::never ? "never" : "automatic");
+      spgemm_options o;
+      o.merge_equal_rows = merge;
+      o.time_phases = true;
+      plan p;
+      const auto g = on_gpu<plus_times<double>>(ctx(), p, sh.a, sh.a, nullptr, o);
+      EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(sh.a, sh.a), 1e-12));
+      const offset_t sym = p.stats().merged_rows_symbolic, num = p.stats().merged_rows_numeric;
+      if (merge == row_merging::always) {
+        all[0] = sym, all[1] = num;
+        EXPECT_GT(sym, 0) << "no row reached the symbolic block kernels";
+        EXPECT_GT(num, 0) << "no row reached the numeric block kernels";
+      } else if (merge == row_merging::never) {
+        EXPECT_EQ(sym, 0);
+        EXPECT_EQ(num, 0);
+      } else {
+        EXPECT_EQ(sym, sh.symbolic ? all[0] : 0);
+        EXPECT_EQ(num, sh.numeric ? all[1] : 0);
+      }
+    }
+  }
+}
+
 TEST_F(Gpu, DenseRowsInSharedMemoryWindows) {
   // Rows 5%, 50% and 100% dense (and sparse ones beside them), forced into the dense path;
   // 3,000 columns fit one window, 70,000 doubles need three (about 28,000 a window on an H100).

@@ -130,11 +130,17 @@ __device__ __forceinline__ bool mask_keeps(const mask_row& r, index_t key) {
 ///   row_sized  a row hashes into the part of its bin's table that it can fill (row_slots;
 ///              read by the numeric kernels and symbolic bin 0's)
 ///   span_order  spgemm_options::span_bitmap_order (read by the numeric block kernels)
+///   merge       spgemm_options::merge_equal_rows for the phase (read by the symbolic and numeric
+///               block kernels): -1 never, 0 every row, 1-100 a row whose checked pairs are at
+///               least that percentage equal (merge_row)
+///   merged_rows  where not null, the rows that merged are counted here (spgemm_stats)
 struct hash_policy {
   bool single = true;
   bool paper = false;
   bool row_sized = true;
   bool span_order = true;
+  int merge = -1;
+  unsigned long long* merged_rows = nullptr;
 };
 
 /// Slots of a bin's table (`tsize`) that one row uses: the smallest power of two, at least 8,

@@ -166,6 +166,78 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
   }
 }
 
+/// The product loop of the one-row-a-block kernels with spgemm_options::merge_equal_rows (groups
+/// only, glog < flat_glog): group gid takes two neighbouring nonzeros of A's row at a time, j and
+/// j + 1, and walks their B rows side by side; where both rows hold the same column at the same
+/// position (the rows of a FEM node's unknowns are identical, and its unknowns are neighbouring
+/// columns of A), the two products reach the table as one, f(key, a_j b + a_j+1 b'), else as
+/// two, f(key, a_j b) and f(key', a_j+1 b'). A matrix of node blocks of 2 or more unknowns then
+/// takes up to half the hash probes and accumulations. S: the semiring (any_pair where only the
+/// keys matter).
+template <class S, class VA, class VB, class F>
+__device__ __forceinline__ void for_each_merged(const dev_csr<VA>& a, const dev_csr<VB>& b,
+                                                index_t row, int tid, int nthreads, int glog,
+                                                F&& f) {
+  const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = nthreads >> glog;
+  const offset_t lo = a.rpt[row], hi = a.rpt[row + 1];
+  for (offset_t j = lo + 2 * static_cast<offset_t>(gid); j < hi; j += 2 * static_cast<offset_t>(ng)) {
+    const bool two = j + 1 < hi;
+    const index_t k0 = __ldg(a.col + j), k1 = two ? __ldg(a.col + j + 1) : k0;
+    const VA a0 = load_value(a.val, j), a1 = two ? load_value(a.val, j + 1) : VA{};
+    const offset_t p0 = __ldg(b.rpt + k0), p1 = __ldg(b.rpt + k1);
+    // 32-bit within a B row (fewer than 2^31 entries: distinct index_t columns), for registers
+    const unsigned n0 = static_cast<unsigned>(__ldg(b.rpt + k0 + 1) - p0);
+    const unsigned n1 = two ? static_cast<unsigned>(__ldg(b.rpt + k1 + 1) - p1) : 0u;
+    const unsigned most = n0 > n1 ? n0 : n1;
+    for (unsigned t = lane; t < most; t += g) {
+      const bool h0 = t < n0, h1 = t < n1;
+      const index_t c0 = h0 ? __ldg(b.col + p0 + t) : -1;
+      const index_t c1 = h1 ? __ldg(b.col + p1 + t) : -2;  // never equal to c0 unless both hold
+      if (c0 == c1) {
+        f(c0, S::add(S::multiply(a0, load_value(b.val, p0 + t)), S::multiply(a1, load_value(b.val, p1 + t))));
+      } else {
+        if (h0) f(c0, S::multiply(a0, load_value(b.val, p0 + t)));
+        if (h1) f(c1, S::multiply(a1, load_value(b.val, p1 + t)));
+      }
+    }
+  }
+}
+
+/// Rows of A shorter than this never merge automatically: their blocks are short, and the vote's
+/// chain of loads before the first barrier cost majorbasis (11 entries a row) 13% of its symbolic
+/// phase, poisson3Da and filter3D (25-26) 5%, on the H100. FEM rows hold 39-122 entries.
+constexpr offset_t merge_min_row = 32;
+
+/// spgemm_options::merge_equal_rows, row by row: thread tid < 32 of the block checks pair tid
+/// of the pairs for_each_merged takes (A's nonzeros 2 tid and 2 tid + 1 of the row): true where
+/// both B rows have the same length, first and last column. The block counts the votes with the
+/// barrier after its table is cleared (__syncthreads_count), so a row costs no extra barrier.
+template <class VA, class VB>
+__device__ __forceinline__ bool equal_pair(const dev_csr<VA>& a, const dev_csr<VB>& b, index_t row,
+                                           int tid) {
+  if (tid >= 32) return false;
+  const offset_t lo = a.rpt[row], hi = a.rpt[row + 1];
+  const offset_t j = lo + 2 * tid;
+  if (hi - lo < merge_min_row || j + 1 >= hi) return false;
+  const index_t k0 = __ldg(a.col + j), k1 = __ldg(a.col + j + 1);
+  const offset_t p0 = __ldg(b.rpt + k0), n0 = __ldg(b.rpt + k0 + 1) - p0;
+  const offset_t p1 = __ldg(b.rpt + k1), n1 = __ldg(b.rpt + k1 + 1) - p1;
+  return n0 == n1 && n0 > 0 && __ldg(b.col + p0) == __ldg(b.col + p1) &&
+         __ldg(b.col + p0 + n0 - 1) == __ldg(b.col + p1 + n1 - 1);
+}
+
+/// Whether the row takes for_each_merged: hash_policy::merge 0 (every row), or, in a row of at
+/// least merge_min_row entries, `votes` equal pairs (equal_pair) of its first
+/// min(32, length / 2) at least merge percent of them.
+template <class VA>
+__device__ __forceinline__ bool merge_row(const dev_csr<VA>& a, index_t row, int merge, int votes) {
+  if (merge <= 0) return merge == 0;
+  const offset_t len = a.rpt[row + 1] - a.rpt[row];
+  if (len < merge_min_row) return false;
+  const int pairs = len / 2 < 32 ? static_cast<int>(len / 2) : 32;
+  return 100 * votes >= merge * pairs;
+}
+
 /// One row per block (for_each_product: groups per nonzero of A, or flattened).
 /// overflow > 0 (largest shared bin): a row passing `overflow` entries is abandoned and marked
 /// with C.rpt[row] = -1 for the global-memory kernel (paper: threshold 0.8 of the table); so is,
@@ -186,13 +258,21 @@ __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
     if (tid == 0) crpt[row] = offset_t(-1);
     return;
   }
+  const bool groups = !overflow && glog < flat_glog;
+  const bool vote = groups && hp.merge > 0 && equal_pair(a, b, row, tid);
   for (int s = tid; s < tsize; s += BS) table[s] = -1;
   if (tid == 0) *s_nnz = 0;
-  __syncthreads();
+  const int votes = __syncthreads_count(vote);
   const table_shape t{static_cast<unsigned>(tsize), pow2, hp.paper};
   const mask_row mr = load_mask_row(mask, row);
   int local = 0;
-  if (!overflow && glog < flat_glog) {
+  const bool merged = groups && merge_row(a, row, hp.merge, votes);
+  if (merged && hp.merged_rows && tid == 0) atomicAdd(hp.merged_rows, 1ull);
+  if (merged) {
+    for_each_merged<any_pair>(a, b, row, tid, BS, glog, [&](index_t key, pattern) {
+      if (mask_keeps<Mask>(mr, key)) local += insert_key(table, t, key, hp.single);
+    });
+  } else if (groups) {
     for_each_product<true>(a, b, row, tid, BS, glog, [&](VA, offset_t p) {
       const index_t key = __ldg(b.col + p);
       if (mask_keeps<Mask>(mr, key)) local += insert_key(table, t, key, hp.single);
@@ -494,20 +574,29 @@ __global__ void __launch_bounds__(BS, MINB)
   const index_t row = bins[blockIdx.x];
   const offset_t base = c.rpt[row];
   const int ts = hp.row_sized ? static_cast<int>(row_slots(tsize, c.rpt[row + 1] - base)) : tsize;
+  const bool vote = glog < flat_glog && hp.merge > 0 && equal_pair(a, b, row, tid);
   for (int s = tid; s < ts; s += BS) {
     keys[s] = -1;
     if constexpr (has_values_v<T>) vals[s] = S::identity();
   }
   if (tid == 0) *s_off = 0;
-  __syncthreads();
+  const int votes = __syncthreads_count(vote);
   const table_shape t{static_cast<unsigned>(ts), ts < tsize, hp.paper};
   const mask_row mr = load_mask_row(mask, row);
-  for_each_product(a, b, row, tid, BS, glog, [&](VA av, offset_t p) {
-    const index_t key = __ldg(b.col + p);
-    if (mask_keeps<Mask>(mr, key))
-      insert_accumulate<S>(keys, vals, t, key, S::multiply(av, load_value(b.val, p)), hp.single);
-    return false;
-  });
+  const bool merged = glog < flat_glog && merge_row(a, row, hp.merge, votes);
+  if (merged && hp.merged_rows && tid == 0) atomicAdd(hp.merged_rows, 1ull);
+  if (merged) {
+    for_each_merged<S>(a, b, row, tid, BS, glog, [&](index_t key, T v) {
+      if (mask_keeps<Mask>(mr, key)) insert_accumulate<S>(keys, vals, t, key, v, hp.single);
+    });
+  } else {
+    for_each_product(a, b, row, tid, BS, glog, [&](VA av, offset_t p) {
+      const index_t key = __ldg(b.col + p);
+      if (mask_keeps<Mask>(mr, key))
+        insert_accumulate<S>(keys, vals, t, key, S::multiply(av, load_value(b.val, p)), hp.single);
+      return false;
+    });
+  }
   __syncthreads();
   // One shared atomic per warp and round (ballot + popc), not one per entry.
   const int lane = tid & 31;

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cub/device/device_scan.cuh>
 
 #include "opsparse/detail/kernels.cuh"
@@ -88,6 +89,19 @@ inline void run_binning(context& ctx, plan_state& st, const offset_t* sizes, ind
   }
 }
 
+/// The hash policy of a phase from the options: spgemm_options::merge_equal_rows as
+/// hash_policy::merge (automatic: the phase's share as a percentage of a row's pairs), and with
+/// time_phases the rows that merge counted in the context's scratch word `counter` (1 symbolic,
+/// 2 numeric; setup_step clears them, numeric() reads them into spgemm_stats).
+inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, double share, int counter) {
+  hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables, opt.span_bitmap_order};
+  hp.merge = opt.merge_equal_rows == row_merging::never    ? -1
+             : opt.merge_equal_rows == row_merging::always ? 0
+                                                           : std::clamp(static_cast<int>(std::ceil(100.0 * share)), 1, 100);
+  if (opt.time_phases) hp.merged_rows = static_cast<unsigned long long*>(ctx.scratch()) + counter;
+  return hp;
+}
+
 /// Whether any row of a bin, rows of `lo` keys or more, can use half its table or less
 /// (row_slots); if none can, its kernel skips the row-size lookup before zeroing the table.
 inline hash_policy for_bin(hash_policy hp, unsigned long long lo, unsigned long long tsize) {
@@ -147,6 +161,8 @@ std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a,
   if (opt.time_phases) {
     st.ensure_timing_events();
     OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[0], s));
+    // phase_policy's counters of merged rows, after the longest-B-row word
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.d_max_b_row + 1, 0, 2 * sizeof(unsigned long long), s));
   }
   if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
   {
@@ -195,8 +211,7 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
   const std::size_t dense_bytes = dc.bytes;
   const bool dense = dc.fits;
   const int glog = st.glog;
-  const hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables,
-                      opt.span_bitmap_order};
+  const hash_policy hp = phase_policy(ctx, opt, opt.merge_symbolic_share, 1);
   ctx.fork();
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < sym_shared; ++i) off[i + 1] = off[i] + rows[i];
@@ -469,8 +484,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
   const phase_config& num = st.num_cfg;
   const int num_shared = static_cast<int>(num.bins.size()) - 1;
   const int glog = st.glog;
-  const hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables,
-                      opt.span_bitmap_order};
+  const hash_policy hp = phase_policy(ctx, opt, opt.merge_numeric_share, 2);
   const int num_bins = st.num_bins;
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < num_bins; ++i) off[i + 1] = off[i] + st.num_rows[i];
@@ -541,6 +555,11 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
       OPSPARSE_CUDA_TRY(cudaEventElapsedTime(outs[i], st.timing[i], st.timing[i + 1]));
     st.stats.symbolic_bin_end_ms = st.bin_end_ms(0, st.timing[2]);
     st.stats.numeric_bin_end_ms = st.bin_end_ms(1, st.timing[4]);
+    unsigned long long merged[2];
+    OPSPARSE_CUDA_TRY(cudaMemcpy(merged, static_cast<unsigned long long*>(ctx.scratch()) + 1,
+                                 sizeof merged, cudaMemcpyDeviceToHost));
+    st.stats.merged_rows_symbolic = static_cast<offset_t>(merged[0]);
+    st.stats.merged_rows_numeric = static_cast<offset_t>(merged[1]);
   }
 }
 
