@@ -76,6 +76,9 @@ def sass(path, top):
         for r in sorted(body, key=lambda r: -number(r[si]))[:top]:
             ex = r[executed[0]] if executed else ""
             print("%6.1f%%  %12s  %s" % (100 * number(r[si]) / total, ex, r[src][:100]))
+    if not seen:
+        print("== no SASS: no profiled launch matches SASS_OF (raise LAUNCHES: the symbolic "
+              "kernels come first)")
 
 
 if __name__ == "__main__":
