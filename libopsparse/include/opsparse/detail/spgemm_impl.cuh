@@ -93,11 +93,14 @@ inline void run_binning(context& ctx, plan_state& st, const offset_t* sizes, ind
 /// hash_policy::merge (automatic: the phase's share as a percentage of a row's pairs), and with
 /// time_phases the rows that merge counted in the context's scratch word `counter` (1 symbolic,
 /// 2 numeric; setup_step clears them, numeric() reads them into spgemm_stats).
-inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, double share, int counter) {
-  hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables, opt.span_bitmap_order};
+inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, double share,
+                                int counter) {
+  hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables,
+                 opt.span_bitmap_order};
+  const int percent = std::clamp(static_cast<int>(std::ceil(100.0 * share)), 1, 100);
   hp.merge = opt.merge_equal_rows == row_merging::never    ? -1
              : opt.merge_equal_rows == row_merging::always ? 0
-                                                           : std::clamp(static_cast<int>(std::ceil(100.0 * share)), 1, 100);
+                                                           : percent;
   if (opt.time_phases) hp.merged_rows = static_cast<unsigned long long*>(ctx.scratch()) + counter;
   return hp;
 }
