@@ -78,13 +78,12 @@ struct spgemm_options {
   /// The one-row-a-block kernels take A's nonzeros in neighbouring pairs and hash a pair's two
   /// products as one where the two B rows hold the same column at the same position: the rows of
   /// a FEM node's unknowns are identical, so matrices of node blocks take up to half the hash
-  /// probes and accumulations (beyond the paper; kernels.cuh, for_each_merged). `automatic`:
-  /// row by row, in rows of A of 32 entries or more, the block's first warp checks the first 32
-  /// pairs of the row (equal length, first and last column of their B rows) and the row merges
-  /// where at least
-  /// merge_symbolic_share (merge_numeric_share) of them are equal. Measured on the H200's paper
-  /// suite with every row merged: shipsec1, pwtk, rma10 1.25-1.31x faster; poisson3Da, filter3D
-  /// and bcsstk13, whose pairs rarely match, 0.74-0.87x.
+  /// probes and accumulations (beyond the paper; product_loops.cuh, for_each_merged).
+  /// `automatic`: row by row, in rows of A of 32 entries or more, the block's first warp checks
+  /// the first 32 pairs of the row (equal length, first and last column of their B rows) and the
+  /// row merges where at least merge_symbolic_share (merge_numeric_share) of them are equal.
+  /// Measured on the H200's paper suite with every row merged: shipsec1, pwtk, rma10 1.25-1.31x
+  /// faster; poisson3Da, filter3D and bcsstk13, whose pairs rarely match, 0.74-0.87x.
   row_merging merge_equal_rows = row_merging::automatic;
   double merge_symbolic_share = 0.6;  ///< automatic: least share of equal pairs, symbolic phase
   double merge_numeric_share = 0.7;   ///< automatic: least share of equal pairs, numeric phase

@@ -89,10 +89,16 @@ inline void run_binning(context& ctx, plan_state& st, const offset_t* sizes, ind
   }
 }
 
+/// With time_phases, the rows that merged (spgemm_options::merge_equal_rows): [0] symbolic,
+/// [1] numeric, in the context's scratch after the longest-B-row word (launch.hpp). setup_step
+/// clears them, numeric() reads them into spgemm_stats.
+inline unsigned long long* merged_row_counters(context& ctx) {
+  return static_cast<unsigned long long*>(ctx.scratch()) + 1;
+}
+
 /// The hash policy of a phase from the options: spgemm_options::merge_equal_rows as
 /// hash_policy::merge (automatic: the phase's share as a percentage of a row's pairs), and with
-/// time_phases the rows that merge counted in the context's scratch word `counter` (1 symbolic,
-/// 2 numeric; setup_step clears them, numeric() reads them into spgemm_stats).
+/// time_phases the phase's counter of merged rows (merged_row_counters()[counter]).
 inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, double share,
                                 int counter) {
   hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables,
@@ -101,7 +107,7 @@ inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, double 
   hp.merge = opt.merge_equal_rows == row_merging::never    ? -1
              : opt.merge_equal_rows == row_merging::always ? 0
                                                            : percent;
-  if (opt.time_phases) hp.merged_rows = static_cast<unsigned long long*>(ctx.scratch()) + counter;
+  if (opt.time_phases) hp.merged_rows = merged_row_counters(ctx) + counter;
   return hp;
 }
 
@@ -164,8 +170,8 @@ std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a,
   if (opt.time_phases) {
     st.ensure_timing_events();
     OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[0], s));
-    // phase_policy's counters of merged rows, after the longest-B-row word
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.d_max_b_row + 1, 0, 2 * sizeof(unsigned long long), s));
+    OPSPARSE_CUDA_TRY(
+        cudaMemsetAsync(merged_row_counters(ctx), 0, 2 * sizeof(unsigned long long), s));
   }
   if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
   {
@@ -214,7 +220,7 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
   const std::size_t dense_bytes = dc.bytes;
   const bool dense = dc.fits;
   const int glog = st.glog;
-  const hash_policy hp = phase_policy(ctx, opt, opt.merge_symbolic_share, 1);
+  const hash_policy hp = phase_policy(ctx, opt, opt.merge_symbolic_share, 0);
   ctx.fork();
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < sym_shared; ++i) off[i + 1] = off[i] + rows[i];
@@ -487,7 +493,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
   const phase_config& num = st.num_cfg;
   const int num_shared = static_cast<int>(num.bins.size()) - 1;
   const int glog = st.glog;
-  const hash_policy hp = phase_policy(ctx, opt, opt.merge_numeric_share, 2);
+  const hash_policy hp = phase_policy(ctx, opt, opt.merge_numeric_share, 1);
   const int num_bins = st.num_bins;
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < num_bins; ++i) off[i + 1] = off[i] + st.num_rows[i];
@@ -559,8 +565,8 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
     st.stats.symbolic_bin_end_ms = st.bin_end_ms(0, st.timing[2]);
     st.stats.numeric_bin_end_ms = st.bin_end_ms(1, st.timing[4]);
     unsigned long long merged[2];
-    OPSPARSE_CUDA_TRY(cudaMemcpy(merged, static_cast<unsigned long long*>(ctx.scratch()) + 1,
-                                 sizeof merged, cudaMemcpyDeviceToHost));
+    OPSPARSE_CUDA_TRY(cudaMemcpy(merged, merged_row_counters(ctx), sizeof merged,
+                                 cudaMemcpyDeviceToHost));
     st.stats.merged_rows_symbolic = static_cast<offset_t>(merged[0]);
     st.stats.merged_rows_numeric = static_cast<offset_t>(merged[1]);
   }
