@@ -86,7 +86,9 @@ std::vector<variant> ablation_variants() {
   add("no-product-flattening", [](spgemm_options& x) { x.flatten_products = false; });
   add("no-span-order", [](spgemm_options& x) { x.span_bitmap_order = false; });
   add("no-row-merging", [](spgemm_options& x) { x.merge_equal_rows = row_merging::never; });
-  add("merge-equal-rows", [](spgemm_options& x) { x.merge_equal_rows = row_merging::always; });
+  add("merge-equal-rows", [](spgemm_options& x) { x.merge_equal_rows = row_merging::pairs; });
+  add("merge-triples", [](spgemm_options& x) { x.merge_equal_rows = row_merging::triples; });
+  add("no-merge-triples", [](spgemm_options& x) { x.merge_triples = false; });
   return vs;
 }
 

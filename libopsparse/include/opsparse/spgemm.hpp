@@ -16,7 +16,7 @@
 namespace opsparse {
 
 /// spgemm_options::merge_equal_rows.
-enum class row_merging { automatic, always, never };
+enum class row_merging { automatic, pairs, triples, never };
 
 /// Every optimisation of the paper can be switched off at run time, for the ablation benchmark.
 struct spgemm_options {
@@ -60,7 +60,7 @@ struct spgemm_options {
   int sparse_row_max_windows = 8;
   /// When B has rows longer than 16 (groups would be a whole warp per nonzero of A) but its
   /// average row is shorter than 24, flatten each warp's products across its lanes instead
-  /// (beyond the paper; kernels.cuh, for_each_product). Measured on the paper suite: 15-19%
+  /// (beyond the paper; product_loops.cuh, for_each_product). Measured on the paper suite: 15-19%
   /// faster on offshore and cop20k_A, but up to 1.65x slower on the FEM classes whose long rows
   /// already fill the warp, hence the average-row rule.
   bool flatten_products = true;
@@ -75,18 +75,22 @@ struct spgemm_options {
   /// bitmap_order_store). `--variants unsorted` had shown the sort at 17-43% of the FEM classes'
   /// numeric phase. Measured on the H100's paper suite: cage15 -36%, cage12 -16%.
   bool span_bitmap_order = true;
-  /// The one-row-a-block kernels take A's nonzeros in neighbouring pairs and hash a pair's two
-  /// products as one where the two B rows hold the same column at the same position: the rows of
-  /// a FEM node's unknowns are identical, so matrices of node blocks take up to half the hash
-  /// probes and accumulations (beyond the paper; product_loops.cuh, for_each_merged).
-  /// `automatic`: row by row, in rows of A of 32 entries or more, the block's first warp checks
-  /// the first 32 pairs of the row (equal length, first and last column of their B rows) and the
-  /// row merges where at least merge_symbolic_share (merge_numeric_share) of them are equal.
-  /// Measured on the H200's paper suite with every row merged: shipsec1, pwtk, rma10 1.25-1.31x
-  /// faster; poisson3Da, filter3D and bcsstk13, whose pairs rarely match, 0.74-0.87x.
+  /// The one-row-a-block kernels take A's nonzeros in neighbouring pairs or triples and hash
+  /// their products as one where all their B rows hold the same column at the same position:
+  /// the rows of a FEM node's unknowns are identical, so matrices of node blocks take a half
+  /// (pairs) to a third (triples) of the hash probes and accumulations (beyond the paper;
+  /// product_loops.cuh, for_each_merged). `automatic`: row by row, in rows of A of 32 entries
+  /// or more, the block's first warp compares the B rows of the row's first 32 neighbouring
+  /// nonzeros (equal length, first and last column) and takes pairs or triples, whichever saves
+  /// more hash operations, where the saving is at least that of merge_symbolic_share
+  /// (merge_numeric_share) equal pairs (product_loops.cuh, merge_vote). `pairs`, `triples`:
+  /// every row so (the ablation). Measured on the H200's paper suite with every row in pairs:
+  /// shipsec1, pwtk, rma10 1.25-1.31x faster; poisson3Da, filter3D and bcsstk13, whose pairs
+  /// rarely match, 0.74-0.87x.
   row_merging merge_equal_rows = row_merging::automatic;
-  double merge_symbolic_share = 0.6;  ///< automatic: least share of equal pairs, symbolic phase
-  double merge_numeric_share = 0.7;   ///< automatic: least share of equal pairs, numeric phase
+  double merge_symbolic_share = 0.6;  ///< automatic: the least saving, symbolic phase (above)
+  double merge_numeric_share = 0.7;   ///< automatic: the least saving, numeric phase (above)
+  bool merge_triples = true;          ///< automatic: triples too (false: pairs only)
   bool time_phases = false;        ///< record phase times into plan.stats() (adds syncs)
 };
 

@@ -742,11 +742,11 @@ host_csr<double> node_blocks(index_t nodes, int dofs, int hw, std::uint64_t seed
   return a;
 }
 
-// Pairs of A's nonzeros hashed as one where their B rows share a column at the same position
-// (spgemm_options::merge_equal_rows) still count every product once: node blocks of 1 to 6
-// unknowns (identical rows, rows of odd length), rows alike but shifted, rows of 3 to 363
-// entries (several bins of each phase); on and off, against the CPU engine; plus_pair counts
-// each entry's products exactly.
+// Pairs and triples of A's nonzeros hashed as one where their B rows share a column at the same
+// position (spgemm_options::merge_equal_rows) still count every product once: node blocks of 1
+// to 6 unknowns (identical rows, rows of odd length), rows alike but shifted, rows of 3 to 363
+// entries (several bins of each phase); pairs, triples, off and automatic, against the CPU
+// engine; plus_pair counts each entry's products exactly.
 TEST_F(Gpu, MergedEqualRowsTakeEveryProductOnce) {
   struct shape {
     int hw, dofs, shift;
@@ -759,12 +759,14 @@ TEST_F(Gpu, MergedEqualRowsTakeEveryProductOnce) {
     const auto ap = convert<pattern>(a);
     const host_csr<pattern> m = convert<pattern>(narrow_rows(
         std::vector<int>(static_cast<std::size_t>(a.rows), 2 * sh.hw + 1), a.cols, 3, 5));
-    for (row_merging merge : {row_merging::always, row_merging::never, row_merging::automatic}) {
+    for (row_merging merge : {row_merging::pairs, row_merging::triples, row_merging::never,
+                              row_merging::automatic}) {
       spgemm_options o;
       o.merge_equal_rows = merge;
-      SCOPED_TRACE(merge == row_merging::always  ? "merged"
-                   : merge == row_merging::never ? "one product at a time"
-                                                 : "automatic");
+      SCOPED_TRACE(merge == row_merging::pairs     ? "pairs"
+                   : merge == row_merging::triples ? "triples"
+                   : merge == row_merging::never   ? "one product at a time"
+                                                   : "automatic");
       EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, o)));
       EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(a), nullptr, 1e-5, o)));
       EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), a, a, nullptr, 0.0, o)));
@@ -777,45 +779,74 @@ TEST_F(Gpu, MergedEqualRowsTakeEveryProductOnce) {
 }
 
 // merge_equal_rows = automatic decides row by row (rows of 32 entries or more, as all here) from
-// the row's first 32 pairs: node blocks of 6 unknowns (every pair equal) merge in both phases,
-// as many rows as `always` merges; blocks of 3 (2 pairs in 3 equal: 22 of 32, 69%) only in the
-// symbolic phase (60%), not the numeric (70%); random rows in neither, and `never` nowhere. Rows
-// counted through time_phases; results against the CPU engine throughout.
-TEST_F(Gpu, MergingFollowsTheShareOfEqualPairs) {
+// the B rows of the row's first 32 neighbouring nonzeros (merge_vote): node blocks of 3 unknowns
+// (every triple equal, 2/3 of the pairs) take triples in both phases, as many rows as `triples`
+// does; blocks of 6 (every pair and triple equal) triples in the symbolic phase and pairs in the
+// numeric one, whose triples must save 1.5 times the pairs' (numeric_triples); blocks of 5 (13 of
+// 16 pairs, 6 of 10 triples: pairs save more) take pairs, and with the numeric phase's share
+// raised to 0.9 pairs in the symbolic phase only; random rows neither, `never` nowhere, and
+// automatic with merge_triples off no triples. Rows counted through time_phases; results against
+// the CPU engine throughout.
+TEST_F(Gpu, MergingFollowsTheShareOfEqualRows) {
   struct shape {
     host_csr<double> a;
     const char* name;
-    bool symbolic, numeric;
+    int symbolic, numeric;  // width automatic takes: 0 (none), 2 or 3
+    double numeric_share;
   };
   std::vector<int> sizes(4000);
   for (std::size_t i = 0; i < sizes.size(); ++i) sizes[i] = 40 + static_cast<int>(i % 40);
-  const std::vector<shape> shapes = {{node_blocks(800, 6, 6, 3), "6 unknowns a node", true, true},
-                                     {node_blocks(1500, 3, 12, 4), "3 unknowns a node", true, false},
-                                     {rows_of_sizes(sizes, 4000, 5), "random rows", false, false}};
+  const std::vector<shape> shapes = {
+      {node_blocks(800, 6, 6, 3), "6 unknowns a node", 3, 2, 0.7},
+      {node_blocks(1500, 3, 12, 4), "3 unknowns a node", 3, 3, 0.7},
+      {node_blocks(1000, 5, 6, 5), "5 unknowns a node", 2, 2, 0.7},
+      {node_blocks(1000, 5, 6, 5), "5 unknowns a node, numeric share 0.9", 2, 0, 0.9},
+      {rows_of_sizes(sizes, 4000, 5), "random rows", 0, 0, 0.7}};
   for (const shape& sh : shapes) {
     SCOPED_TRACE(sh.name);
-    offset_t all[2] = {0, 0};
-    for (row_merging merge : {row_merging::always, row_merging::automatic, row_merging::never}) {
-      SCOPED_TRACE(merge == row_merging::always ? "always" : merge == row_merging::never ? "never" : "automatic");
+    offset_t forced[4][2] = {};  // [width][phase]: rows `pairs` and `triples` merge
+    for (row_merging merge : {row_merging::pairs, row_merging::triples, row_merging::automatic,
+                              row_merging::never}) {
+      SCOPED_TRACE(merge == row_merging::pairs     ? "pairs"
+                   : merge == row_merging::triples ? "triples"
+                   : merge == row_merging::never   ? "never"
+                                                   : "automatic");
       spgemm_options o;
       o.merge_equal_rows = merge;
+      o.merge_numeric_share = sh.numeric_share;
       o.time_phases = true;
       plan p;
       const auto g = on_gpu<plus_times<double>>(ctx(), p, sh.a, sh.a, nullptr, o);
       EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(sh.a, sh.a), 1e-12));
-      const offset_t sym = p.stats().merged_rows_symbolic, num = p.stats().merged_rows_numeric;
-      if (merge == row_merging::always) {
-        all[0] = sym, all[1] = num;
-        EXPECT_GT(sym, 0) << "no row reached the symbolic block kernels";
-        EXPECT_GT(num, 0) << "no row reached the numeric block kernels";
-      } else if (merge == row_merging::never) {
-        EXPECT_EQ(sym, 0);
-        EXPECT_EQ(num, 0);
+      const spgemm_stats& st = p.stats();
+      const offset_t rows[4][2] = {{0, 0}, {0, 0}, {st.pair_rows_symbolic, st.pair_rows_numeric},
+                                   {st.triple_rows_symbolic, st.triple_rows_numeric}};
+      if (merge == row_merging::pairs || merge == row_merging::triples) {
+        const int w = merge == row_merging::pairs ? 2 : 3;
+        for (int ph = 0; ph < 2; ++ph) {
+          forced[w][ph] = rows[w][ph];
+          EXPECT_GT(rows[w][ph], 0) << "no row reached the block kernels of phase " << ph;
+          EXPECT_EQ(rows[5 - w][ph], 0) << "phase " << ph;
+        }
       } else {
-        EXPECT_EQ(sym, sh.symbolic ? all[0] : 0);
-        EXPECT_EQ(num, sh.numeric ? all[1] : 0);
+        const int want[2] = {merge == row_merging::never ? 0 : sh.symbolic,
+                             merge == row_merging::never ? 0 : sh.numeric};
+        for (int ph = 0; ph < 2; ++ph)
+          for (int w = 2; w <= 3; ++w)
+            EXPECT_EQ(rows[w][ph], want[ph] == w ? forced[w][ph] : 0)
+                << "phase " << ph << ", width " << w;
       }
     }
+    // Automatic without triples: none in either phase, and the same product.
+    spgemm_options o;
+    o.merge_triples = false;
+    o.merge_numeric_share = sh.numeric_share;
+    o.time_phases = true;
+    plan p;
+    const auto g = on_gpu<plus_times<double>>(ctx(), p, sh.a, sh.a, nullptr, o);
+    EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(sh.a, sh.a), 1e-12));
+    EXPECT_EQ(p.stats().triple_rows_symbolic, 0);
+    EXPECT_EQ(p.stats().triple_rows_numeric, 0);
   }
 }
 

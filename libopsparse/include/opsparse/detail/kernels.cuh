@@ -78,19 +78,21 @@ __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
     return;
   }
   const bool groups = !overflow && glog < flat_glog;
-  const bool vote = groups && hp.merge > 0 && equal_pair(a, b, row, tid);
+  const bool vote = groups && merge_vote(a, b, row, tid, hp);
   for (int s = tid; s < tsize; s += BS) table[s] = -1;
   if (tid == 0) *s_nnz = 0;
-  const int votes = __syncthreads_count(vote);
+  const int width = __syncthreads_count(vote);
   const table_shape t{static_cast<unsigned>(tsize), pow2, hp.paper};
   const mask_row mr = load_mask_row(mask, row);
   int local = 0;
-  const bool merged = groups && merge_row(a, row, hp.merge, votes);
-  if (merged && hp.merged_rows && tid == 0) atomicAdd(hp.merged_rows, 1ull);
-  if (merged) {
-    for_each_merged<any_pair>(a, b, row, tid, BS, glog, [&](index_t key, pattern) {
-      if (mask_keeps<Mask>(mr, key)) local += insert_key(table, t, key, hp.single);
-    });
+  if (width >= 2 && hp.merged_rows && tid == 0) atomicAdd(hp.merged_rows + (width - 2), 1ull);
+  auto insert = [&](index_t key, pattern) {
+    if (mask_keeps<Mask>(mr, key)) local += insert_key(table, t, key, hp.single);
+  };
+  if (width == 3) {
+    for_each_merged<3, any_pair>(a, b, row, tid, BS, glog, insert);
+  } else if (width == 2) {
+    for_each_merged<2, any_pair>(a, b, row, tid, BS, glog, insert);
   } else if (groups) {
     for_each_product<true>(a, b, row, tid, BS, glog, [&](VA, offset_t p) {
       const index_t key = __ldg(b.col + p);
@@ -393,21 +395,23 @@ __global__ void __launch_bounds__(BS, MINB)
   const index_t row = bins[blockIdx.x];
   const offset_t base = c.rpt[row];
   const int ts = hp.row_sized ? static_cast<int>(row_slots(tsize, c.rpt[row + 1] - base)) : tsize;
-  const bool vote = glog < flat_glog && hp.merge > 0 && equal_pair(a, b, row, tid);
+  const bool vote = glog < flat_glog && merge_vote(a, b, row, tid, hp);
   for (int s = tid; s < ts; s += BS) {
     keys[s] = -1;
     if constexpr (has_values_v<T>) vals[s] = S::identity();
   }
   if (tid == 0) *s_off = 0;
-  const int votes = __syncthreads_count(vote);
+  const int width = __syncthreads_count(vote);
   const table_shape t{static_cast<unsigned>(ts), ts < tsize, hp.paper};
   const mask_row mr = load_mask_row(mask, row);
-  const bool merged = glog < flat_glog && merge_row(a, row, hp.merge, votes);
-  if (merged && hp.merged_rows && tid == 0) atomicAdd(hp.merged_rows, 1ull);
-  if (merged) {
-    for_each_merged<S>(a, b, row, tid, BS, glog, [&](index_t key, T v) {
-      if (mask_keeps<Mask>(mr, key)) insert_accumulate<S>(keys, vals, t, key, v, hp.single);
-    });
+  if (width >= 2 && hp.merged_rows && tid == 0) atomicAdd(hp.merged_rows + (width - 2), 1ull);
+  auto accumulate = [&](index_t key, T v) {
+    if (mask_keeps<Mask>(mr, key)) insert_accumulate<S>(keys, vals, t, key, v, hp.single);
+  };
+  if (width == 3) {
+    for_each_merged<3, S>(a, b, row, tid, BS, glog, accumulate);
+  } else if (width == 2) {
+    for_each_merged<2, S>(a, b, row, tid, BS, glog, accumulate);
   } else {
     for_each_product(a, b, row, tid, BS, glog, [&](VA av, offset_t p) {
       const index_t key = __ldg(b.col + p);

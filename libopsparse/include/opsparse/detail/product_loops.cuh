@@ -122,37 +122,50 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
 }
 
 /// The product loop of the one-row-a-block kernels with spgemm_options::merge_equal_rows (groups
-/// only, glog < flat_glog): group gid takes two neighbouring nonzeros of A's row at a time, j and
-/// j + 1, and walks their B rows side by side; where both rows hold the same column at the same
-/// position (the rows of a FEM node's unknowns are identical, and its unknowns are neighbouring
-/// columns of A), the two products reach the table as one, f(key, a_j b + a_j+1 b'), else as
-/// two, f(key, a_j b) and f(key', a_j+1 b'). A matrix of node blocks of 2 or more unknowns then
-/// takes up to half the hash probes and accumulations. S: the semiring (any_pair where only the
-/// keys matter).
-template <class S, class VA, class VB, class F>
+/// only, glog < flat_glog): group gid takes W (2 or 3) neighbouring nonzeros of A's row at a
+/// time, j to j + W - 1, and walks their B rows side by side; where all W rows hold the same
+/// column at the same position (the rows of a FEM node's unknowns are identical, and its
+/// unknowns are neighbouring columns of A), the W products reach the table as one,
+/// f(key, a_j b + a_j+1 b' + ...), else one by one. A matrix of node blocks of 3 or 6 unknowns
+/// then takes a third of the hash probes and accumulations, of 2, 4 or 5 about half (pairs).
+/// S: the semiring (any_pair where only the keys matter).
+template <int W, class S, class VA, class VB, class F>
 __device__ __forceinline__ void for_each_merged(const dev_csr<VA>& a, const dev_csr<VB>& b,
                                                 index_t row, int tid, int nthreads, int glog,
                                                 F&& f) {
   const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = nthreads >> glog;
   const offset_t lo = a.rpt[row], hi = a.rpt[row + 1];
-  for (offset_t j = lo + 2 * static_cast<offset_t>(gid); j < hi; j += 2 * static_cast<offset_t>(ng)) {
-    const bool two = j + 1 < hi;
-    const index_t k0 = __ldg(a.col + j), k1 = two ? __ldg(a.col + j + 1) : k0;
-    const VA a0 = load_value(a.val, j), a1 = two ? load_value(a.val, j + 1) : VA{};
-    const offset_t p0 = __ldg(b.rpt + k0), p1 = __ldg(b.rpt + k1);
+  for (offset_t j = lo + W * static_cast<offset_t>(gid); j < hi; j += W * static_cast<offset_t>(ng)) {
+    VA av[W];
+    offset_t p[W];
     // 32-bit within a B row (fewer than 2^31 entries: distinct index_t columns), for registers
-    const unsigned n0 = static_cast<unsigned>(__ldg(b.rpt + k0 + 1) - p0);
-    const unsigned n1 = two ? static_cast<unsigned>(__ldg(b.rpt + k1 + 1) - p1) : 0u;
-    const unsigned most = n0 > n1 ? n0 : n1;
+    unsigned n[W], most = 0;
+#pragma unroll
+    for (int i = 0; i < W; ++i) {
+      const bool in = j + i < hi;
+      const index_t k = in ? __ldg(a.col + j + i) : 0;
+      av[i] = in ? load_value(a.val, j + i) : VA{};
+      p[i] = in ? __ldg(b.rpt + k) : 0;
+      n[i] = in ? static_cast<unsigned>(__ldg(b.rpt + k + 1) - p[i]) : 0u;
+      most = n[i] > most ? n[i] : most;
+    }
     for (unsigned t = lane; t < most; t += g) {
-      const bool h0 = t < n0, h1 = t < n1;
-      const index_t c0 = h0 ? __ldg(b.col + p0 + t) : -1;
-      const index_t c1 = h1 ? __ldg(b.col + p1 + t) : -2;  // never equal to c0 unless both hold
-      if (c0 == c1) {
-        f(c0, S::add(S::multiply(a0, load_value(b.val, p0 + t)), S::multiply(a1, load_value(b.val, p1 + t))));
+      index_t c[W];
+      bool all = true;
+#pragma unroll
+      for (int i = 0; i < W; ++i) {
+        c[i] = t < n[i] ? __ldg(b.col + p[i] + t) : index_t(-1 - i);  // distinct where absent
+        all = all && c[i] == c[0];
+      }
+      if (all) {
+        auto v = S::multiply(av[0], load_value(b.val, p[0] + t));
+#pragma unroll
+        for (int i = 1; i < W; ++i) v = S::add(v, S::multiply(av[i], load_value(b.val, p[i] + t)));
+        f(c[0], v);
       } else {
-        if (h0) f(c0, S::multiply(a0, load_value(b.val, p0 + t)));
-        if (h1) f(c1, S::multiply(a1, load_value(b.val, p1 + t)));
+#pragma unroll
+        for (int i = 0; i < W; ++i)
+          if (c[i] >= 0) f(c[i], S::multiply(av[i], load_value(b.val, p[i] + t)));
       }
     }
   }
@@ -163,34 +176,41 @@ __device__ __forceinline__ void for_each_merged(const dev_csr<VA>& a, const dev_
 /// phase, poisson3Da and filter3D (25-26) 5%, on the H100. FEM rows hold 39-122 entries.
 constexpr offset_t merge_min_row = 32;
 
-/// spgemm_options::merge_equal_rows, row by row: thread tid < 32 of the block checks pair tid
-/// of the pairs for_each_merged takes (A's nonzeros 2 tid and 2 tid + 1 of the row): true where
-/// both B rows have the same length, first and last column. The block counts the votes with the
-/// barrier after its table is cleared (__syncthreads_count), so a row costs no extra barrier.
+/// spgemm_options::merge_equal_rows, row by row: the width for_each_merged takes the row with
+/// (1: not merged, 2: pairs, 3: triples). hash_policy::merge 0 forces hash_policy::width.
+/// Automatic (merge = a percentage): the block's first warp compares the B rows of neighbouring
+/// nonzeros among the row's first 32 (same length, first and last column), which gives the
+/// share s2 of equal pairs (nonzeros 2i, 2i + 1) and s3 of equal triples (3i to 3i + 2) as
+/// for_each_merged aligns them; pairs save s2 / 2 of the hash operations, triples 2 s3 / 3.
+/// Triples win where their saving exceeds hash_policy::triples percent of the pairs' (phase_policy
+/// says why the phases differ), and the winner merges where its saving reaches merge / 200
+/// (merge = 60: the saving of 60% equal pairs), else the other one where it does. Called by every thread; the width is counted through the barrier after the
+/// table's clearing (__syncthreads_count of tid < width), so a row costs no extra barrier.
 template <class VA, class VB>
-__device__ __forceinline__ bool equal_pair(const dev_csr<VA>& a, const dev_csr<VB>& b, index_t row,
-                                           int tid) {
-  if (tid >= 32) return false;
+__device__ __forceinline__ bool merge_vote(const dev_csr<VA>& a, const dev_csr<VB>& b, index_t row,
+                                           int tid, const hash_policy& hp) {
+  if (hp.merge == 0) return tid < hp.width;
+  if (hp.merge < 0 || tid >= 32) return false;
   const offset_t lo = a.rpt[row], hi = a.rpt[row + 1];
-  const offset_t j = lo + 2 * tid;
-  if (hi - lo < merge_min_row || j + 1 >= hi) return false;
-  const index_t k0 = __ldg(a.col + j), k1 = __ldg(a.col + j + 1);
-  const offset_t p0 = __ldg(b.rpt + k0), n0 = __ldg(b.rpt + k0 + 1) - p0;
-  const offset_t p1 = __ldg(b.rpt + k1), n1 = __ldg(b.rpt + k1 + 1) - p1;
-  return n0 == n1 && n0 > 0 && __ldg(b.col + p0) == __ldg(b.col + p1) &&
+  if (hi - lo < merge_min_row) return false;  // uniform in the warp
+  const offset_t j = lo + tid;
+  bool eq = false;
+  if (tid < 31) {  // j + 1 < hi: the row holds at least 32 entries
+    const index_t k0 = __ldg(a.col + j), k1 = __ldg(a.col + j + 1);
+    const offset_t p0 = __ldg(b.rpt + k0), n0 = __ldg(b.rpt + k0 + 1) - p0;
+    const offset_t p1 = __ldg(b.rpt + k1), n1 = __ldg(b.rpt + k1 + 1) - p1;
+    eq = n0 == n1 && n0 > 0 && __ldg(b.col + p0) == __ldg(b.col + p1) &&
          __ldg(b.col + p0 + n0 - 1) == __ldg(b.col + p1 + n1 - 1);
-}
-
-/// Whether the row takes for_each_merged: hash_policy::merge 0 (every row), or, in a row of at
-/// least merge_min_row entries, `votes` equal pairs (equal_pair) of its first
-/// min(32, length / 2) at least merge percent of them.
-template <class VA>
-__device__ __forceinline__ bool merge_row(const dev_csr<VA>& a, index_t row, int merge, int votes) {
-  if (merge <= 0) return merge == 0;
-  const offset_t len = a.rpt[row + 1] - a.rpt[row];
-  if (len < merge_min_row) return false;
-  const int pairs = len / 2 < 32 ? static_cast<int>(len / 2) : 32;
-  return 100 * votes >= merge * pairs;
+  }
+  const unsigned m = __ballot_sync(0xffffffffu, eq);  // bit l: nonzeros l and l + 1 equal
+  const int pairs = __popc(m & 0x55555555u);           // bits 0, 2, ..., 30: 16 pairs
+  const int triples = __popc(m & (m >> 1) & 0x09249249u);  // bits 0, 3, ..., 27: 10 triples
+  // savings in 1/480 of the hash operations: s2 / 2 = pairs / 32, 2 s3 / 3 = triples / 15
+  const int save2 = 15 * pairs, save3 = 32 * triples, need = 480 * hp.merge / 200;
+  const bool fit2 = save2 >= need, fit3 = hp.triples > 0 && save3 >= need;
+  const bool prefer3 = hp.triples > 0 && 100 * save3 > hp.triples * save2;
+  const int width = prefer3 ? (fit3 ? 3 : fit2 ? 2 : 1) : (fit2 ? 2 : fit3 ? 3 : 1);
+  return tid < width;
 }
 
 }  // namespace opsparse::detail

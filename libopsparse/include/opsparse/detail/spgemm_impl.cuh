@@ -89,24 +89,39 @@ inline void run_binning(context& ctx, plan_state& st, const offset_t* sizes, ind
   }
 }
 
-/// With time_phases, the rows that merged (spgemm_options::merge_equal_rows): [0] symbolic,
-/// [1] numeric, in the context's scratch after the longest-B-row word (launch.hpp). setup_step
-/// clears them, numeric() reads them into spgemm_stats.
+/// With time_phases, the rows that merged (spgemm_options::merge_equal_rows): [0] in pairs and
+/// [1] in triples in the symbolic phase, [2] and [3] in the numeric phase, in the context's
+/// scratch after the longest-B-row word (launch.hpp). setup_step clears them, numeric() reads
+/// them into spgemm_stats.
+constexpr int merged_row_counter_words = 4;
 inline unsigned long long* merged_row_counters(context& ctx) {
   return static_cast<unsigned long long*>(ctx.scratch()) + 1;
 }
 
+/// hash_policy::triples of each phase. Measured on the H100's paper suite, every row merged one
+/// way or the other: the symbolic phase is faster in triples than in pairs wherever both merge
+/// (pwtk 1.76 against 1.87 ms, cant 0.74 against 0.95), but the numeric phase of blocks of 6
+/// unknowns is faster in pairs (pwtk 3.73 against 3.94 ms, shipsec1, rma10), where triples save
+/// a third more hash operations; of blocks of 3 (cant, consph: 2/3 of the pairs equal) and of
+/// conf5's, where they save twice or 1.8 times as many, much faster in triples (cant 1.77
+/// against 2.31 ms, conf5 0.89 against 1.26).
+constexpr int symbolic_triples = 100, numeric_triples = 150;
+
 /// The hash policy of a phase from the options: spgemm_options::merge_equal_rows as
-/// hash_policy::merge (automatic: the phase's share as a percentage of a row's pairs), and with
-/// time_phases the phase's counter of merged rows (merged_row_counters()[counter]).
+/// hash_policy::merge and width (automatic: the phase's share as a percentage), and with
+/// time_phases the phase's counters of rows merged in pairs and triples
+/// (merged_row_counters()[counter] and [counter + 1]). `triples`: hash_policy::triples with
+/// spgemm_options::merge_triples.
 inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, double share,
-                                int counter) {
+                                int triples, int counter) {
   hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables,
                  opt.span_bitmap_order};
   const int percent = std::clamp(static_cast<int>(std::ceil(100.0 * share)), 1, 100);
-  hp.merge = opt.merge_equal_rows == row_merging::never    ? -1
-             : opt.merge_equal_rows == row_merging::always ? 0
-                                                           : percent;
+  hp.merge = opt.merge_equal_rows == row_merging::never       ? -1
+             : opt.merge_equal_rows != row_merging::automatic ? 0
+                                                              : percent;
+  hp.width = opt.merge_equal_rows == row_merging::triples ? 3 : 2;
+  hp.triples = opt.merge_triples ? triples : 0;
   if (opt.time_phases) hp.merged_rows = merged_row_counters(ctx) + counter;
   return hp;
 }
@@ -170,8 +185,8 @@ std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a,
   if (opt.time_phases) {
     st.ensure_timing_events();
     OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[0], s));
-    OPSPARSE_CUDA_TRY(
-        cudaMemsetAsync(merged_row_counters(ctx), 0, 2 * sizeof(unsigned long long), s));
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(merged_row_counters(ctx), 0,
+                                      merged_row_counter_words * sizeof(unsigned long long), s));
   }
   if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
   {
@@ -220,7 +235,7 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
   const std::size_t dense_bytes = dc.bytes;
   const bool dense = dc.fits;
   const int glog = st.glog;
-  const hash_policy hp = phase_policy(ctx, opt, opt.merge_symbolic_share, 0);
+  const hash_policy hp = phase_policy(ctx, opt, opt.merge_symbolic_share, symbolic_triples, 0);
   ctx.fork();
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < sym_shared; ++i) off[i + 1] = off[i] + rows[i];
@@ -493,7 +508,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
   const phase_config& num = st.num_cfg;
   const int num_shared = static_cast<int>(num.bins.size()) - 1;
   const int glog = st.glog;
-  const hash_policy hp = phase_policy(ctx, opt, opt.merge_numeric_share, 1);
+  const hash_policy hp = phase_policy(ctx, opt, opt.merge_numeric_share, numeric_triples, 2);
   const int num_bins = st.num_bins;
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < num_bins; ++i) off[i + 1] = off[i] + st.num_rows[i];
@@ -564,11 +579,13 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
       OPSPARSE_CUDA_TRY(cudaEventElapsedTime(outs[i], st.timing[i], st.timing[i + 1]));
     st.stats.symbolic_bin_end_ms = st.bin_end_ms(0, st.timing[2]);
     st.stats.numeric_bin_end_ms = st.bin_end_ms(1, st.timing[4]);
-    unsigned long long merged[2];
+    unsigned long long merged[merged_row_counter_words];
     OPSPARSE_CUDA_TRY(cudaMemcpy(merged, merged_row_counters(ctx), sizeof merged,
                                  cudaMemcpyDeviceToHost));
-    st.stats.merged_rows_symbolic = static_cast<offset_t>(merged[0]);
-    st.stats.merged_rows_numeric = static_cast<offset_t>(merged[1]);
+    st.stats.pair_rows_symbolic = static_cast<offset_t>(merged[0]);
+    st.stats.triple_rows_symbolic = static_cast<offset_t>(merged[1]);
+    st.stats.pair_rows_numeric = static_cast<offset_t>(merged[2]);
+    st.stats.triple_rows_numeric = static_cast<offset_t>(merged[3]);
   }
 }
 
