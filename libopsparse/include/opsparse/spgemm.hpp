@@ -79,18 +79,16 @@ struct spgemm_options {
   /// their products as one where all their B rows hold the same column at the same position:
   /// the rows of a FEM node's unknowns are identical, so matrices of node blocks take a half
   /// (pairs) to a third (triples) of the hash probes and accumulations (beyond the paper;
-  /// product_loops.cuh, for_each_merged). `automatic`: row by row, in rows of A of 32 entries
-  /// or more, the block's first warp compares the B rows of the row's first 32 neighbouring
-  /// nonzeros (equal length, first and last column) and takes pairs or triples, whichever saves
-  /// more hash operations, where the saving is at least that of merge_symbolic_share
-  /// (merge_numeric_share) equal pairs (product_loops.cuh, merge_vote). `pairs`, `triples`:
-  /// every row so (the ablation). Measured on the H200's paper suite with every row in pairs:
-  /// shipsec1, pwtk, rma10 1.25-1.31x faster; poisson3Da, filter3D and bcsstk13, whose pairs
-  /// rarely match, 0.74-0.87x.
+  /// product_loops.cuh, for_each_merged). `automatic`: the symbolic phase takes every row in
+  /// triples; in the numeric phase, row by row in rows of A of 32 entries or more, the block's
+  /// first warp compares the B rows of the row's first 32 neighbouring nonzeros (equal length,
+  /// first and last column) and takes pairs, or triples where they save 1.5 times as many hash
+  /// operations, where the saving is at least that of merge_numeric_share equal pairs
+  /// (product_loops.cuh, merge_vote; spgemm_impl.cuh, phase_policy, has the measurements).
+  /// `pairs`, `triples`: every row so in both phases (the ablation).
   row_merging merge_equal_rows = row_merging::automatic;
-  double merge_symbolic_share = 0.6;  ///< automatic: the least saving, symbolic phase (above)
-  double merge_numeric_share = 0.7;   ///< automatic: the least saving, numeric phase (above)
-  bool merge_triples = true;          ///< automatic: triples too (false: pairs only)
+  double merge_numeric_share = 0.7;  ///< automatic: the least saving, numeric phase (above)
+  bool merge_triples = true;         ///< automatic: triples too (false: pairs only)
   bool time_phases = false;        ///< record phase times into plan.stats() (adds syncs)
 };
 

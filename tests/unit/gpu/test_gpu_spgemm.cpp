@@ -778,41 +778,46 @@ TEST_F(Gpu, MergedEqualRowsTakeEveryProductOnce) {
   }
 }
 
-// merge_equal_rows = automatic decides row by row (rows of 32 entries or more, as all here) from
-// the B rows of the row's first 32 neighbouring nonzeros (merge_vote): node blocks of 3 unknowns
-// (every triple equal, 2/3 of the pairs) take triples in both phases, as many rows as `triples`
-// does; blocks of 6 (every pair and triple equal) triples in the symbolic phase and pairs in the
-// numeric one, whose triples must save 1.5 times the pairs' (numeric_triples); blocks of 5 (13 of
-// 16 pairs, 6 of 10 triples: pairs save more) take pairs, and with the numeric phase's share
-// raised to 0.9 pairs in the symbolic phase only; random rows neither, `never` nowhere, and
-// automatic with merge_triples off no triples. Rows counted through time_phases; results against
-// the CPU engine throughout.
+// merge_equal_rows = automatic: the symbolic phase takes every row in triples (pairs with
+// merge_triples off), as many rows as `triples` (`pairs`) does; the numeric phase decides row by
+// row (rows of 32 entries or more, as all here) from the B rows of the row's first 32
+// neighbouring nonzeros (merge_vote): node blocks of 3 unknowns (every triple equal, 2/3 of the
+// pairs) take triples; blocks of 6 (every pair and triple equal) pairs, as triples must save 1.5
+// times the pairs' (numeric_triples); blocks of 5 (13 of 16 pairs, 6 of 10 triples: pairs save
+// more) pairs, and none with the numeric phase's share raised to 0.9; random rows none, `never`
+// nowhere, and merge_triples off no triples (blocks of 3 then none: 2/3 of the pairs is below
+// 0.7). Rows counted through time_phases; results against the CPU engine throughout.
 TEST_F(Gpu, MergingFollowsTheShareOfEqualRows) {
   struct shape {
     host_csr<double> a;
     const char* name;
-    int symbolic, numeric;  // width automatic takes: 0 (none), 2 or 3
+    int numeric, numeric_pairs_only;  // width automatic takes: 0 (none), 2 or 3
     double numeric_share;
   };
   std::vector<int> sizes(4000);
   for (std::size_t i = 0; i < sizes.size(); ++i) sizes[i] = 40 + static_cast<int>(i % 40);
   const std::vector<shape> shapes = {
-      {node_blocks(800, 6, 6, 3), "6 unknowns a node", 3, 2, 0.7},
-      {node_blocks(1500, 3, 12, 4), "3 unknowns a node", 3, 3, 0.7},
+      {node_blocks(800, 6, 6, 3), "6 unknowns a node", 2, 2, 0.7},
+      {node_blocks(1500, 3, 12, 4), "3 unknowns a node", 3, 0, 0.7},
       {node_blocks(1000, 5, 6, 5), "5 unknowns a node", 2, 2, 0.7},
-      {node_blocks(1000, 5, 6, 5), "5 unknowns a node, numeric share 0.9", 2, 0, 0.9},
+      {node_blocks(1000, 5, 6, 5), "5 unknowns a node, numeric share 0.9", 0, 0, 0.9},
       {rows_of_sizes(sizes, 4000, 5), "random rows", 0, 0, 0.7}};
+  enum mode { pairs, triples, automatic, pairs_only, never };
   for (const shape& sh : shapes) {
     SCOPED_TRACE(sh.name);
     offset_t forced[4][2] = {};  // [width][phase]: rows `pairs` and `triples` merge
-    for (row_merging merge : {row_merging::pairs, row_merging::triples, row_merging::automatic,
-                              row_merging::never}) {
-      SCOPED_TRACE(merge == row_merging::pairs     ? "pairs"
-                   : merge == row_merging::triples ? "triples"
-                   : merge == row_merging::never   ? "never"
-                                                   : "automatic");
+    for (const mode md : {pairs, triples, automatic, pairs_only, never}) {
+      SCOPED_TRACE(md == pairs        ? "pairs"
+                   : md == triples    ? "triples"
+                   : md == automatic  ? "automatic"
+                   : md == pairs_only ? "automatic, merge_triples off"
+                                      : "never");
       spgemm_options o;
-      o.merge_equal_rows = merge;
+      o.merge_equal_rows = md == pairs     ? row_merging::pairs
+                           : md == triples ? row_merging::triples
+                           : md == never   ? row_merging::never
+                                           : row_merging::automatic;
+      o.merge_triples = md != pairs_only;
       o.merge_numeric_share = sh.numeric_share;
       o.time_phases = true;
       plan p;
@@ -821,32 +826,24 @@ TEST_F(Gpu, MergingFollowsTheShareOfEqualRows) {
       const spgemm_stats& st = p.stats();
       const offset_t rows[4][2] = {{0, 0}, {0, 0}, {st.pair_rows_symbolic, st.pair_rows_numeric},
                                    {st.triple_rows_symbolic, st.triple_rows_numeric}};
-      if (merge == row_merging::pairs || merge == row_merging::triples) {
-        const int w = merge == row_merging::pairs ? 2 : 3;
+      if (md == pairs || md == triples) {
+        const int w = md == pairs ? 2 : 3;
         for (int ph = 0; ph < 2; ++ph) {
           forced[w][ph] = rows[w][ph];
           EXPECT_GT(rows[w][ph], 0) << "no row reached the block kernels of phase " << ph;
           EXPECT_EQ(rows[5 - w][ph], 0) << "phase " << ph;
         }
       } else {
-        const int want[2] = {merge == row_merging::never ? 0 : sh.symbolic,
-                             merge == row_merging::never ? 0 : sh.numeric};
+        const int want[2] = {md == never ? 0 : md == pairs_only ? 2 : 3,
+                             md == never        ? 0
+                             : md == pairs_only ? sh.numeric_pairs_only
+                                                : sh.numeric};
         for (int ph = 0; ph < 2; ++ph)
           for (int w = 2; w <= 3; ++w)
             EXPECT_EQ(rows[w][ph], want[ph] == w ? forced[w][ph] : 0)
                 << "phase " << ph << ", width " << w;
       }
     }
-    // Automatic without triples: none in either phase, and the same product.
-    spgemm_options o;
-    o.merge_triples = false;
-    o.merge_numeric_share = sh.numeric_share;
-    o.time_phases = true;
-    plan p;
-    const auto g = on_gpu<plus_times<double>>(ctx(), p, sh.a, sh.a, nullptr, o);
-    EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(sh.a, sh.a), 1e-12));
-    EXPECT_EQ(p.stats().triple_rows_symbolic, 0);
-    EXPECT_EQ(p.stats().triple_rows_numeric, 0);
   }
 }
 

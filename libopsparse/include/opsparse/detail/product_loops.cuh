@@ -171,9 +171,10 @@ __device__ __forceinline__ void for_each_merged(const dev_csr<VA>& a, const dev_
   }
 }
 
-/// Rows of A shorter than this never merge automatically: their blocks are short, and the vote's
-/// chain of loads before the first barrier cost majorbasis (11 entries a row) 13% of its symbolic
-/// phase, poisson3Da and filter3D (25-26) 5%, on the H100. FEM rows hold 39-122 entries.
+/// Rows of A shorter than this never merge in the numeric phase: their blocks are short, and the
+/// vote's chain of loads before the first barrier (measured when the symbolic phase voted too)
+/// cost majorbasis (11 entries a row) 13% of its symbolic phase, poisson3Da and filter3D (25-26)
+/// 5%, on the H100. FEM rows hold 39-122 entries.
 constexpr offset_t merge_min_row = 32;
 
 /// spgemm_options::merge_equal_rows, row by row: the width for_each_merged takes the row with
@@ -182,10 +183,11 @@ constexpr offset_t merge_min_row = 32;
 /// nonzeros among the row's first 32 (same length, first and last column), which gives the
 /// share s2 of equal pairs (nonzeros 2i, 2i + 1) and s3 of equal triples (3i to 3i + 2) as
 /// for_each_merged aligns them; pairs save s2 / 2 of the hash operations, triples 2 s3 / 3.
-/// Triples win where their saving exceeds hash_policy::triples percent of the pairs' (phase_policy
-/// says why the phases differ), and the winner merges where its saving reaches merge / 200
-/// (merge = 60: the saving of 60% equal pairs), else the other one where it does. Called by every thread; the width is counted through the barrier after the
-/// table's clearing (__syncthreads_count of tid < width), so a row costs no extra barrier.
+/// Triples win where their saving exceeds hash_policy::triples percent of the pairs'
+/// (phase_policy says why), and the winner merges where its saving reaches merge / 200
+/// (merge = 70: the saving of 70% equal pairs), else the other one where it does. Called by
+/// every thread; the width is counted through the barrier after the table's clearing
+/// (__syncthreads_count of tid < width), so a row costs no extra barrier.
 template <class VA, class VB>
 __device__ __forceinline__ bool merge_vote(const dev_csr<VA>& a, const dev_csr<VB>& b, index_t row,
                                            int tid, const hash_policy& hp) {

@@ -98,31 +98,33 @@ inline unsigned long long* merged_row_counters(context& ctx) {
   return static_cast<unsigned long long*>(ctx.scratch()) + 1;
 }
 
-/// hash_policy::triples of each phase. Measured on the H100's paper suite, every row merged one
-/// way or the other: the symbolic phase is faster in triples than in pairs wherever both merge
-/// (pwtk 1.76 against 1.87 ms, cant 0.74 against 0.95), but the numeric phase of blocks of 6
-/// unknowns is faster in pairs (pwtk 3.73 against 3.94 ms, shipsec1, rma10), where triples save
-/// a third more hash operations; of blocks of 3 (cant, consph: 2/3 of the pairs equal) and of
-/// conf5's, where they save twice or 1.8 times as many, much faster in triples (cant 1.77
-/// against 2.31 ms, conf5 0.89 against 1.26).
-constexpr int symbolic_triples = 100, numeric_triples = 150;
-
 /// The hash policy of a phase from the options: spgemm_options::merge_equal_rows as
-/// hash_policy::merge and width (automatic: the phase's share as a percentage), and with
-/// time_phases the phase's counters of rows merged in pairs and triples
-/// (merged_row_counters()[counter] and [counter + 1]). `triples`: hash_policy::triples with
-/// spgemm_options::merge_triples.
-inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, double share,
-                                int triples, int counter) {
+/// hash_policy::merge, width and triples, and with time_phases the phase's counters of rows
+/// merged in pairs and triples (merged_row_counters()[2 * phase] and [2 * phase + 1]).
+/// Automatic, measured on the paper suite (H100 and H200) with every row merged one way or the
+/// other:
+/// - The symbolic phase merges every row, in triples: its keys-only loop over three B rows side
+///   by side costs no more than the plain loop where the rows differ (poisson3Da, filter3D,
+///   cop20k_A within 1-4%; majorbasis 7% faster), and triples beat pairs wherever both merge
+///   (pwtk 1.76 against 1.87 ms, cant 0.73 against 0.94). The vote would cost these rows 6-10%
+///   of the phase: 1.90 ms on pwtk, 1.81 on hood.
+/// - The numeric phase votes row by row (merge_vote): a mismatched pair costs it more (every row
+///   in pairs: filter3D and poisson3Da 1.15-1.25x slower). Triples must save 1.5 times what pairs
+///   save: blocks of 6 unknowns are faster in pairs (pwtk 3.73 against 3.94 ms, shipsec1,
+///   rma10), where triples save a third more; blocks of 3 (cant, consph: 2/3 of the pairs equal)
+///   and conf5's, where they save twice or 1.8 times as much, much faster in triples (cant 1.79
+///   against 2.32 ms, conf5 0.88 against 1.25).
+constexpr int numeric_triples = 150;
+inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, int phase) {
   hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables,
                  opt.span_bitmap_order};
-  const int percent = std::clamp(static_cast<int>(std::ceil(100.0 * share)), 1, 100);
-  hp.merge = opt.merge_equal_rows == row_merging::never       ? -1
-             : opt.merge_equal_rows != row_merging::automatic ? 0
-                                                              : percent;
-  hp.width = opt.merge_equal_rows == row_merging::triples ? 3 : 2;
-  hp.triples = opt.merge_triples ? triples : 0;
-  if (opt.time_phases) hp.merged_rows = merged_row_counters(ctx) + counter;
+  const row_merging m = opt.merge_equal_rows;
+  const bool vote = m == row_merging::automatic && phase == 1;
+  const int percent = static_cast<int>(std::ceil(100.0 * opt.merge_numeric_share));
+  hp.merge = m == row_merging::never ? -1 : vote ? std::clamp(percent, 1, 100) : 0;
+  hp.width = m == row_merging::pairs || (m == row_merging::automatic && !opt.merge_triples) ? 2 : 3;
+  hp.triples = opt.merge_triples ? numeric_triples : 0;
+  if (opt.time_phases) hp.merged_rows = merged_row_counters(ctx) + 2 * phase;
   return hp;
 }
 
@@ -235,7 +237,7 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
   const std::size_t dense_bytes = dc.bytes;
   const bool dense = dc.fits;
   const int glog = st.glog;
-  const hash_policy hp = phase_policy(ctx, opt, opt.merge_symbolic_share, symbolic_triples, 0);
+  const hash_policy hp = phase_policy(ctx, opt, 0);
   ctx.fork();
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < sym_shared; ++i) off[i + 1] = off[i] + rows[i];
@@ -508,7 +510,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
   const phase_config& num = st.num_cfg;
   const int num_shared = static_cast<int>(num.bins.size()) - 1;
   const int glog = st.glog;
-  const hash_policy hp = phase_policy(ctx, opt, opt.merge_numeric_share, numeric_triples, 2);
+  const hash_policy hp = phase_policy(ctx, opt, 1);
   const int num_bins = st.num_bins;
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < num_bins; ++i) off[i + 1] = off[i] + st.num_rows[i];
