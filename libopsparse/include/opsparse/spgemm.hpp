@@ -83,11 +83,11 @@ struct spgemm_options {
   /// triples; in the numeric phase, row by row in rows of A of 32 entries or more, the block's
   /// first warp compares the B rows of the row's first 32 neighbouring nonzeros (equal length,
   /// first and last column) and takes pairs, or triples where they save 1.5 times as many hash
-  /// operations, where the saving is at least that of merge_numeric_share equal pairs
-  /// (product_loops.cuh, merge_vote; spgemm_impl.cuh, phase_policy, has the measurements).
-  /// `pairs`, `triples`: every row so in both phases (the ablation).
+  /// operations, where at least merge_numeric_share of them are equal (product_loops.cuh,
+  /// merge_vote; spgemm_impl.cuh, phase_policy, has the measurements). `pairs`, `triples`:
+  /// every row so in both phases (the ablation).
   row_merging merge_equal_rows = row_merging::automatic;
-  double merge_numeric_share = 0.7;  ///< automatic: the least saving, numeric phase (above)
+  double merge_numeric_share = 0.75;  ///< automatic: least share of equal pairs or triples
   bool merge_triples = true;         ///< automatic: triples too (false: pairs only)
   bool time_phases = false;        ///< record phase times into plan.stats() (adds syncs)
 };

@@ -132,7 +132,7 @@ __device__ __forceinline__ bool mask_keeps(const mask_row& r, index_t key) {
 ///   span_order  spgemm_options::span_bitmap_order (read by the numeric block kernels)
 ///   merge       spgemm_options::merge_equal_rows for the phase (read by the symbolic and numeric
 ///               block kernels): -1 never, 0 every row by `width` (2 or 3), 1-100 row by row, the
-///               least saving in percent of that of as many equal pairs (merge_vote)
+///               least share of equal pairs or triples in percent (merge_vote)
 ///   triples     automatic: triples where their saving exceeds `triples` percent of the pairs'
 ///               (0: pairs only; merge_vote)
 ///   merged_rows  where not null, the rows that merged in pairs ([0]) and triples ([1]) are

@@ -184,8 +184,8 @@ constexpr offset_t merge_min_row = 32;
 /// share s2 of equal pairs (nonzeros 2i, 2i + 1) and s3 of equal triples (3i to 3i + 2) as
 /// for_each_merged aligns them; pairs save s2 / 2 of the hash operations, triples 2 s3 / 3.
 /// Triples win where their saving exceeds hash_policy::triples percent of the pairs'
-/// (phase_policy says why), and the winner merges where its saving reaches merge / 200
-/// (merge = 70: the saving of 70% equal pairs), else the other one where it does. Called by
+/// (phase_policy says why), and the winner merges where at least `merge` percent of its groups
+/// are equal (75: 12 of 16 pairs, 8 of 10 triples), else the other one where they are. Called by
 /// every thread; the width is counted through the barrier after the table's clearing
 /// (__syncthreads_count of tid < width), so a row costs no extra barrier.
 template <class VA, class VB>
@@ -208,8 +208,9 @@ __device__ __forceinline__ bool merge_vote(const dev_csr<VA>& a, const dev_csr<V
   const int pairs = __popc(m & 0x55555555u);           // bits 0, 2, ..., 30: 16 pairs
   const int triples = __popc(m & (m >> 1) & 0x09249249u);  // bits 0, 3, ..., 27: 10 triples
   // savings in 1/480 of the hash operations: s2 / 2 = pairs / 32, 2 s3 / 3 = triples / 15
-  const int save2 = 15 * pairs, save3 = 32 * triples, need = 480 * hp.merge / 200;
-  const bool fit2 = save2 >= need, fit3 = hp.triples > 0 && save3 >= need;
+  const int save2 = 15 * pairs, save3 = 32 * triples;
+  const bool fit2 = 100 * pairs >= 16 * hp.merge;
+  const bool fit3 = hp.triples > 0 && 100 * triples >= 10 * hp.merge;
   const bool prefer3 = hp.triples > 0 && 100 * save3 > hp.triples * save2;
   const int width = prefer3 ? (fit3 ? 3 : fit2 ? 2 : 1) : (fit2 ? 2 : fit3 ? 3 : 1);
   return tid < width;

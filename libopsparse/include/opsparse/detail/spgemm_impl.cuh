@@ -113,7 +113,10 @@ inline unsigned long long* merged_row_counters(context& ctx) {
 ///   save: blocks of 6 unknowns are faster in pairs (pwtk 3.73 against 3.94 ms, shipsec1,
 ///   rma10), where triples save a third more; blocks of 3 (cant, consph: 2/3 of the pairs equal)
 ///   and conf5's, where they save twice or 1.8 times as much, much faster in triples (cant 1.79
-///   against 2.32 ms, conf5 0.88 against 1.25).
+///   against 2.32 ms, conf5 0.88 against 1.25). A row of mismatched triples costs more than one
+///   of mismatched pairs (every row in triples: filter3D 1.40x, in pairs 1.25x), so triples
+///   merge where 8 of 10 are equal: at 6 of 10 (the saving of 70% equal pairs), bcsstk33, whose
+///   triples are 63% equal, row by row, lost 20% of its numeric phase.
 constexpr int numeric_triples = 150;
 inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, int phase) {
   hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables,
