@@ -89,6 +89,8 @@ std::vector<variant> ablation_variants() {
   add("merge-equal-rows", [](spgemm_options& x) { x.merge_equal_rows = row_merging::pairs; });
   add("merge-triples", [](spgemm_options& x) { x.merge_equal_rows = row_merging::triples; });
   add("no-merge-triples", [](spgemm_options& x) { x.merge_triples = false; });
+  add("merge-runs", [](spgemm_options& x) { x.merge_equal_rows = row_merging::runs; });
+  add("no-merge-runs", [](spgemm_options& x) { x.merge_runs = false; });
   return vs;
 }
 

@@ -16,7 +16,7 @@
 namespace opsparse {
 
 /// spgemm_options::merge_equal_rows.
-enum class row_merging { automatic, pairs, triples, never };
+enum class row_merging { automatic, pairs, triples, runs, never };
 
 /// Every optimisation of the paper can be switched off at run time, for the ablation benchmark.
 struct spgemm_options {
@@ -84,11 +84,14 @@ struct spgemm_options {
   /// first warp compares the B rows of the row's first 32 neighbouring nonzeros (equal length,
   /// first and last column) and takes pairs, or triples where they save 1.5 times as many hash
   /// operations, where at least merge_numeric_share of them are equal (product_loops.cuh,
-  /// merge_vote; spgemm_impl.cuh, phase_policy, has the measurements). `pairs`, `triples`:
-  /// every row so in both phases (the ablation).
+  /// merge_vote; spgemm_impl.cuh, phase_policy, has the measurements), or runs: whole node
+  /// blocks of any size, neighbouring nonzeros in consecutive columns whose B rows are equal
+  /// (for_each_run), where they save at least as many. `pairs`, `triples`, `runs`: every row so
+  /// in both phases (the ablation).
   row_merging merge_equal_rows = row_merging::automatic;
   double merge_numeric_share = 0.75;  ///< automatic: least share of equal pairs or triples
   bool merge_triples = true;         ///< automatic: triples too (false: pairs only)
+  bool merge_runs = true;            ///< automatic: runs too in the numeric phase
   bool time_phases = false;        ///< record phase times into plan.stats() (adds syncs)
 };
 

@@ -721,15 +721,24 @@ TEST_F(Gpu, NarrowRowsComeOutOrderedByBitmaps) {
 /// A mesh's matrix with `dofs` unknowns a node: node i couples with nodes i-hw..i+hw (clipped),
 /// every unknown with every other, so the `dofs` rows of a node are identical (FEM: cant,
 /// shipsec1, pwtk). `shift` > 0 moves every other row's columns by one (rows alike but not equal).
-host_csr<double> node_blocks(index_t nodes, int dofs, int hw, std::uint64_t seed, int shift = 0) {
+/// `poke`: node i couples with every other node, i-2hw, ..., i+2hw, and the second row of each
+/// node takes node i+1's columns in place of its own: the same length, first and last column as
+/// its node's other rows (where i is inside its list), but other columns between.
+host_csr<double> node_blocks(index_t nodes, int dofs, int hw, std::uint64_t seed, int shift = 0,
+                             bool poke = false) {
   std::mt19937_64 rng(seed);
   const index_t n = nodes * dofs;
+  const index_t step = poke ? 2 : 1;
   host_csr<double> a(n, n);
   for (index_t r = 0; r < n; ++r) {
     const index_t i = r / dofs;
     std::vector<index_t> cols;
-    for (index_t j = std::max<index_t>(0, i - hw); j <= std::min<index_t>(nodes - 1, i + hw); ++j)
+    for (index_t d = -hw; d <= hw; ++d) {
+      index_t j = i + step * d;
+      if (j < 0 || j >= nodes) continue;
+      if (poke && d == 0 && r % dofs == 1 && i + 1 < nodes) j = i + 1;
       for (int e = 0; e < dofs; ++e) cols.push_back(j * dofs + e);
+    }
     if (shift > 0 && r % 2 == 1)
       for (index_t& c : cols) c = std::min<index_t>(n - 1, c + shift);
     cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
@@ -742,29 +751,60 @@ host_csr<double> node_blocks(index_t nodes, int dofs, int hw, std::uint64_t seed
   return a;
 }
 
-// Pairs and triples of A's nonzeros hashed as one where their B rows share a column at the same
-// position (spgemm_options::merge_equal_rows) still count every product once: node blocks of 1
-// to 6 unknowns (identical rows, rows of odd length), rows alike but shifted, rows of 3 to 363
-// entries (several bins of each phase); pairs, triples, off and automatic, against the CPU
-// engine; plus_pair counts each entry's products exactly.
+/// Node blocks of random sizes, `lo` to `hi` unknowns (pdb1HYS's residues): node i couples with
+/// nodes i-hw..i+hw, every unknown with every other.
+host_csr<double> mixed_node_blocks(index_t nodes, int lo, int hi, int hw, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<index_t> first(static_cast<std::size_t>(nodes) + 1, 0);
+  for (index_t i = 0; i < nodes; ++i)
+    first[i + 1] = first[i] + lo + static_cast<index_t>(rng() % static_cast<unsigned>(hi - lo + 1));
+  const index_t n = first[nodes];
+  host_csr<double> a(n, n);
+  index_t i = 0;
+  for (index_t r = 0; r < n; ++r) {
+    while (first[i + 1] <= r) ++i;
+    for (index_t j = std::max<index_t>(0, i - hw); j <= std::min<index_t>(nodes - 1, i + hw); ++j)
+      for (index_t c = first[j]; c < first[j + 1]; ++c) {
+        a.col.push_back(c);
+        a.val.push_back(0.5 + (rng() % 1000) / 1000.0);
+      }
+    a.rpt[r + 1] = static_cast<offset_t>(a.col.size());
+  }
+  return a;
+}
+
+// Pairs, triples and runs of A's nonzeros hashed as one where their B rows share a column at the
+// same position (spgemm_options::merge_equal_rows) still count every product once: node blocks
+// of 1 to 6 unknowns (identical rows, rows of odd length), of mixed sizes, rows alike but
+// shifted, rows whose runs look equal by length and ends but differ between (poke); rows of 3
+// to 363 entries (several bins of each phase); pairs, triples, runs, off and automatic, against
+// the CPU engine; plus_pair counts each entry's products exactly.
 TEST_F(Gpu, MergedEqualRowsTakeEveryProductOnce) {
   struct shape {
     int hw, dofs, shift;
+    bool poke = false;
+    int mixed_hi = 0;  // > 0: node blocks of dofs to mixed_hi unknowns
   };
   for (const shape& sh : std::vector<shape>{{1, 3, 0}, {2, 1, 0}, {4, 3, 0}, {12, 3, 0}, {30, 3, 0},
-                                            {9, 6, 0}, {5, 5, 0}, {6, 2, 1}, {10, 3, 2}}) {
+                                            {9, 6, 0}, {5, 5, 0}, {6, 2, 1}, {10, 3, 2},
+                                            {4, 5, 0, true}, {3, 6, 0, true}, {2, 3, 0, false, 7},
+                                            {6, 1, 0, false, 9}}) {
     SCOPED_TRACE("half-width " + std::to_string(sh.hw) + ", unknowns " + std::to_string(sh.dofs) +
-                 ", shift " + std::to_string(sh.shift));
-    const auto a = node_blocks(300, sh.dofs, sh.hw, 17 + static_cast<std::uint64_t>(sh.hw), sh.shift);
+                 (sh.mixed_hi ? " to " + std::to_string(sh.mixed_hi) : std::string()) +
+                 ", shift " + std::to_string(sh.shift) + (sh.poke ? ", poked" : ""));
+    const auto a = sh.mixed_hi ? mixed_node_blocks(300, sh.dofs, sh.mixed_hi, sh.hw, 23)
+                               : node_blocks(300, sh.dofs, sh.hw, 17 + static_cast<std::uint64_t>(sh.hw),
+                                             sh.shift, sh.poke);
     const auto ap = convert<pattern>(a);
     const host_csr<pattern> m = convert<pattern>(narrow_rows(
         std::vector<int>(static_cast<std::size_t>(a.rows), 2 * sh.hw + 1), a.cols, 3, 5));
-    for (row_merging merge : {row_merging::pairs, row_merging::triples, row_merging::never,
-                              row_merging::automatic}) {
+    for (row_merging merge : {row_merging::pairs, row_merging::triples, row_merging::runs,
+                              row_merging::never, row_merging::automatic}) {
       spgemm_options o;
       o.merge_equal_rows = merge;
       SCOPED_TRACE(merge == row_merging::pairs     ? "pairs"
                    : merge == row_merging::triples ? "triples"
+                   : merge == row_merging::runs    ? "runs"
                    : merge == row_merging::never   ? "one product at a time"
                                                    : "automatic");
       EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, o)));
@@ -781,65 +821,75 @@ TEST_F(Gpu, MergedEqualRowsTakeEveryProductOnce) {
 // merge_equal_rows = automatic: the symbolic phase takes every row in triples (pairs with
 // merge_triples off), as many rows as `triples` (`pairs`) does; the numeric phase decides row by
 // row (rows of 32 entries or more, as all here) from the B rows of the row's first 32
-// neighbouring nonzeros (merge_vote): node blocks of 3 unknowns (every triple equal, 2/3 of the
-// pairs) take triples; blocks of 6 (every pair and triple equal) pairs, as triples must save 1.5
-// times the pairs' (numeric_triples); blocks of 5 (13 of 16 pairs, 6 of 10 triples: pairs save
-// more) pairs, and none with the numeric phase's share raised to 0.9; random rows none, `never`
-// nowhere, and merge_triples off no triples (blocks of 3 then none: 11 of 16 pairs is below
-// 0.75). Rows counted through time_phases; results against the CPU engine throughout.
+// neighbouring nonzeros (merge_vote). Node blocks of 3 unknowns (every triple equal, 2/3 of the
+// pairs, 21 of 31 neighbours continuing a run) take triples, which save a little more than runs;
+// blocks of 6 runs (26 continuing: 390/480 of the hash operations against the pairs' 240, which
+// win over triples as these must save 1.5 times the pairs', numeric_triples); blocks of 5 runs
+// (25 against 13 of 16 pairs), also with the numeric share raised to 0.9 (every nonzero in a
+// run; pairs and triples then fall short); random rows none, `never` nowhere. merge_runs off:
+// blocks of 6 and 5 pairs, 5 at 0.9 none; merge_triples off too: blocks of 3 none (11 of 16
+// pairs is below 0.75). Rows counted through time_phases; results against the CPU engine
+// throughout.
 TEST_F(Gpu, MergingFollowsTheShareOfEqualRows) {
   struct shape {
     host_csr<double> a;
     const char* name;
-    int numeric, numeric_pairs_only;  // width automatic takes: 0 (none), 2 or 3
+    int numeric, numeric_no_runs, numeric_pairs_only;  // width automatic takes: 0, 2, 3, 4 (runs)
     double numeric_share;
   };
   std::vector<int> sizes(4000);
   for (std::size_t i = 0; i < sizes.size(); ++i) sizes[i] = 40 + static_cast<int>(i % 40);
   const std::vector<shape> shapes = {
-      {node_blocks(800, 6, 6, 3), "6 unknowns a node", 2, 2, 0.75},
-      {node_blocks(1500, 3, 12, 4), "3 unknowns a node", 3, 0, 0.75},
-      {node_blocks(1000, 5, 6, 5), "5 unknowns a node", 2, 2, 0.75},
-      {node_blocks(1000, 5, 6, 5), "5 unknowns a node, numeric share 0.9", 0, 0, 0.9},
-      {rows_of_sizes(sizes, 4000, 5), "random rows", 0, 0, 0.75}};
-  enum mode { pairs, triples, automatic, pairs_only, never };
+      {node_blocks(800, 6, 6, 3), "6 unknowns a node", 4, 2, 2, 0.75},
+      {node_blocks(1500, 3, 12, 4), "3 unknowns a node", 3, 3, 0, 0.75},
+      {node_blocks(1000, 5, 6, 5), "5 unknowns a node", 4, 2, 2, 0.75},
+      {node_blocks(1000, 5, 6, 5), "5 unknowns a node, numeric share 0.9", 4, 0, 0, 0.9},
+      {rows_of_sizes(sizes, 4000, 5), "random rows", 0, 0, 0, 0.75}};
+  enum mode { pairs, triples, runs, automatic, no_runs, pairs_only, never };
   for (const shape& sh : shapes) {
     SCOPED_TRACE(sh.name);
-    offset_t forced[4][2] = {};  // [width][phase]: rows `pairs` and `triples` merge
-    for (const mode md : {pairs, triples, automatic, pairs_only, never}) {
+    offset_t forced[5][2] = {};  // [width][phase]: rows `pairs`, `triples` and `runs` merge
+    for (const mode md : {pairs, triples, runs, automatic, no_runs, pairs_only, never}) {
       SCOPED_TRACE(md == pairs        ? "pairs"
                    : md == triples    ? "triples"
+                   : md == runs       ? "runs"
                    : md == automatic  ? "automatic"
-                   : md == pairs_only ? "automatic, merge_triples off"
+                   : md == no_runs    ? "automatic, merge_runs off"
+                   : md == pairs_only ? "automatic, merge_triples and merge_runs off"
                                       : "never");
       spgemm_options o;
       o.merge_equal_rows = md == pairs     ? row_merging::pairs
                            : md == triples ? row_merging::triples
+                           : md == runs    ? row_merging::runs
                            : md == never   ? row_merging::never
                                            : row_merging::automatic;
       o.merge_triples = md != pairs_only;
+      o.merge_runs = md != pairs_only && md != no_runs;
       o.merge_numeric_share = sh.numeric_share;
       o.time_phases = true;
       plan p;
       const auto g = on_gpu<plus_times<double>>(ctx(), p, sh.a, sh.a, nullptr, o);
       EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(sh.a, sh.a), 1e-12));
       const spgemm_stats& st = p.stats();
-      const offset_t rows[4][2] = {{0, 0}, {0, 0}, {st.pair_rows_symbolic, st.pair_rows_numeric},
-                                   {st.triple_rows_symbolic, st.triple_rows_numeric}};
-      if (md == pairs || md == triples) {
-        const int w = md == pairs ? 2 : 3;
+      const offset_t rows[5][2] = {{0, 0}, {0, 0}, {st.pair_rows_symbolic, st.pair_rows_numeric},
+                                   {st.triple_rows_symbolic, st.triple_rows_numeric},
+                                   {st.run_rows_symbolic, st.run_rows_numeric}};
+      if (md == pairs || md == triples || md == runs) {
+        const int w = md == pairs ? 2 : md == triples ? 3 : 4;
         for (int ph = 0; ph < 2; ++ph) {
           forced[w][ph] = rows[w][ph];
           EXPECT_GT(rows[w][ph], 0) << "no row reached the block kernels of phase " << ph;
-          EXPECT_EQ(rows[5 - w][ph], 0) << "phase " << ph;
+          for (int o2 = 2; o2 <= 4; ++o2)
+            if (o2 != w) EXPECT_EQ(rows[o2][ph], 0) << "phase " << ph << ", width " << o2;
         }
       } else {
         const int want[2] = {md == never ? 0 : md == pairs_only ? 2 : 3,
                              md == never        ? 0
                              : md == pairs_only ? sh.numeric_pairs_only
+                             : md == no_runs    ? sh.numeric_no_runs
                                                 : sh.numeric};
         for (int ph = 0; ph < 2; ++ph)
-          for (int w = 2; w <= 3; ++w)
+          for (int w = 2; w <= 4; ++w)
             EXPECT_EQ(rows[w][ph], want[ph] == w ? forced[w][ph] : 0)
                 << "phase " << ph << ", width " << w;
       }

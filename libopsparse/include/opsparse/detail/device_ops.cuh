@@ -131,12 +131,14 @@ __device__ __forceinline__ bool mask_keeps(const mask_row& r, index_t key) {
 ///              read by the numeric kernels and symbolic bin 0's)
 ///   span_order  spgemm_options::span_bitmap_order (read by the numeric block kernels)
 ///   merge       spgemm_options::merge_equal_rows for the phase (read by the symbolic and numeric
-///               block kernels): -1 never, 0 every row by `width` (2 or 3), 1-100 row by row, the
-///               least share of equal pairs or triples in percent (merge_vote)
+///               block kernels): -1 never, 0 every row by `width` (2 or 3, 4: runs), 1-100 row by
+///               row, the least share of equal pairs or triples in percent (merge_vote)
 ///   triples     automatic: triples where their saving exceeds `triples` percent of the pairs'
 ///               (0: pairs only; merge_vote)
-///   merged_rows  where not null, the rows that merged in pairs ([0]) and triples ([1]) are
-///               counted here (spgemm_stats)
+///   runs        automatic: runs where their saving is at least `runs` percent of the chosen
+///               width's (0: no runs; merge_vote)
+///   merged_rows  where not null, the rows that merged in pairs ([0]), triples ([1]) and runs
+///               ([2]) are counted here (spgemm_stats)
 struct hash_policy {
   bool single = true;
   bool paper = false;
@@ -145,6 +147,7 @@ struct hash_policy {
   int merge = -1;
   int width = 2;
   int triples = 100;
+  int runs = 0;
   unsigned long long* merged_rows = nullptr;
 };
 

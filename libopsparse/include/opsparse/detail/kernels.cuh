@@ -89,7 +89,9 @@ __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
   auto insert = [&](index_t key, pattern) {
     if (mask_keeps<Mask>(mr, key)) local += insert_key(table, t, key, hp.single);
   };
-  if (width == 3) {
+  if (width == 4) {
+    for_each_run<any_pair>(a, b, row, tid, BS, glog, insert);
+  } else if (width == 3) {
     for_each_merged<3, any_pair>(a, b, row, tid, BS, glog, insert);
   } else if (width == 2) {
     for_each_merged<2, any_pair>(a, b, row, tid, BS, glog, insert);
@@ -408,7 +410,9 @@ __global__ void __launch_bounds__(BS, MINB)
   auto accumulate = [&](index_t key, T v) {
     if (mask_keeps<Mask>(mr, key)) insert_accumulate<S>(keys, vals, t, key, v, hp.single);
   };
-  if (width == 3) {
+  if (width == 4) {
+    for_each_run<S>(a, b, row, tid, BS, glog, accumulate);
+  } else if (width == 3) {
     for_each_merged<3, S>(a, b, row, tid, BS, glog, accumulate);
   } else if (width == 2) {
     for_each_merged<2, S>(a, b, row, tid, BS, glog, accumulate);

@@ -171,23 +171,109 @@ __device__ __forceinline__ void for_each_merged(const dev_csr<VA>& a, const dev_
   }
 }
 
+/// Fewest nonzeros a group takes in for_each_run: a short row of A in a block of many groups is
+/// left to fewer of them rather than cut into runs of one to three.
+constexpr offset_t run_min_slice = 16;
+
+/// The product loop of the one-row-a-block kernels with row_merging::runs (groups only):
+/// where a row of A holds a FEM node's unknowns as neighbouring nonzeros in consecutive columns
+/// k, k + 1, ..., their B rows (the node's rows) are equal, and lie back to back in B, so member
+/// i of such a run starting at B entry p0 with rows of n entries reads entry p0 + i n + t. Blocks
+/// of any size merge whole (hood's 5, pdb1HYS's 3 to 7), where fixed pairs or triples taken from
+/// the row's start straddle two nodes. Group gid takes a contiguous slice of the row (ceil of
+/// its length over the groups, at least run_min_slice: a run split by a slice's end costs one
+/// more hash operation a column) and reads it in windows of g nonzeros: lane l reads nonzero w + l's B row (start,
+/// length, first and last column), and a nonzero continues its left neighbour's run where its
+/// column is the next one and its B row has the same length, first and last column. The runs
+/// of a window are walked one after the other, all lanes of the group on one run's columns; a
+/// run that reaches the window's end starts the next window instead, unless it fills the window
+/// (then it is taken in pieces of g). Where the members' columns differ at a position (equal
+/// length and ends do not make equal rows), that position's products reach the table one by
+/// one, as in for_each_merged.
+template <class S, class VA, class VB, class F>
+__device__ __forceinline__ void for_each_run(const dev_csr<VA>& a, const dev_csr<VB>& b, index_t row,
+                                             int tid, int nthreads, int glog, F&& f) {
+  const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = nthreads >> glog;
+  const int base = (tid & 31) & ~(g - 1);  // the group's first lane in its warp
+  const unsigned gmask = g == 32 ? 0xffffffffu : ((1u << g) - 1u) << base;
+  const offset_t lo = a.rpt[row], hi = a.rpt[row + 1];
+  const offset_t even = (hi - lo + ng - 1) / ng;
+  const offset_t per = even > run_min_slice ? even : run_min_slice;
+  const offset_t s_lo = lo + static_cast<offset_t>(gid) * per;
+  const offset_t s_hi = s_lo + per < hi ? s_lo + per : hi;
+  for (offset_t w = s_lo; w < s_hi;) {  // uniform in the group
+    const offset_t j = w + lane;
+    const bool in = j < s_hi;
+    const index_t k = in ? __ldg(a.col + j) : index_t(-2);
+    const offset_t p = in ? __ldg(b.rpt + k) : 0;
+    const unsigned n = in ? static_cast<unsigned>(__ldg(b.rpt + k + 1) - p) : 0u;
+    const index_t first = in && n ? __ldg(b.col + p) : index_t(-1);
+    const index_t last = in && n ? __ldg(b.col + p + n - 1) : index_t(-1);
+    const index_t kl = __shfl_up_sync(gmask, k, 1, g);
+    const unsigned nl = __shfl_up_sync(gmask, n, 1, g);
+    const index_t fl = __shfl_up_sync(gmask, first, 1, g), ll = __shfl_up_sync(gmask, last, 1, g);
+    const bool cont = lane > 0 && in && n > 0 && k == kl + 1 && n == nl && first == fl && last == ll;
+    const unsigned bits = g == 32 ? 0xffffffffu : (1u << g) - 1u;
+    unsigned starts = (__ballot_sync(gmask, in && !cont) >> base) & bits;
+    const int cnt = s_hi - w < static_cast<offset_t>(g) ? static_cast<int>(s_hi - w) : g;
+    offset_t next = w + cnt;
+    while (starts) {
+      const int s = __ffs(starts) - 1;
+      starts &= starts - 1;
+      const int e = starts ? __ffs(starts) - 1 : cnt;
+      if (e == g && s > 0 && w + g < s_hi) {  // may go on past the window: the next one starts here
+        next = w + s;
+        break;
+      }
+      const int L = e - s;
+      const offset_t p0 = __shfl_sync(gmask, p, s, g);
+      const unsigned n0 = __shfl_sync(gmask, n, s, g);
+      // the run's values of A (one address for the group at a time)
+      const VA* av = has_values_v<VA> ? a.val + (w + s) : a.val;
+      for (unsigned t = lane; t < n0; t += g) {
+        const index_t c0 = __ldg(b.col + p0 + t);
+        auto v = S::multiply(load_value(av, 0), load_value(b.val, p0 + t));
+        bool all = true;
+#pragma unroll 4
+        for (int i = 1; i < L; ++i) {
+          const offset_t q = p0 + static_cast<offset_t>(i) * n0 + t;
+          all &= __ldg(b.col + q) == c0;
+          v = S::add(v, S::multiply(load_value(av, i), load_value(b.val, q)));
+        }
+        if (all) {
+          f(c0, v);
+        } else {  // rare: one by one where they differ
+          for (int i = 0; i < L; ++i) {
+            const offset_t q = p0 + static_cast<offset_t>(i) * n0 + t;
+            f(__ldg(b.col + q), S::multiply(load_value(av, i), load_value(b.val, q)));
+          }
+        }
+      }
+    }
+    w = next;
+  }
+}
+
 /// Rows of A shorter than this never merge in the numeric phase: their blocks are short, and the
 /// vote's chain of loads before the first barrier (measured when the symbolic phase voted too)
 /// cost majorbasis (11 entries a row) 13% of its symbolic phase, poisson3Da and filter3D (25-26)
 /// 5%, on the H100. FEM rows hold 39-122 entries.
 constexpr offset_t merge_min_row = 32;
 
-/// spgemm_options::merge_equal_rows, row by row: the width for_each_merged takes the row with
-/// (1: not merged, 2: pairs, 3: triples). hash_policy::merge 0 forces hash_policy::width.
-/// Automatic (merge = a percentage): the block's first warp compares the B rows of neighbouring
-/// nonzeros among the row's first 32 (same length, first and last column), which gives the
-/// share s2 of equal pairs (nonzeros 2i, 2i + 1) and s3 of equal triples (3i to 3i + 2) as
-/// for_each_merged aligns them; pairs save s2 / 2 of the hash operations, triples 2 s3 / 3.
-/// Triples win where their saving exceeds hash_policy::triples percent of the pairs'
+/// spgemm_options::merge_equal_rows, row by row: the width the row is taken with (1: not merged,
+/// 2: pairs, 3: triples, for_each_merged; 4: runs, for_each_run). hash_policy::merge 0 forces
+/// hash_policy::width. Automatic (merge = a percentage): the block's first warp compares the B
+/// rows of neighbouring nonzeros among the row's first 32 (same length, first and last column),
+/// which gives the share s2 of equal pairs (nonzeros 2i, 2i + 1) and s3 of equal triples (3i to
+/// 3i + 2) as for_each_merged aligns them; pairs save s2 / 2 of the hash operations, triples
+/// 2 s3 / 3. Triples win where their saving exceeds hash_policy::triples percent of the pairs'
 /// (phase_policy says why), and the winner merges where at least `merge` percent of its groups
-/// are equal (75: 12 of 16 pairs, 8 of 10 triples), else the other one where they are. Called by
-/// every thread; the width is counted through the barrier after the table's clearing
-/// (__syncthreads_count of tid < width), so a row costs no extra barrier.
+/// are equal (75: 12 of 16 pairs, 8 of 10 triples), else the other one where they are. Runs
+/// (hash_policy::runs > 0): each neighbour that continues a run (equal, and the next column)
+/// saves one hash operation in 32; they are taken where at least `merge` percent of the 32
+/// nonzeros lie in runs and they save hash_policy::runs percent of what the width chosen above
+/// saves. Called by every thread; the width is counted through the barrier after the table's
+/// clearing (__syncthreads_count of tid < width), so a row costs no extra barrier.
 template <class VA, class VB>
 __device__ __forceinline__ bool merge_vote(const dev_csr<VA>& a, const dev_csr<VB>& b, index_t row,
                                            int tid, const hash_policy& hp) {
@@ -196,13 +282,14 @@ __device__ __forceinline__ bool merge_vote(const dev_csr<VA>& a, const dev_csr<V
   const offset_t lo = a.rpt[row], hi = a.rpt[row + 1];
   if (hi - lo < merge_min_row) return false;  // uniform in the warp
   const offset_t j = lo + tid;
-  bool eq = false;
+  bool eq = false, next = false;
   if (tid < 31) {  // j + 1 < hi: the row holds at least 32 entries
     const index_t k0 = __ldg(a.col + j), k1 = __ldg(a.col + j + 1);
     const offset_t p0 = __ldg(b.rpt + k0), n0 = __ldg(b.rpt + k0 + 1) - p0;
     const offset_t p1 = __ldg(b.rpt + k1), n1 = __ldg(b.rpt + k1 + 1) - p1;
     eq = n0 == n1 && n0 > 0 && __ldg(b.col + p0) == __ldg(b.col + p1) &&
          __ldg(b.col + p0 + n0 - 1) == __ldg(b.col + p1 + n1 - 1);
+    next = k1 == k0 + 1;
   }
   const unsigned m = __ballot_sync(0xffffffffu, eq);  // bit l: nonzeros l and l + 1 equal
   const int pairs = __popc(m & 0x55555555u);           // bits 0, 2, ..., 30: 16 pairs
@@ -212,7 +299,13 @@ __device__ __forceinline__ bool merge_vote(const dev_csr<VA>& a, const dev_csr<V
   const bool fit2 = 100 * pairs >= 16 * hp.merge;
   const bool fit3 = hp.triples > 0 && 100 * triples >= 10 * hp.merge;
   const bool prefer3 = hp.triples > 0 && 100 * save3 > hp.triples * save2;
-  const int width = prefer3 ? (fit3 ? 3 : fit2 ? 2 : 1) : (fit2 ? 2 : fit3 ? 3 : 1);
+  int width = prefer3 ? (fit3 ? 3 : fit2 ? 2 : 1) : (fit2 ? 2 : fit3 ? 3 : 1);
+  if (hp.runs > 0) {
+    const unsigned r = __ballot_sync(0xffffffffu, eq && next);  // bit l: l + 1 continues l's run
+    const int saved = width == 3 ? save3 : width == 2 ? save2 : 0;
+    if (100 * __popc(r | (r << 1)) >= 32 * hp.merge && 100 * 15 * __popc(r) >= hp.runs * saved)
+      width = 4;
+  }
   return tid < width;
 }
 

@@ -89,18 +89,18 @@ inline void run_binning(context& ctx, plan_state& st, const offset_t* sizes, ind
   }
 }
 
-/// With time_phases, the rows that merged (spgemm_options::merge_equal_rows): [0] in pairs and
-/// [1] in triples in the symbolic phase, [2] and [3] in the numeric phase, in the context's
-/// scratch after the longest-B-row word (launch.hpp). setup_step clears them, numeric() reads
-/// them into spgemm_stats.
-constexpr int merged_row_counter_words = 4;
+/// With time_phases, the rows that merged (spgemm_options::merge_equal_rows): [0] in pairs, [1]
+/// in triples and [2] in runs in the symbolic phase, [3] to [5] in the numeric phase, in the
+/// context's scratch after the longest-B-row word (launch.hpp). setup_step clears them,
+/// numeric() reads them into spgemm_stats.
+constexpr int merged_row_counter_words = 6;
 inline unsigned long long* merged_row_counters(context& ctx) {
   return static_cast<unsigned long long*>(ctx.scratch()) + 1;
 }
 
 /// The hash policy of a phase from the options: spgemm_options::merge_equal_rows as
 /// hash_policy::merge, width and triples, and with time_phases the phase's counters of rows
-/// merged in pairs and triples (merged_row_counters()[2 * phase] and [2 * phase + 1]).
+/// merged in pairs, triples and runs (merged_row_counters()[3 * phase] to [3 * phase + 2]).
 /// Automatic, measured on the paper suite (H100 and H200) with every row merged one way or the
 /// other:
 /// - The symbolic phase merges every row, in triples: its keys-only loop over three B rows side
@@ -118,6 +118,7 @@ inline unsigned long long* merged_row_counters(context& ctx) {
 ///   merge where 8 of 10 are equal: at 6 of 10 (the saving of 70% equal pairs), bcsstk33, whose
 ///   triples are 63% equal, row by row, lost 20% of its numeric phase.
 constexpr int numeric_triples = 150;
+constexpr int numeric_runs = 100;
 inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, int phase) {
   hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables,
                  opt.span_bitmap_order};
@@ -125,9 +126,12 @@ inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, int pha
   const bool vote = m == row_merging::automatic && phase == 1;
   const int percent = static_cast<int>(std::ceil(100.0 * opt.merge_numeric_share));
   hp.merge = m == row_merging::never ? -1 : vote ? std::clamp(percent, 1, 100) : 0;
-  hp.width = m == row_merging::pairs || (m == row_merging::automatic && !opt.merge_triples) ? 2 : 3;
+  hp.width = m == row_merging::runs                                              ? 4
+             : m == row_merging::pairs || (m == row_merging::automatic && !opt.merge_triples) ? 2
+                                                                                             : 3;
   hp.triples = opt.merge_triples ? numeric_triples : 0;
-  if (opt.time_phases) hp.merged_rows = merged_row_counters(ctx) + 2 * phase;
+  hp.runs = opt.merge_runs ? numeric_runs : 0;
+  if (opt.time_phases) hp.merged_rows = merged_row_counters(ctx) + 3 * phase;
   return hp;
 }
 
@@ -589,8 +593,10 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
                                  cudaMemcpyDeviceToHost));
     st.stats.pair_rows_symbolic = static_cast<offset_t>(merged[0]);
     st.stats.triple_rows_symbolic = static_cast<offset_t>(merged[1]);
-    st.stats.pair_rows_numeric = static_cast<offset_t>(merged[2]);
-    st.stats.triple_rows_numeric = static_cast<offset_t>(merged[3]);
+    st.stats.run_rows_symbolic = static_cast<offset_t>(merged[2]);
+    st.stats.pair_rows_numeric = static_cast<offset_t>(merged[3]);
+    st.stats.triple_rows_numeric = static_cast<offset_t>(merged[4]);
+    st.stats.run_rows_numeric = static_cast<offset_t>(merged[5]);
   }
 }
 
