@@ -823,8 +823,8 @@ TEST_F(Gpu, MergedEqualRowsTakeEveryProductOnce) {
 // row (rows of 32 entries or more, as all here) from the B rows of the row's first 32
 // neighbouring nonzeros (merge_vote). Node blocks of 3 unknowns (every triple equal, 2/3 of the
 // pairs, 21 of 31 neighbours continuing a run) take triples, which save a little more than runs;
-// blocks of 6 runs (26 continuing: 390/480 of the hash operations against the pairs' 240, which
-// win over triples as these must save 1.5 times the pairs', numeric_triples); blocks of 5 runs
+// blocks of 6 pairs (every pair equal, where runs do not replace them; pairs win over triples as
+// these must save 1.5 times the pairs', numeric_triples); blocks of 5 runs
 // (25 against 13 of 16 pairs), also with the numeric share raised to 0.9 (every nonzero in a
 // run; pairs and triples then fall short); random rows none, `never` nowhere. merge_runs off:
 // blocks of 6 and 5 pairs, 5 at 0.9 none; merge_triples off too: blocks of 3 none (11 of 16
@@ -840,7 +840,7 @@ TEST_F(Gpu, MergingFollowsTheShareOfEqualRows) {
   std::vector<int> sizes(4000);
   for (std::size_t i = 0; i < sizes.size(); ++i) sizes[i] = 40 + static_cast<int>(i % 40);
   const std::vector<shape> shapes = {
-      {node_blocks(800, 6, 6, 3), "6 unknowns a node", 4, 2, 2, 0.75},
+      {node_blocks(800, 6, 6, 3), "6 unknowns a node", 2, 2, 2, 0.75},
       {node_blocks(1500, 3, 12, 4), "3 unknowns a node", 3, 3, 0, 0.75},
       {node_blocks(1000, 5, 6, 5), "5 unknowns a node", 4, 2, 2, 0.75},
       {node_blocks(1000, 5, 6, 5), "5 unknowns a node, numeric share 0.9", 4, 0, 0, 0.9},
