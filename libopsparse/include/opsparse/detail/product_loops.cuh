@@ -1,8 +1,9 @@
 #pragma once
 // The product loops of the one-row-a-block kernels (kernels.cuh): how the
 // threads of a block walk the products A(row, j)·B(k, :) of one row of A (for_each_product), and
-// spgemm_options::merge_equal_rows' loop over neighbouring nonzeros with equal B rows
-// (for_each_merged) with the vote that chooses it row by row.
+// spgemm_options::merge_equal_rows' loops over neighbouring nonzeros with equal B rows, in pairs
+// or triples (for_each_merged) and in runs of consecutive columns (for_each_run), with the vote
+// that chooses among them row by row (merge_vote).
 #include <cuda_runtime.h>
 
 #include <type_traits>
