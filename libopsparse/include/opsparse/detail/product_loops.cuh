@@ -176,21 +176,21 @@ __device__ __forceinline__ void for_each_merged(const dev_csr<VA>& a, const dev_
 /// left to fewer of them rather than cut into runs of one to three.
 constexpr offset_t run_min_slice = 16;
 
-/// The product loop of the one-row-a-block kernels with row_merging::runs (groups only):
-/// where a row of A holds a FEM node's unknowns as neighbouring nonzeros in consecutive columns
-/// k, k + 1, ..., their B rows (the node's rows) are equal, and lie back to back in B, so member
-/// i of such a run starting at B entry p0 with rows of n entries reads entry p0 + i n + t. Blocks
-/// of any size merge whole (hood's 5, pdb1HYS's 3 to 7), where fixed pairs or triples taken from
-/// the row's start straddle two nodes. Group gid takes a contiguous slice of the row (ceil of
-/// its length over the groups, at least run_min_slice: a run split by a slice's end costs one
-/// more hash operation a column) and reads it in windows of g nonzeros: lane l reads nonzero w + l's B row (start,
+/// The product loop of the one-row-a-block kernels with row_merging::runs (groups only): where a
+/// row of A holds a FEM node's unknowns as neighbouring nonzeros in consecutive columns k, k + 1,
+/// ..., their B rows (the node's rows) are equal, and lie back to back in B, so member i of such a
+/// run starting at B entry p0 with rows of n entries reads entry p0 + i n + t. Blocks of any size
+/// merge whole (hood's 5, pdb1HYS's 3 to 7), where fixed pairs or triples taken from the row's
+/// start straddle two nodes. Group gid takes a contiguous slice of the row (ceil of its length over
+/// the groups, at least run_min_slice: a run split by a slice's end costs one more hash operation a
+/// column) and reads it in windows of g nonzeros: lane l reads nonzero w + l's B row (start,
 /// length, first and last column), and a nonzero continues its left neighbour's run where its
-/// column is the next one and its B row has the same length, first and last column. The runs
-/// of a window are walked one after the other, all lanes of the group on one run's columns; a
-/// run that reaches the window's end starts the next window instead, unless it fills the window
-/// (then it is taken in pieces of g). Where the members' columns differ at a position (equal
-/// length and ends do not make equal rows), that position's products reach the table one by
-/// one, as in for_each_merged.
+/// column is the next one and its B row has the same length, first and last column. The runs of a
+/// window are walked one after the other, all lanes of the group on one run's columns; a run that
+/// reaches the window's end starts the next window instead, unless it fills the window (then it is
+/// taken in pieces of g). Where the members' columns differ at a position (equal length and ends do
+/// not make equal rows), that position's products reach the table one by one, as in
+/// for_each_merged.
 template <class S, class VA, class VB, class F>
 __device__ __forceinline__ void for_each_run(const dev_csr<VA>& a, const dev_csr<VB>& b, index_t row,
                                              int tid, int nthreads, int glog, F&& f) {
@@ -261,22 +261,23 @@ __device__ __forceinline__ void for_each_run(const dev_csr<VA>& a, const dev_csr
 /// 5%, on the H100. FEM rows hold 39-122 entries.
 constexpr offset_t merge_min_row = 32;
 
-/// spgemm_options::merge_equal_rows, row by row: the width the row is taken with (1: not merged,
-/// 2: pairs, 3: triples, for_each_merged; 4: runs, for_each_run). hash_policy::merge 0 forces
-/// hash_policy::width. Automatic (merge = a percentage): the block's first warp compares the B
-/// rows of neighbouring nonzeros among the row's first 32 (same length, first and last column),
-/// which gives the share s2 of equal pairs (nonzeros 2i, 2i + 1) and s3 of equal triples (3i to
-/// 3i + 2) as for_each_merged aligns them; pairs save s2 / 2 of the hash operations, triples
-/// 2 s3 / 3. Triples win where their saving exceeds hash_policy::triples percent of the pairs'
-/// (phase_policy says why), and the winner merges where at least `merge` percent of its groups
-/// are equal (75: 12 of 16 pairs, 8 of 10 triples), else the other one where they are. Runs
-/// (hash_policy::runs > 0): each neighbour that continues a run (equal, and the next column)
-/// saves one hash operation in 32; they are taken where at least `merge` percent of the 32
-/// nonzeros lie in runs and they save hash_policy::runs percent of what the width chosen above
-/// saves, except over pairs that are all equal: blocks of 6 unknowns took 2-3% longer in runs
-/// than in pairs on the H100 (shipsec1's numeric phase 2.32 against 2.28 ms, pwtk, rma10),
-/// though runs save 390/480 of the hash operations there and pairs 240. Called by every thread; the width is counted through the barrier after the table's
-/// clearing (__syncthreads_count of tid < width), so a row costs no extra barrier.
+/// spgemm_options::merge_equal_rows, row by row: the width the row is taken with (1: not merged, 2:
+/// pairs, 3: triples, for_each_merged; 4: runs, for_each_run). hash_policy::merge 0 forces
+/// hash_policy::width. Automatic (merge = a percentage): the block's first warp compares the B rows
+/// of neighbouring nonzeros among the row's first 32 (same length, first and last column), which
+/// gives the share s2 of equal pairs (nonzeros 2i, 2i + 1) and s3 of equal triples (3i to 3i + 2)
+/// as for_each_merged aligns them; pairs save s2 / 2 of the hash operations, triples 2 s3 / 3.
+/// Triples win where their saving exceeds hash_policy::triples percent of the pairs' (phase_policy
+/// says why), and the winner merges where at least `merge` percent of its groups are equal (75: 12
+/// of 16 pairs, 8 of 10 triples), else the other one where they are. Runs (hash_policy::runs > 0):
+/// each neighbour that continues a run (equal, and the next column) saves one hash operation in 32;
+/// they are taken where at least `merge` percent of the 32 nonzeros lie in runs and they save
+/// hash_policy::runs percent of what the width chosen above saves, except over pairs that are all
+/// equal: blocks of 6 unknowns took 2-3% longer in runs than in pairs on the H100 (shipsec1's
+/// numeric phase 2.32 against 2.28 ms, pwtk, rma10), though runs save 390/480 of the hash
+/// operations there and pairs 240. Called by every thread; the width is counted through the barrier
+/// after the table's clearing (__syncthreads_count of tid < width), so a row costs no extra
+/// barrier.
 template <class VA, class VB>
 __device__ __forceinline__ bool merge_vote(const dev_csr<VA>& a, const dev_csr<VB>& b, index_t row,
                                            int tid, const hash_policy& hp) {
