@@ -275,7 +275,10 @@ constexpr offset_t merge_min_row = 32;
 /// hash_policy::runs percent of what the width chosen above saves, except over pairs that are all
 /// equal: blocks of 6 unknowns took 2-3% longer in runs than in pairs on the H100 (shipsec1's
 /// numeric phase 2.32 against 2.28 ms, pwtk, rma10), though runs save 390/480 of the hash
-/// operations there and pairs 240. Called by every thread; the width is counted through the barrier
+/// operations there and pairs 240; nor over triples that are all equal: conf5_4-8x8-05 took 0.98
+/// ms in runs against 0.88 in triples, where six consecutive columns hold two triples of
+/// different rows with equal lengths and ends, which the proxy joins into one run (NOT YET
+/// MEASURED with this rule). Called by every thread; the width is counted through the barrier
 /// after the table's clearing (__syncthreads_count of tid < width), so a row costs no extra
 /// barrier.
 template <class VA, class VB>
@@ -304,7 +307,8 @@ __device__ __forceinline__ bool merge_vote(const dev_csr<VA>& a, const dev_csr<V
   const bool fit3 = hp.triples > 0 && 100 * triples >= 10 * hp.merge;
   const bool prefer3 = hp.triples > 0 && 100 * save3 > hp.triples * save2;
   int width = prefer3 ? (fit3 ? 3 : fit2 ? 2 : 1) : (fit2 ? 2 : fit3 ? 3 : 1);
-  if (hp.runs > 0 && !(width == 2 && pairs == 16)) {  // every pair equal: pairs (see above)
+  // every pair (every triple) of the width chosen equal: that width (see above)
+  if (hp.runs > 0 && !(width == 2 && pairs == 16) && !(width == 3 && triples == 10)) {
     const unsigned r = __ballot_sync(0xffffffffu, eq && next);  // bit l: l + 1 continues l's run
     const int saved = width == 3 ? save3 : width == 2 ? save2 : 0;
     if (100 * __popc(r | (r << 1)) >= 32 * hp.merge && 100 * 15 * __popc(r) >= hp.runs * saved)
