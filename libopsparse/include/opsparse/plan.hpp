@@ -35,12 +35,6 @@ struct spgemm_stats {
   /// merged product loop in each phase, in pairs, in triples and in runs.
   offset_t pair_rows_symbolic = 0, triple_rows_symbolic = 0, run_rows_symbolic = 0,
            pair_rows_numeric = 0, triple_rows_numeric = 0, run_rows_numeric = 0;
-  /// Among rows 0, 8, 16, ... of A, those that the numeric phase's vote may merge (32 entries or
-  /// more) and those of them whose first two entries start a run: from the setup kernel, every
-  /// call. The numeric phase compiles its block kernels with runs where at least a quarter of
-  /// them start one, or where spgemm_options::merge_equal_rows forces runs (numeric_runs).
-  offset_t vote_rows = 0, run_start_rows = 0;
-  bool numeric_runs = false;
 };
 
 class plan {

@@ -30,54 +30,19 @@ struct dev_csr {
   const V* val;
 };
 
-/// Rows of A shorter than this never merge in the numeric phase (merge_vote): their blocks are
-/// short, and the vote's chain of loads before the first barrier (measured when the symbolic
-/// phase voted too) cost majorbasis (11 entries a row) 13% of its symbolic phase, poisson3Da and
-/// filter3D (25-26) 5%, on the H100. FEM rows hold 39-122 entries.
-constexpr offset_t merge_min_row = 32;
-
-/// A's nonzeros j and j + 1 (of one row) compared through the B rows they select: `equal` where
-/// those rows have the same length (> 0) and the same first and last column (row merging's
-/// proxy for the same columns: a FEM node's unknowns), `next` where j + 1's column follows j's
-/// (a run of the node's unknowns continues).
-struct b_row_pair {
-  bool equal, next;
-};
-template <class VA, class VB>
-__device__ __forceinline__ b_row_pair compare_b_rows(const dev_csr<VA>& a, const dev_csr<VB>& b,
-                                                     offset_t j) {
-  const index_t k0 = __ldg(a.col + j), k1 = __ldg(a.col + j + 1);
-  const offset_t p0 = __ldg(b.rpt + k0), n0 = __ldg(b.rpt + k0 + 1) - p0;
-  const offset_t p1 = __ldg(b.rpt + k1), n1 = __ldg(b.rpt + k1 + 1) - p1;
-  const bool eq = n0 == n1 && n0 > 0 && __ldg(b.col + p0) == __ldg(b.col + p1) &&
-                  __ldg(b.col + p0 + n0 - 1) == __ldg(b.col + p1 + n1 - 1);
-  return {eq, k1 == k0 + 1};
-}
-
-/// compare_b_rows' equal and next, out of line: the setup kernel calls it on a few rows, and
-/// its chain of loads inlined there spilled the loop's registers (32 a thread).
-template <class VA, class VB>
-__device__ __noinline__ bool starts_run(dev_csr<VA> a, dev_csr<VB> b, offset_t j) {
-  const b_row_pair q = compare_b_rows(a, b, j);
-  return q.equal && q.next;
-}
-
 // ---- step 1: products per row, written into C.rpt (no separate array) -------------------------
 /// Groups of 2^rlog lanes per row (the host sizes them to A's average row, at most a warp: rows
 /// of A with thousands of entries, web graphs, would serialise one thread), grid-stride, so that
 /// the longest B row read is reduced per block and reaches global memory with one atomic per
-/// block rather than one per row (16.7M atomics on one address cost delaunay_n24 13 ms). The
-/// row's first lane also checks, on every 8th row, whether a row of merge_min_row entries or
-/// more starts a run (setup_readback), counted per block like the longest row.
+/// block rather than one per row (16.7M atomics on one address cost delaunay_n24 13 ms).
 template <class VA, class VB, class Mask>
 __global__ void __launch_bounds__(256, threads_per_sm_target / 256) setup_kernel(index_t m, dev_csr<VA> a, dev_csr<VB> b,
                                                     offset_t* crpt, Mask mask,
-                                                    setup_readback* out, int rlog) {
+                                                    unsigned long long* max_b_row, int rlog) {
   __shared__ unsigned long long s_longest;
-  __shared__ unsigned s_vote_rows, s_run_rows;
   const long long gt = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (gt == 0) crpt[m] = 0;  // the in-place exclusive scan then leaves nnz(C) here
-  if (threadIdx.x == 0) s_longest = 0, s_vote_rows = 0, s_run_rows = 0;
+  if (threadIdx.x == 0) s_longest = 0;
   __syncthreads();
   const int g = 1 << rlog, lane = threadIdx.x & (g - 1);
   // products of row r, at most its mask row's entries under a structural mask
@@ -108,11 +73,6 @@ __global__ void __launch_bounds__(256, threads_per_sm_target / 256) setup_kernel
           s += len;
           longest = len > longest ? len : longest;
         }
-      }
-      // every 8th row (setup_readback: a share), so that the chain of loads stays off most rows
-      if (lane == 0 && (i & 7) == 0 && end - start >= merge_min_row) {
-        atomicAdd(&s_vote_rows, 1u);
-        if (starts_run(a, b, start)) atomicAdd(&s_run_rows, 1u);
       }
     }
     for (int o = g / 2; o > 0; o >>= 1) {
@@ -159,11 +119,7 @@ __global__ void __launch_bounds__(256, threads_per_sm_target / 256) setup_kernel
   }
   if (most) atomicMax(&s_longest, static_cast<unsigned long long>(most));
   __syncthreads();
-  if (threadIdx.x == 0) {
-    if (s_longest) atomicMax(&out->longest_b_row, s_longest);
-    if (s_vote_rows) atomicAdd(&out->vote_rows, static_cast<unsigned long long>(s_vote_rows));
-    if (s_run_rows) atomicAdd(&out->run_start_rows, static_cast<unsigned long long>(s_run_rows));
-  }
+  if (threadIdx.x == 0 && s_longest) atomicMax(max_b_row, s_longest);
 }
 
 // ---- steps 2 and 4: binning (paper Algorithms 1-3) -------------------------------------------

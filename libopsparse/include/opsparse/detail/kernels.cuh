@@ -383,10 +383,7 @@ __device__ __forceinline__ bool bitmap_order_store(int* keys, T* vals, int n, in
 /// MINB: resident blocks the registers are budgeted for (launch bounds). The largest shared bin
 /// holds one block per SM (the paper's deliberate 50% occupancy), so it is compiled with MINB 1,
 /// which gives the radix sort 64 registers a thread; radix_bits > 0 enables that sort there.
-/// RUNS false: compiled without row merging in runs (for_each_run), for products whose rows do
-/// not start runs (numeric_block_bin says why).
-template <int BS, class S, class VA, class VB, class Mask, int MINB = threads_per_sm_target / BS,
-          bool RUNS = true>
+template <int BS, class S, class VA, class VB, class Mask, int MINB = threads_per_sm_target / BS>
 __global__ void __launch_bounds__(BS, MINB)
     numeric_block_kernel(const index_t* bins, dev_csr<VA> a, dev_csr<VB> b,
                          dev_out<typename S::value_type> c, int tsize, hash_policy hp, int glog,
@@ -400,7 +397,7 @@ __global__ void __launch_bounds__(BS, MINB)
   const index_t row = bins[blockIdx.x];
   const offset_t base = c.rpt[row];
   const int ts = hp.row_sized ? static_cast<int>(row_slots(tsize, c.rpt[row + 1] - base)) : tsize;
-  const bool vote = glog < flat_glog && merge_vote<RUNS>(a, b, row, tid, hp);
+  const bool vote = glog < flat_glog && merge_vote(a, b, row, tid, hp);
   for (int s = tid; s < ts; s += BS) {
     keys[s] = -1;
     if constexpr (has_values_v<T>) vals[s] = S::identity();
@@ -413,7 +410,7 @@ __global__ void __launch_bounds__(BS, MINB)
   auto accumulate = [&](index_t key, T v) {
     if (mask_keeps<Mask>(mr, key)) insert_accumulate<S>(keys, vals, t, key, v, hp.single);
   };
-  if (RUNS && width == 4) {
+  if (width == 4) {
     for_each_run<S>(a, b, row, tid, BS, glog, accumulate);
   } else if (width == 3) {
     for_each_merged<3, S>(a, b, row, tid, BS, glog, accumulate);

@@ -22,15 +22,6 @@ struct bin_counters {
   unsigned long long total;             ///< sum of row sizes
 };
 
-/// What the setup kernel reads back besides products per row (device scratch, three words):
-/// the longest B row a product reads, and among every 8th row of A (rows 0, 8, 16, ...) those
-/// that merge_vote may take (merge_min_row entries or more) and those of them whose first two
-/// nonzeros start a run (compare_b_rows: equal and next). The last two choose the numeric
-/// kernel with or without runs.
-struct setup_readback {
-  unsigned long long longest_b_row, vote_rows, run_start_rows;
-};
-
 struct plan_state {
   device_buffer<unsigned char> meta;      ///< counters | bins[M] | CUB scan scratch, one allocation
   device_buffer<unsigned char> sym_pool;  ///< global hash tables of the symbolic phase
@@ -40,10 +31,10 @@ struct plan_state {
   device_buffer<unsigned char> reduce_meta;
   device_buffer<unsigned char> reduce_pool;
   bin_counters* h_counters = nullptr;     ///< pinned mirror (the context's staging)
-  /// The setup kernel's readback (it runs before the metadata allocation exists: the context's
-  /// device scratch) and its pinned mirror.
-  setup_readback* d_setup = nullptr;
-  setup_readback* h_setup = nullptr;
+  /// The longest row of B the product reads (written by the setup kernel, which runs before the
+  /// metadata allocation exists: the context's device scratch) and its pinned mirror.
+  unsigned long long* d_max_b_row = nullptr;
+  unsigned long long* h_max_b_row = nullptr;
   std::int64_t allocations = 0;
   spgemm_stats stats;
 
@@ -63,7 +54,6 @@ struct plan_state {
   index_t rows = 0, cols = 0;
   offset_t a_nnz = 0, b_nnz = 0, c_nnz = 0;
   int glog = 5;            ///< log2 of the threads sharing one nonzero of A (group_log2)
-  bool num_runs = true;    ///< the numeric block kernels compiled with runs (numeric_block_bin)
   bool num_dense = false;  ///< the numeric global bin uses the bitmap + dense accumulator
   int num_bins = 0;          ///< numeric bins: the shared ones, the long rows' one, the windows'
   int win_bin = -1;          ///< the bin of the rows in windows (-1: none)

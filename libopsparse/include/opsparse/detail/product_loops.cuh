@@ -255,6 +255,12 @@ __device__ __forceinline__ void for_each_run(const dev_csr<VA>& a, const dev_csr
   }
 }
 
+/// Rows of A shorter than this never merge in the numeric phase: their blocks are short, and the
+/// vote's chain of loads before the first barrier (measured when the symbolic phase voted too)
+/// cost majorbasis (11 entries a row) 13% of its symbolic phase, poisson3Da and filter3D (25-26)
+/// 5%, on the H100. FEM rows hold 39-122 entries.
+constexpr offset_t merge_min_row = 32;
+
 /// spgemm_options::merge_equal_rows, row by row: the width the row is taken with (1: not merged, 2:
 /// pairs, 3: triples, for_each_merged; 4: runs, for_each_run). hash_policy::merge 0 forces
 /// hash_policy::width. Automatic (merge = a percentage): the block's first warp compares the B rows
@@ -271,11 +277,11 @@ __device__ __forceinline__ void for_each_run(const dev_csr<VA>& a, const dev_csr
 /// numeric phase 2.32 against 2.28 ms, pwtk, rma10), though runs save 390/480 of the hash
 /// operations there and pairs 240; nor over triples that are all equal: conf5_4-8x8-05 took 0.98
 /// ms in runs against 0.88 in triples, where six consecutive columns hold two triples of
-/// different rows with equal lengths and ends, which the proxy joins into one run (0.89 with
-/// this rule). RUNS false: compiled without runs (the kernel without for_each_run). Called by
-/// every thread; the width is counted through the barrier after the table's clearing
-/// (__syncthreads_count of tid < width), so a row costs no extra barrier.
-template <bool RUNS = true, class VA, class VB>
+/// different rows with equal lengths and ends, which the proxy joins into one run (NOT YET
+/// MEASURED with this rule). Called by every thread; the width is counted through the barrier
+/// after the table's clearing (__syncthreads_count of tid < width), so a row costs no extra
+/// barrier.
+template <class VA, class VB>
 __device__ __forceinline__ bool merge_vote(const dev_csr<VA>& a, const dev_csr<VB>& b, index_t row,
                                            int tid, const hash_policy& hp) {
   if (hp.merge == 0) return tid < hp.width;
@@ -285,9 +291,12 @@ __device__ __forceinline__ bool merge_vote(const dev_csr<VA>& a, const dev_csr<V
   const offset_t j = lo + tid;
   bool eq = false, next = false;
   if (tid < 31) {  // j + 1 < hi: the row holds at least 32 entries
-    const b_row_pair q = compare_b_rows(a, b, j);
-    eq = q.equal;
-    next = q.next;
+    const index_t k0 = __ldg(a.col + j), k1 = __ldg(a.col + j + 1);
+    const offset_t p0 = __ldg(b.rpt + k0), n0 = __ldg(b.rpt + k0 + 1) - p0;
+    const offset_t p1 = __ldg(b.rpt + k1), n1 = __ldg(b.rpt + k1 + 1) - p1;
+    eq = n0 == n1 && n0 > 0 && __ldg(b.col + p0) == __ldg(b.col + p1) &&
+         __ldg(b.col + p0 + n0 - 1) == __ldg(b.col + p1 + n1 - 1);
+    next = k1 == k0 + 1;
   }
   const unsigned m = __ballot_sync(0xffffffffu, eq);  // bit l: nonzeros l and l + 1 equal
   const int pairs = __popc(m & 0x55555555u);           // bits 0, 2, ..., 30: 16 pairs
@@ -299,7 +308,7 @@ __device__ __forceinline__ bool merge_vote(const dev_csr<VA>& a, const dev_csr<V
   const bool prefer3 = hp.triples > 0 && 100 * save3 > hp.triples * save2;
   int width = prefer3 ? (fit3 ? 3 : fit2 ? 2 : 1) : (fit2 ? 2 : fit3 ? 3 : 1);
   // every pair (every triple) of the width chosen equal: that width (see above)
-  if (RUNS && hp.runs > 0 && !(width == 2 && pairs == 16) && !(width == 3 && triples == 10)) {
+  if (hp.runs > 0 && !(width == 2 && pairs == 16) && !(width == 3 && triples == 10)) {
     const unsigned r = __ballot_sync(0xffffffffu, eq && next);  // bit l: l + 1 continues l's run
     const int saved = width == 3 ? save3 : width == 2 ? save2 : 0;
     if (100 * __popc(r | (r << 1)) >= 32 * hp.merge && 100 * 15 * __popc(r) >= hp.runs * saved)

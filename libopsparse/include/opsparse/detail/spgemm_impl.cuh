@@ -91,14 +91,11 @@ inline void run_binning(context& ctx, plan_state& st, const offset_t* sizes, ind
 
 /// With time_phases, the rows that merged (spgemm_options::merge_equal_rows): [0] in pairs, [1]
 /// in triples and [2] in runs in the symbolic phase, [3] to [5] in the numeric phase, in the
-/// context's scratch after the setup kernel's readback (launch.hpp). setup_step clears them,
+/// context's scratch after the longest-B-row word (launch.hpp). setup_step clears them,
 /// numeric() reads them into spgemm_stats.
 constexpr int merged_row_counter_words = 6;
-static_assert(sizeof(setup_readback) + merged_row_counter_words * sizeof(unsigned long long) <=
-                  scratch_visit_flag,
-              "the engine's scalars overlap visit_dense_rows' flag in the context's scratch");
 inline unsigned long long* merged_row_counters(context& ctx) {
-  return reinterpret_cast<unsigned long long*>(static_cast<setup_readback*>(ctx.scratch()) + 1);
+  return static_cast<unsigned long long*>(ctx.scratch()) + 1;
 }
 
 /// The hash policy of a phase from the options: spgemm_options::merge_equal_rows as
@@ -145,19 +142,6 @@ inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, int pha
   hp.runs = opt.merge_runs ? numeric_runs : 0;
   if (opt.time_phases) hp.merged_rows = merged_row_counters(ctx) + 3 * phase;
   return hp;
-}
-
-/// Whether the numeric block kernels are compiled with runs (for_each_run and merge_vote's run
-/// count; setup_readback): where they are forced, and in automatic merging with merge_runs where
-/// at least a quarter of the rows the vote may take start a run. Compiled in, the run loop cost
-/// the products that never take it 1-3% of their numeric phase on the H100 (the 18 paper
-/// classes that do not merge; compiled out, 0.968 of it against 0.986 in one run), the code
-/// before the loops growing by the vote's run count. The share is 0.97-1.0 on the stand-ins of
-/// the classes that merge and 0.005 or less on the others (docs/benchmarks.md, "Merging in runs").
-inline bool numeric_runs_wanted(const setup_readback& sr, const spgemm_options& opt) {
-  if (opt.merge_equal_rows == row_merging::runs) return true;
-  if (opt.merge_equal_rows != row_merging::automatic || !opt.merge_runs) return false;
-  return sr.run_start_rows > 0 && 4 * sr.run_start_rows >= sr.vote_rows;
 }
 
 /// Whether any row of a bin, rows of `lo` keys or more, can use half its table or less
@@ -213,9 +197,9 @@ std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a,
   {
     auto* staging = static_cast<unsigned char*>(ctx.pinned(sizeof(bin_counters) + 64));
     st.h_counters = reinterpret_cast<bin_counters*>(staging);
-    st.h_setup = reinterpret_cast<setup_readback*>(staging + sizeof(bin_counters));
+    st.h_max_b_row = reinterpret_cast<unsigned long long*>(staging + sizeof(bin_counters));
   }
-  st.d_setup = static_cast<setup_readback*>(ctx.scratch());
+  st.d_max_b_row = static_cast<unsigned long long*>(ctx.scratch());
   if (opt.time_phases) {
     st.ensure_timing_events();
     OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[0], s));
@@ -231,13 +215,13 @@ std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a,
     const long long resident = static_cast<long long>(std::max(dev.sm_count, 1)) *
                                std::max(dev.max_threads_per_sm / 256, 1) * 4;
     const unsigned grid = static_cast<unsigned>(std::min(want, resident));
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.d_setup, 0, sizeof(setup_readback), s));
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.d_max_b_row, 0, sizeof(unsigned long long), s));
     setup_kernel<VA, VB, Mask><<<grid, 256, 0, s>>>(m, to_dev(a), to_dev(b), c.rpt(), mask,
-                                                    st.d_setup, rlog);
+                                                    st.d_max_b_row, rlog);
     check_launch("setup_kernel");
     // read back with the binning counters (run_binning synchronises once for both)
-    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(st.h_setup, st.d_setup, sizeof(setup_readback),
-                                      cudaMemcpyDeviceToHost, s));
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(st.h_max_b_row, st.d_max_b_row,
+                                      sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
   }
   std::size_t scan_bytes = 0;
   OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, c.rpt(), c.rpt(),
@@ -426,12 +410,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[2], s));
 
   // Step 3
-  const setup_readback sr = m > 0 ? *st.h_setup : setup_readback{};
-  const unsigned long long longest_b_row = sr.longest_b_row;
-  st.stats.vote_rows = static_cast<offset_t>(sr.vote_rows);
-  st.stats.run_start_rows = static_cast<offset_t>(sr.run_start_rows);
-  st.num_runs = numeric_runs_wanted(sr, opt);
-  st.stats.numeric_runs = st.num_runs;
+  const unsigned long long longest_b_row = m > 0 ? *st.h_max_b_row : 0;
   st.glog = group_log2(longest_b_row);
   if (opt.flatten_products && st.glog == 5 && b.rows > 0 && b.nnz < 24 * static_cast<offset_t>(b.rows))
     st.glog = flat_glog;
@@ -501,7 +480,7 @@ template <class Semiring, class VA, class VB, class Mask, class T>
 void numeric_block_bin(const bin_config& cfg, cudaStream_t bs, const index_t* bins, int n,
                        const csr_view<VA>& a, const csr_view<VB>& b, const dev_out<T>& out,
                        hash_policy hp, int glog, const spgemm_options& opt, const Mask& mask,
-                       long long cols, bool runs) {
+                       long long cols) {
   auto launch = [&](auto kernel, int radix_bits = 0) {
     allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
     kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), out,
@@ -518,27 +497,20 @@ void numeric_block_bin(const bin_config& cfg, cudaStream_t bs, const index_t* bi
     return opt.radix_sort_rows && row_radix<decltype(bs)::value, E, T>::temp_bytes <= cfg.smem_bytes ? key_bits : 0;
   };
   using std::integral_constant;
+  // The largest shared bin (one block per SM) is compiled for 64 registers a thread.
+  if (cfg.block_threads == 1024 && cfg.blocks_per_sm == 1) {
+    launch(numeric_block_kernel<1024, Semiring, VA, VB, Mask, 1>,
+           radix(integral_constant<int, 1024>{}, integral_constant<int, 1>{}));
+    return;
+  }
   constexpr int full = threads_per_sm_target;
-  auto pick = [&](auto with_runs) {
-    constexpr bool R = decltype(with_runs)::value;
-    // The largest shared bin (one block per SM) is compiled for 64 registers a thread.
-    if (cfg.block_threads == 1024 && cfg.blocks_per_sm == 1) {
-      launch(numeric_block_kernel<1024, Semiring, VA, VB, Mask, 1, R>,
-             radix(integral_constant<int, 1024>{}, integral_constant<int, 1>{}));
-      return;
-    }
-    switch (cfg.block_threads) {
-      case 64: launch(numeric_block_kernel<64, Semiring, VA, VB, Mask, full / 64, R>, radix(integral_constant<int, 64>{}, integral_constant<int, full / 64>{})); break;
-      case 128: launch(numeric_block_kernel<128, Semiring, VA, VB, Mask, full / 128, R>, radix(integral_constant<int, 128>{}, integral_constant<int, full / 128>{})); break;
-      case 256: launch(numeric_block_kernel<256, Semiring, VA, VB, Mask, full / 256, R>, radix(integral_constant<int, 256>{}, integral_constant<int, full / 256>{})); break;
-      case 512: launch(numeric_block_kernel<512, Semiring, VA, VB, Mask, full / 512, R>, radix(integral_constant<int, 512>{}, integral_constant<int, full / 512>{})); break;
-      default: launch(numeric_block_kernel<1024, Semiring, VA, VB, Mask, full / 1024, R>, radix(integral_constant<int, 1024>{}, integral_constant<int, full / 1024>{})); break;
-    }
-  };
-  if (runs)
-    pick(std::true_type{});
-  else
-    pick(std::false_type{});
+  switch (cfg.block_threads) {
+    case 64: launch(numeric_block_kernel<64, Semiring, VA, VB, Mask>, radix(integral_constant<int, 64>{}, integral_constant<int, full / 64>{})); break;
+    case 128: launch(numeric_block_kernel<128, Semiring, VA, VB, Mask>, radix(integral_constant<int, 128>{}, integral_constant<int, full / 128>{})); break;
+    case 256: launch(numeric_block_kernel<256, Semiring, VA, VB, Mask>, radix(integral_constant<int, 256>{}, integral_constant<int, full / 256>{})); break;
+    case 512: launch(numeric_block_kernel<512, Semiring, VA, VB, Mask>, radix(integral_constant<int, 512>{}, integral_constant<int, full / 512>{})); break;
+    default: launch(numeric_block_kernel<1024, Semiring, VA, VB, Mask>, radix(integral_constant<int, 1024>{}, integral_constant<int, full / 1024>{})); break;
+  }
 }
 
 template <class Semiring, class VA, class VB, class Mask>
@@ -610,7 +582,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
     } else {
       numeric_block_bin<Semiring>(cfg, bs, bins, n, a, b, out,
                                   for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size)),
-                                  glog, opt, mask, st.cols, st.num_runs);
+                                  glog, opt, mask, st.cols);
     }
     st.bin_finished(1, bin, bs, opt.time_phases);
   }
