@@ -272,15 +272,10 @@ constexpr offset_t merge_min_row = 32;
 /// of 16 pairs, 8 of 10 triples), else the other one where they are. Runs (hash_policy::runs > 0):
 /// each neighbour that continues a run (equal, and the next column) saves one hash operation in 32;
 /// they are taken where at least `merge` percent of the 32 nonzeros lie in runs and they save
-/// hash_policy::runs percent of what the width chosen above saves, except over pairs that are all
-/// equal: blocks of 6 unknowns took 2-3% longer in runs than in pairs on the H100 (shipsec1's
-/// numeric phase 2.32 against 2.28 ms, pwtk, rma10), though runs save 390/480 of the hash
-/// operations there and pairs 240; nor over triples that are all equal: conf5_4-8x8-05 took 0.98
-/// ms in runs against 0.88 in triples, where six consecutive columns hold two triples of
-/// different rows with equal lengths and ends, which the proxy joins into one run (0.88 with
-/// this rule, hood and pdb1HYS unchanged, in three runs). Called by every thread; the width is
-/// counted through the barrier after the table's clearing (__syncthreads_count of tid <
-/// width), so a row costs no extra barrier.
+/// hash_policy::runs percent of what the width chosen above saves, except over pairs (triples)
+/// that are all equal, which that width fits exactly (phase_policy has the measurements). Called
+/// by every thread; the width is counted through the barrier after the table's clearing
+/// (__syncthreads_count of tid < width), so a row costs no extra barrier.
 template <class VA, class VB>
 __device__ __forceinline__ bool merge_vote(const dev_csr<VA>& a, const dev_csr<VB>& b, index_t row,
                                            int tid, const hash_policy& hp) {

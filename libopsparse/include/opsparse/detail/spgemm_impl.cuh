@@ -117,15 +117,17 @@ inline unsigned long long* merged_row_counters(context& ctx) {
 ///   of mismatched pairs (every row in triples: filter3D 1.40x, in pairs 1.25x), so triples
 ///   merge where 8 of 10 are equal: at 6 of 10 (the saving of 70% equal pairs), bcsstk33, whose
 ///   triples are 63% equal, row by row, lost 20% of its numeric phase.
-/// - Runs (for_each_run) where they save at least as much as the width above (numeric_runs 100),
-///   except over pairs or triples that are all equal (merge_vote): pdb1HYS's numeric phase 4.19
-///   -> 2.39 ms, hood's 2.78 -> 2.60 (blocks of 3 to 7 and of 5, which pairs and triples from
-///   the row's start cut), on the H100. conf5_4-8x8-05's took 0.97 ms in runs against 0.88 in
-///   triples: six consecutive columns hold two triples of different rows with equal lengths and
-///   ends, which the proxy joins. The symbolic phase keeps triples: every row in runs took it
-///   1.35x (hood) to 3.6x (majorbasis) as long, its slices leaving groups idle, and a list of the
-///   row's runs in shared memory (every group whole runs) 1.4x to 3.6x, its per-run lookup
-///   costing more than a short row's products (docs/benchmarks.md, "Merging in runs").
+/// - Runs (for_each_run) where they save at least as much as the width above (numeric_runs 100):
+///   pdb1HYS's numeric phase 4.19 -> 2.39 ms, hood's 2.78 -> 2.60 (blocks of 3 to 7 and of 5, which
+///   pairs and triples from the row's start cut), on the H100. Not over pairs that are all equal:
+///   blocks of 6 took 2-3% longer in runs (shipsec1 2.32 against 2.28 ms, pwtk, rma10), though runs
+///   save 390/480 of the hash operations there and pairs 240. Nor over triples that are all equal:
+///   conf5_4-8x8-05's took 0.97-0.98 ms in runs against 0.88 in triples, where six consecutive
+///   columns hold two triples of different rows with equal lengths and ends, which the proxy joins.
+///   The symbolic phase keeps triples: every row in runs took it 1.35x (hood) to 3.6x (majorbasis)
+///   as long, its slices leaving groups idle, and a list of the row's runs in shared memory (every
+///   group whole runs) 1.4x to 3.6x, its per-run lookup costing more than a short row's products
+///   (docs/benchmarks.md, "Merging in runs").
 constexpr int numeric_triples = 150;
 constexpr int numeric_runs = 100;
 inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, int phase) {
