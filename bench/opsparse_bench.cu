@@ -85,6 +85,7 @@ std::vector<variant> ablation_variants() {
   add("no-dense-windows", [](spgemm_options& x) { x.dense_windows = false; });
   add("no-product-flattening", [](spgemm_options& x) { x.flatten_products = false; });
   add("no-span-order", [](spgemm_options& x) { x.span_bitmap_order = false; });
+  add("no-bucket-order", [](spgemm_options& x) { x.bucket_order = false; });
   add("no-row-merging", [](spgemm_options& x) { x.merge_equal_rows = row_merging::never; });
   add("merge-equal-rows", [](spgemm_options& x) { x.merge_equal_rows = row_merging::pairs; });
   add("merge-triples", [](spgemm_options& x) { x.merge_equal_rows = row_merging::triples; });

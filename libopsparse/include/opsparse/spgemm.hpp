@@ -75,6 +75,13 @@ struct spgemm_options {
   /// bitmap_order_store). `--variants unsorted` had shown the sort at 17-43% of the FEM classes'
   /// numeric phase. Measured on the H100's paper suite: cage15 -36%, cage12 -16%.
   bool span_bitmap_order = true;
+  /// Other rows of the shared numeric bins of 128 entries or more come out in column order by
+  /// bucketing: 2 buckets a thread over the row's span, counted, scanned and filled in the
+  /// table's free memory, each entry placed by the smaller columns of its bucket (beyond the
+  /// paper; kernels.cuh, bucket_order_store), in place of the radix sort, the bitonic sort or
+  /// the rank against the whole row. A row whose buckets would hold more than 64 entries
+  /// (clustered columns) or whose table lacks the room is sorted as before.
+  bool bucket_order = true;
   /// The one-row-a-block kernels take A's nonzeros in neighbouring pairs or triples and hash
   /// their products as one where all their B rows hold the same column at the same position:
   /// the rows of a FEM node's unknowns are identical, so matrices of node blocks take a half

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "opsparse/context.hpp"
@@ -706,6 +707,7 @@ TEST_F(Gpu, NarrowRowsComeOutOrderedByBitmaps) {
   for (bool bitmap : {true, false}) {
     spgemm_options o;
     o.span_bitmap_order = bitmap;
+    o.bucket_order = bitmap;  // off: the sorts (WideRowsComeOutOrderedByBuckets has buckets)
     SCOPED_TRACE(bitmap ? "ordered by bitmaps" : "sorted");
     EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b, nullptr, 1e-12, o)));
     EXPECT_TRUE((same<plus_times<double>>(ctx(), a, shuffled, nullptr, 1e-12, o)));
@@ -715,6 +717,64 @@ TEST_F(Gpu, NarrowRowsComeOutOrderedByBitmaps) {
     EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern, structural_mask>(ctx(), ap, bp, &m, 0.0, o)));
     EXPECT_TRUE((same<any_pair, pattern, pattern, complement_mask>(ctx(), ap, bp, &m, 0.0, o)));
     EXPECT_TRUE((same<any_pair, pattern, pattern>(ctx(), ap, convert<pattern>(shuffled), nullptr, 0.0, o)));
+  }
+}
+
+/// Rows of `sizes[i]` distinct columns of [0, cols): all at random (`clustered` false), or four
+/// in five consecutive from a random start and the rest at random.
+host_csr<double> wide_rows(const std::vector<int>& sizes, index_t cols, bool clustered, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto rows = static_cast<index_t>(sizes.size());
+  host_csr<double> a(rows, cols);
+  for (index_t i = 0; i < rows; ++i) {
+    std::set<index_t> pick;
+    const int near = clustered ? sizes[i] * 4 / 5 : 0;
+    const index_t start = static_cast<index_t>(rng() % static_cast<std::uint64_t>(cols - near));
+    for (int k = 0; k < near; ++k) pick.insert(start + k);
+    while (static_cast<int>(pick.size()) < sizes[i]) pick.insert(static_cast<index_t>(rng() % static_cast<std::uint64_t>(cols)));
+    for (index_t c : pick) {
+      a.col.push_back(c);
+      a.val.push_back(0.5 + (rng() % 1000) / 1000.0);
+    }
+    a.rpt[i + 1] = static_cast<offset_t>(a.col.size());
+  }
+  return a;
+}
+
+// Rows whose columns spread over a wide range (web graphs) come out of the numeric phase in
+// column order by bucketing (spgemm_options::bucket_order), in every bin: A's rows of each bin's
+// sizes with columns at random among 2^20, B a band of 3 (rows of C too wide for the bitmap of
+// their span). Rows whose columns cluster (four in five consecutive) fill a few buckets past
+// their limit and are sorted instead. On and off, every semiring kind, masks (A's own pattern
+// and its complement) and patterns, against the CPU engine.
+TEST_F(Gpu, WideRowsComeOutOrderedByBuckets) {
+  const auto num = numeric_config(ctx().device(), sizeof(double));
+  std::vector<int> sizes = {0, 1, 2, 40, 43, 50, 100};
+  for (std::size_t i = 0; i + 1 < num.bins.size(); ++i) {
+    const int r = static_cast<int>(std::min<offset_t>(num.bins[i].range, 60000));
+    // a bin's rows of the most and of the fewest entries: B's band of 3 triples them
+    sizes.push_back(std::max(1, r / 3));
+    sizes.push_back(std::max(1, r / 5));
+  }
+  const index_t cols = 1 << 20;
+  const auto b = band(cols, 3);
+  const auto bp = convert<pattern>(b);
+  for (bool clustered : {false, true}) {
+    const auto a = wide_rows(sizes, cols, clustered, clustered ? 21 : 22);
+    const auto ap = convert<pattern>(a);
+    const host_csr<pattern>& m = ap;
+    for (bool buckets : {true, false}) {
+      spgemm_options o;
+      o.bucket_order = buckets;
+      SCOPED_TRACE(std::string(clustered ? "clustered, " : "spread, ") + (buckets ? "bucketed" : "sorted"));
+      EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b, nullptr, 1e-12, o)));
+      EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(b), nullptr, 1e-5, o)));
+      EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), a, b, nullptr, 0.0, o)));
+      EXPECT_TRUE((same<plus_times<double>, double, double, structural_mask>(ctx(), a, b, &m, 1e-12, o)));
+      EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern, structural_mask>(ctx(), ap, bp, &m, 0.0, o)));
+      EXPECT_TRUE((same<any_pair, pattern, pattern, complement_mask>(ctx(), ap, bp, &m, 0.0, o)));
+      EXPECT_TRUE((same<any_pair, pattern, pattern>(ctx(), ap, bp, nullptr, 0.0, o)));
+    }
   }
 }
 
@@ -1016,6 +1076,7 @@ TEST_F(Gpu, EveryAblationGivesTheSameResult) {
   opts[10].paper_hash = true;
   opts[11].pooled_memory = false;
   opts[12].radix_sort_rows = false;
+  opts[12].bucket_order = false;
   opts[8].dense_long_rows = false;
   opts[9].flatten_products = false;
   opts[0].shared_binning = false;

@@ -130,6 +130,7 @@ __device__ __forceinline__ bool mask_keeps(const mask_row& r, index_t key) {
 ///   row_sized  a row hashes into the part of its bin's table that it can fill (row_slots;
 ///              read by the numeric kernels and symbolic bin 0's)
 ///   span_order  spgemm_options::span_bitmap_order (read by the numeric block kernels)
+///   bucket_order  spgemm_options::bucket_order (read by the numeric block kernels)
 ///   merge       spgemm_options::merge_equal_rows for the phase (read by the symbolic and numeric
 ///               block kernels): -1 never, 0 every row by `width` (2 or 3, 4: runs), 1-100 row by
 ///               row, the least share of equal pairs or triples in percent (merge_vote)
@@ -144,6 +145,7 @@ struct hash_policy {
   bool paper = false;
   bool row_sized = true;
   bool span_order = true;
+  bool bucket_order = true;
   int merge = -1;
   int width = 2;
   int triples = 100;
