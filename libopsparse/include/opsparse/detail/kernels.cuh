@@ -409,9 +409,10 @@ __device__ __forceinline__ bool bucket_order_store(int* keys, T* vals, int n, in
   const long long room = static_cast<long long>(tsize) - n;
   const long long need = 2LL * buckets + warps + (has_values_v<T> ? 0 : n);
   if (need > room) return false;
+  // (the grouped entries start at the first int boundary past the row's values)
+  const long long grouped_at = (static_cast<long long>(n) * sizeof(T) + 3) / 4 * 4;
   if constexpr (has_values_v<T>)
-    if (room * static_cast<long long>(sizeof(T)) < 2LL * n * static_cast<long long>(sizeof(int)))
-      return false;
+    if (grouped_at + 8LL * n > static_cast<long long>(tsize) * sizeof(T)) return false;
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
   int* count = keys + n;
   int* cursor = count + buckets;
@@ -419,7 +420,7 @@ __device__ __forceinline__ bool bucket_order_store(int* keys, T* vals, int n, in
   int* grouped_keys;
   int* grouped_pos = nullptr;
   if constexpr (has_values_v<T>) {
-    grouped_keys = reinterpret_cast<int*>(vals + n);
+    grouped_keys = reinterpret_cast<int*>(reinterpret_cast<unsigned char*>(vals) + grouped_at);
     grouped_pos = grouped_keys + n;
   } else {
     grouped_keys = wsum + warps;
