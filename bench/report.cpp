@@ -11,7 +11,8 @@ namespace opsparse::bench {
 const char* const csv_header =
     "matrix,variant,rows,nnz_a,products,nnz_c,ms_mean,ms_median,gflops,steady_ms,steady_gflops,"
     "ms_setup,ms_symbolic_binning,ms_symbolic,ms_numeric_binning,ms_numeric,cusparse_alg,"
-    "cusparse_ms_median,cusparse_gflops,speedup,check,bound_ms,bound_ms_no_reuse,of_bound";
+    "cusparse_ms_median,cusparse_gflops,speedup,check,bound_ms,bound_ms_no_reuse,of_bound,"
+    "cusparse_pool_ms_median,speedup_pool";
 
 traffic product_traffic(long long rows_a, long long nnz_a, long long rows_b, long long nnz_b,
                         long long products, long long rows_c, long long nnz_c, int value_bytes) {
@@ -46,7 +47,8 @@ void write_csv(std::ostream& os, const std::vector<result_row>& rows) {
       << r.ph_symbin << "," << r.ph_sym << "," << r.ph_numbin << "," << r.ph_num << ","
       << csv_field(r.cus_alg) << "," << r.cus_ms_median << "," << r.cus_gflops << ","
       << r.speedup << "," << csv_field(r.check) << "," << r.bound_ms << ","
-      << r.bound_ms_no_reuse << "," << r.of_bound << "\n";
+      << r.bound_ms_no_reuse << "," << r.of_bound << "," << r.cus_pool_ms_median << ","
+      << r.speedup_pool << "\n";
     os << o.str();
   }
 }
@@ -92,6 +94,8 @@ void write_json(std::ostream& os, const run_info& info, const std::vector<result
     o["bound_ms"] = number(r.bound_ms);
     o["bound_ms_no_reuse"] = number(r.bound_ms_no_reuse);
     o["of_bound"] = number(r.of_bound);
+    o["cusparse_pool_ms_median"] = number(r.cus_pool_ms_median);
+    o["speedup_pool"] = number(r.speedup_pool);
     results.push_back(std::move(o));
   }
   doc["results"] = std::move(results);

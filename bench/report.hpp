@@ -20,6 +20,9 @@ struct result_row {
   std::vector<float> sym_bin_end, num_bin_end;
   std::string cus_alg;
   double cus_ms_median = 0, cus_gflops = 0, speedup = 0;
+  /// With --cusparse-pool: cuSPARSE again with its buffers and C from a warm stream-ordered pool
+  /// (cusparse_spgemm's `pooled`), and our time over that one; 0 when not measured.
+  double cus_pool_ms_median = 0, speedup_pool = 0;
   std::string check;
   /// Lower bounds of the product's time from the bytes it must move at the device's measured
   /// copy bandwidth (product_traffic): with B's rows read once, and as each product reads them;

@@ -108,6 +108,8 @@ std::vector<bench::result_row> awkward_rows() {
   a.bound_ms = 1.5;
   a.bound_ms_no_reuse = 4.75;
   a.of_bound = 0.122449;
+  a.cus_pool_ms_median = 21.125;
+  a.speedup_pool = 1.72449;
 
   bench::result_row& b = rows[1];
   b.matrix = "two\nlines\r\nand a CR\r alone";
@@ -117,6 +119,7 @@ std::vector<bench::result_row> awkward_rows() {
   b.gflops = -inf;
   b.ph_sym = nan;
   b.speedup = nan;
+  b.speedup_pool = inf;
   b.check = "";  // empty fields stay empty
   b.cus_alg = "\"";
 
@@ -192,7 +195,7 @@ TEST(bench_report, CsvRoundTrip) {
   ASSERT_NO_THROW(back = read_csv(os.str())) << os.str();
   ASSERT_EQ(back.size(), rows.size() + 1) << os.str();
   const record header = split_header();
-  ASSERT_EQ(header.size(), 24u);
+  ASSERT_EQ(header.size(), 26u);
   EXPECT_EQ(back[0], header);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     SCOPED_TRACE("row " + std::to_string(i));
@@ -216,6 +219,8 @@ TEST(bench_report, CsvRoundTrip) {
     EXPECT_TRUE(csv_number_matches(f[21], r.bound_ms)) << header[21];
     EXPECT_TRUE(csv_number_matches(f[22], r.bound_ms_no_reuse)) << header[22];
     EXPECT_TRUE(csv_number_matches(f[23], r.of_bound)) << header[23];
+    EXPECT_TRUE(csv_number_matches(f[24], r.cus_pool_ms_median)) << header[24];
+    EXPECT_TRUE(csv_number_matches(f[25], r.speedup_pool)) << header[25];
   }
 }
 
@@ -284,6 +289,8 @@ TEST(bench_report, JsonRoundTrip) {
     EXPECT_TRUE(json_number_matches(o.at("bound_ms"), r.bound_ms));
     EXPECT_TRUE(json_number_matches(o.at("bound_ms_no_reuse"), r.bound_ms_no_reuse));
     EXPECT_TRUE(json_number_matches(o.at("of_bound"), r.of_bound));
+    EXPECT_TRUE(json_number_matches(o.at("cusparse_pool_ms_median"), r.cus_pool_ms_median));
+    EXPECT_TRUE(json_number_matches(o.at("speedup_pool"), r.speedup_pool));
   }
 }
 
