@@ -67,7 +67,7 @@ struct spgemm_options {
   /// Rows of the shared numeric bins longer than twice the block's threads are sorted with a
   /// block radix sort (CUB; 10 items a thread in the largest bin, compiled for 64 registers, 5
   /// in the others) instead of the bitonic sort (beyond the paper; kernels.cuh,
-  /// radix_sort_store).
+  /// radix_sort_store). Since bucket_order, only rows whose buckets overflow or lack room.
   bool radix_sort_rows = true;
   /// A row of the shared numeric bins (one row a block) whose columns span a range narrow
   /// enough for a bitmap of it to fit the table's free slots comes out in column order by each
@@ -80,7 +80,9 @@ struct spgemm_options {
   /// table's free memory, each entry placed by the smaller columns of its bucket (beyond the
   /// paper; kernels.cuh, bucket_order_store), in place of the radix sort, the bitonic sort or
   /// the rank against the whole row. A row whose buckets would hold more than 64 entries
-  /// (clustered columns) or whose table lacks the room is sorted as before.
+  /// (clustered columns) or whose table lacks the room is sorted as before. Measured on the
+  /// H100's paper suite against `no-bucket-order` in one process: 0.946 end to end (geomean),
+  /// webbase-1M 5.72 -> 4.77 ms, wb-edu 74.4 -> 63.7, the FEM classes 0.89-0.91; rma10 1.037.
   bool bucket_order = true;
   /// The one-row-a-block kernels take A's nonzeros in neighbouring pairs or triples and hash
   /// their products as one where all their B rows hold the same column at the same position:
