@@ -470,6 +470,44 @@ __device__ __forceinline__ bool bucket_order_store(int* keys, T* vals, int n, in
   return true;
 }
 
+/// Writes the n condensed entries of a row (keys[0, n), vals[0, n); its smallest and largest
+/// column `first`, `last`) to C's row in column order: by the bitmap of its span
+/// (bitmap_order_store), by buckets (bucket_order_store), CUB's radix sort (radix_bits > 0,
+/// rows up to BS * E), the bitonic sort, or, up to twice the block's threads, each entry's rank
+/// against the whole row; the first of these that applies. `smem`: the table's memory (the
+/// radix sort's storage). Every thread of the block calls it.
+template <int BS, int MINB, class T>
+__device__ __forceinline__ void store_in_column_order(int* keys, T* vals, int n, int first, int last,
+                                                      int tsize, const dev_out<T>& c, offset_t base,
+                                                      const hash_policy& hp, int radix_bits,
+                                                      unsigned char* smem) {
+  const int tid = threadIdx.x;
+  // (uniform in the block)
+  const bool by_bitmap = hp.span_order;
+  const bool by_bucket = hp.bucket_order && n >= bucket_order_min_entries;
+  if ((by_bitmap || by_bucket) && tsize - n >= 2 * (BS / 32)) {
+    const int2 span = block_min_max<BS>(first, last, keys + n);
+    if (by_bitmap && bitmap_order_store<BS>(keys, vals, n, span, tsize, c, base)) return;
+    if (by_bucket && bucket_order_store<BS>(keys, vals, n, span, tsize, c, base)) return;
+  }
+  constexpr int E = radix_items_for(MINB);
+  if (radix_bits > 0 && n > 2 * BS && n <= BS * E) {
+    radix_sort_store<BS, E, T>(keys, vals, n, radix_bits, c, base, smem);
+    return;
+  }
+  if (n > 2 * BS) {
+    block_bitonic_sort(keys, vals, n);
+    for (int e = tid; e < n; e += BS) store_entry(c, base + e, keys[e], vals, e);
+  } else {
+    for (int e = tid; e < n; e += BS) {
+      const int key = keys[e];
+      int pos = 0;
+      for (int q = 0; q < n; ++q) pos += keys[q] < key;
+      store_entry(c, base + pos, key, vals, e);
+    }
+  }
+}
+
 /// One row per block: hash, condense in shared memory, sort (rank up to twice the block's
 /// threads, then CUB's radix sort, bitonic past its items) and write the row of C.
 /// MINB: resident blocks the registers are budgeted for (launch bounds). The largest shared bin
@@ -555,31 +593,8 @@ __global__ void __launch_bounds__(BS, MINB)
     }
   }
   __syncthreads();
-  const int n = *s_off;
-  // (uniform in the block)
-  const bool by_bitmap = hp.span_order;
-  const bool by_bucket = hp.bucket_order && n >= bucket_order_min_entries;
-  if ((by_bitmap || by_bucket) && tsize - n >= 2 * (BS / 32)) {
-    const int2 span = block_min_max<BS>(first, last, keys + n);
-    if (by_bitmap && bitmap_order_store<BS>(keys, vals, n, span, tsize, c, base)) return;
-    if (by_bucket && bucket_order_store<BS>(keys, vals, n, span, tsize, c, base)) return;
-  }
-  constexpr int E = radix_items_for(MINB);
-  if (radix_bits > 0 && n > 2 * BS && n <= BS * E) {
-    radix_sort_store<BS, E, T>(keys, vals, n, radix_bits, c, base, smem_c);
-    return;
-  }
-  if (n > 2 * BS) {
-    block_bitonic_sort(keys, vals, n);
-    for (int e = tid; e < n; e += BS) store_entry(c, base + e, keys[e], vals, e);
-  } else {
-    for (int e = tid; e < n; e += BS) {
-      const int key = keys[e];
-      int pos = 0;
-      for (int q = 0; q < n; ++q) pos += keys[q] < key;
-      store_entry(c, base + pos, key, vals, e);
-    }
-  }
+  store_in_column_order<BS, MINB>(keys, vals, *s_off, first, last, tsize, c, base, hp, radix_bits,
+                                  smem_c);
 }
 
 /// Rows too long for shared memory: a global-memory table per block (grid-stride over the bin),
