@@ -322,12 +322,7 @@ __device__ void block_radix_sort_global(int* keys, T* vals, int n, int* tmp_keys
       constexpr int per = global_radix_digits / 32;
       int local[per], sum = 0;
       for (int j = 0; j < per; ++j) sum += (local[j] = s.next[lane * per + j]);
-      int incl = sum;
-      for (int o = 1; o < 32; o <<= 1) {
-        const int v = __shfl_up_sync(full, incl, o);
-        if (lane >= o) incl += v;
-      }
-      int run = incl - sum;
+      int run = warp_inclusive_sum(sum) - sum;
       for (int j = 0; j < per; ++j) {
         s.next[lane * per + j] = run;
         run += local[j];

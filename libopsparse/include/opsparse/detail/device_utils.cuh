@@ -49,6 +49,18 @@ struct max_op {
 template <class T>
 __device__ __forceinline__ T warp_sum(T x) { return warp_reduce(x, sum_op{}); }
 
+/// Inclusive prefix sum over the warp's lanes (all 32 active): lane l gets x of lanes 0..l.
+template <class T>
+__device__ __forceinline__ T warp_inclusive_sum(T x) {
+  const int lane = lane_id();
+#pragma unroll
+  for (int d = 1; d < warp_threads; d <<= 1) {
+    const T y = __shfl_up_sync(full_warp, x, d);
+    if (lane >= d) x += y;
+  }
+  return x;
+}
+
 /// op over a block of `Threads` threads (a multiple of 32); every thread gets the result.
 /// Syncs the block, so every thread must call it.
 template <int Threads, class T, class Op>

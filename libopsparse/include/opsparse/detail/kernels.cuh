@@ -348,12 +348,7 @@ __device__ __forceinline__ bool bitmap_order_store(int* keys, T* vals, int n, in
   const int w0 = min(words, tid * per), w1 = min(words, w0 + per);
   int count = 0;
   for (int w = w0; w < w1; ++w) count += __popc(bm[w]);
-  int inc = count;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const int x = __shfl_up_sync(0xffffffffu, inc, d);
-    if (lane >= d) inc += x;
-  }
+  const int inc = warp_inclusive_sum(count);
   if (lane == 31) wsum[wid] = inc;
   __syncthreads();
   int at = inc - count;
@@ -437,12 +432,7 @@ __device__ __forceinline__ bool bucket_order_store(int* keys, T* vals, int n, in
   __syncthreads();
   // exclusive scan of the counts, two buckets a thread
   const int c0 = count[2 * tid], c1 = count[2 * tid + 1];
-  int inc = c0 + c1;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const int x = __shfl_up_sync(0xffffffffu, inc, d);
-    if (lane >= d) inc += x;
-  }
+  const int inc = warp_inclusive_sum(c0 + c1);
   if (lane == 31) wsum[wid] = inc;
   if (__syncthreads_or(c0 > bucket_order_max_fill || c1 > bucket_order_max_fill)) return false;
   int at = inc - c0 - c1;

@@ -95,12 +95,7 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
       len = __ldg(b.rpt + k + 1) - start;
       av = load_value(a.val, e);
     }
-    offset_t inc = len;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      const offset_t x = __shfl_up_sync(full, inc, d);
-      if (lane >= d) inc += x;
-    }
+    const offset_t inc = warp_inclusive_sum(len);
     const offset_t total = __shfl_sync(full, inc, 31);
     const offset_t excl = inc - len;
     for (offset_t base = static_cast<offset_t>(sub) * 32; base < total; base += static_cast<offset_t>(subs) * 32) {
