@@ -84,6 +84,10 @@ struct spgemm_options {
   /// H100's paper suite against `no-bucket-order` in one process: 0.946 end to end (geomean),
   /// webbase-1M 5.72 -> 4.77 ms, wb-edu 74.4 -> 63.7, the FEM classes 0.89-0.91; rma10 1.037.
   bool bucket_order = true;
+  /// bucket_order: the fewest entries a row takes buckets from (values under 1 count as 1);
+  /// shorter rows rank each entry against the whole row, about n^2/8 warp instructions (2k at
+  /// 128). Variants `bucket-min-32`, `bucket-min-64`.
+  int bucket_order_min_entries = 128;
   /// The one-row-a-block kernels take A's nonzeros in neighbouring pairs or triples and hash
   /// their products as one where all their B rows hold the same column at the same position:
   /// the rows of a FEM node's unknowns are identical, so matrices of node blocks take a half

@@ -745,7 +745,7 @@ host_csr<double> wide_rows(const std::vector<int>& sizes, index_t cols, bool clu
 // column order by bucketing (spgemm_options::bucket_order), in every bin: A's rows of each bin's
 // sizes with columns at random among 2^20, B a band of 3 (rows of C too wide for the bitmap of
 // their span). Rows whose columns cluster (four in five consecutive) fill a few buckets past
-// their limit and are sorted instead. On and off, every semiring kind, masks (A's own pattern
+// their limit and are sorted instead. On (from 128 entries, and from 1) and off, every semiring kind, masks (A's own pattern
 // and its complement) and patterns, against the CPU engine.
 TEST_F(Gpu, WideRowsComeOutOrderedByBuckets) {
   const auto num = numeric_config(ctx().device(), sizeof(double));
@@ -763,10 +763,12 @@ TEST_F(Gpu, WideRowsComeOutOrderedByBuckets) {
     const auto a = wide_rows(sizes, cols, clustered, clustered ? 21 : 22);
     const auto ap = convert<pattern>(a);
     const host_csr<pattern>& m = ap;
-    for (bool buckets : {true, false}) {
+    for (int mode : {0, 1, 2}) {  // buckets from 128 entries; from 1 (every row); off
       spgemm_options o;
-      o.bucket_order = buckets;
-      SCOPED_TRACE(std::string(clustered ? "clustered, " : "spread, ") + (buckets ? "bucketed" : "sorted"));
+      o.bucket_order = mode < 2;
+      if (mode == 1) o.bucket_order_min_entries = 1;
+      SCOPED_TRACE(std::string(clustered ? "clustered, " : "spread, ") +
+                   (mode == 0 ? "bucketed" : mode == 1 ? "every row bucketed" : "sorted"));
       EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b, nullptr, 1e-12, o)));
       EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(b), nullptr, 1e-5, o)));
       EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), a, b, nullptr, 0.0, o)));

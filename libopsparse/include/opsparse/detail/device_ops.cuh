@@ -131,6 +131,7 @@ __device__ __forceinline__ bool mask_keeps(const mask_row& r, index_t key) {
 ///              read by the numeric kernels and symbolic bin 0's)
 ///   span_order  spgemm_options::span_bitmap_order (read by the numeric block kernels)
 ///   bucket_order  spgemm_options::bucket_order (read by the numeric block kernels)
+///   bucket_min  spgemm_options::bucket_order_min_entries (at least 1)
 ///   merge       spgemm_options::merge_equal_rows for the phase (read by the symbolic and numeric
 ///               block kernels): -1 never, 0 every row by `width` (2 or 3, 4: runs), 1-100 row by
 ///               row, the least share of equal pairs or triples in percent (merge_vote)
@@ -146,6 +147,7 @@ struct hash_policy {
   bool row_sized = true;
   bool span_order = true;
   bool bucket_order = true;
+  int bucket_min = 128;
   int merge = -1;
   int width = 2;
   int triples = 100;

@@ -373,9 +373,6 @@ __device__ __forceinline__ bool bitmap_order_store(int* keys, T* vals, int n, in
   return true;
 }
 
-/// Rows of at least this many entries take bucket_order_store (spgemm_options::bucket_order);
-/// shorter rows rank each entry against the whole row (n^2/8 warp instructions: 2k at 128).
-constexpr int bucket_order_min_entries = 128;
 /// log2 of a power of two, at compile time.
 constexpr int log2_pow2(int x) { return x <= 1 ? 0 : 1 + log2_pow2(x / 2); }
 /// The most entries one bucket may hold: an entry's rank costs a read of each entry of its bucket.
@@ -474,7 +471,7 @@ __device__ __forceinline__ void store_in_column_order(int* keys, T* vals, int n,
   const int tid = threadIdx.x;
   // (uniform in the block)
   const bool by_bitmap = hp.span_order;
-  const bool by_bucket = hp.bucket_order && n >= bucket_order_min_entries;
+  const bool by_bucket = hp.bucket_order && n >= hp.bucket_min;
   if ((by_bitmap || by_bucket) && tsize - n >= 2 * (BS / 32)) {
     const int2 span = block_min_max<BS>(first, last, keys + n);
     if (by_bitmap && bitmap_order_store<BS>(keys, vals, n, span, tsize, c, base)) return;

@@ -133,6 +133,7 @@ constexpr int numeric_runs = 100;
 inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, int phase) {
   hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables,
                  opt.span_bitmap_order, opt.bucket_order};
+  hp.bucket_min = std::max(1, opt.bucket_order_min_entries);
   const row_merging m = opt.merge_equal_rows;
   const bool vote = m == row_merging::automatic && phase == 1;
   const int percent = static_cast<int>(std::ceil(100.0 * opt.merge_numeric_share));
