@@ -88,7 +88,7 @@ std::vector<variant> ablation_variants() {
   add("no-span-order", [](spgemm_options& x) { x.span_bitmap_order = false; });
   add("no-bucket-order", [](spgemm_options& x) { x.bucket_order = false; });
   add("bucket-min-32", [](spgemm_options& x) { x.bucket_order_min_entries = 32; });
-  add("bucket-min-128", [](spgemm_options& x) { x.bucket_order_min_entries = 128; });
+  add("bucket-min-64", [](spgemm_options& x) { x.bucket_order_min_entries = 64; });
   add("no-row-merging", [](spgemm_options& x) { x.merge_equal_rows = row_merging::never; });
   add("merge-equal-rows", [](spgemm_options& x) { x.merge_equal_rows = row_merging::pairs; });
   add("merge-triples", [](spgemm_options& x) { x.merge_equal_rows = row_merging::triples; });

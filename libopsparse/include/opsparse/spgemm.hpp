@@ -75,8 +75,8 @@ struct spgemm_options {
   /// bitmap_order_store). `--variants unsorted` had shown the sort at 17-43% of the FEM classes'
   /// numeric phase. Measured on the H100's paper suite: cage15 -36%, cage12 -16%.
   bool span_bitmap_order = true;
-  /// Other rows of the shared numeric bins of 64 entries or more (bucket_order_min_entries) come out in column order by
-  /// bucketing: 2 buckets a thread over the row's span, counted, scanned and filled in the
+  /// Other rows of the shared numeric bins of 128 entries or more (bucket_order_min_entries)
+  /// come out in column order by bucketing: 2 buckets a thread over the row's span, counted, scanned and filled in the
   /// table's free memory, each entry placed by the smaller columns of its bucket (beyond the
   /// paper; kernels.cuh, bucket_order_store), in place of the radix sort, the bitonic sort or
   /// the rank against the whole row. A row whose buckets would hold more than 64 entries
@@ -85,11 +85,12 @@ struct spgemm_options {
   /// webbase-1M 5.72 -> 4.77 ms, wb-edu 74.4 -> 63.7, the FEM classes 0.89-0.91; rma10 1.037.
   bool bucket_order = true;
   /// bucket_order: the fewest entries a row takes buckets from (values under 1 count as 1);
-  /// shorter rows rank each entry against the whole row, about n^2/8 warp instructions (512 at
-  /// 64). 64 against 128 (variant `bucket-min-128`), H100, one process, end to end (geomean):
-  /// paper suite 0.994 (rma10 0.965, 2cubes_sphere 0.964, offshore 0.978), shared matrices
-  /// 0.996, SNAP graphs squared 0.983; 32 (variant `bucket-min-32`) gave 0.994, 1.000, 0.985.
-  int bucket_order_min_entries = 64;
+  /// shorter rows rank each entry against the whole row, about n^2/8 warp instructions (2k at
+  /// 128). Lower thresholds measured no gain: H100, one process each, 64 (variant
+  /// `bucket-min-64`) against 128, end to end (geomean) in two calls: paper suite 0.994 and
+  /// 1.002, shared matrices 0.996 and 1.023, SNAP graphs squared 0.983 and 1.002; 32 (variant
+  /// `bucket-min-32`) likewise.
+  int bucket_order_min_entries = 128;
   /// The one-row-a-block kernels take A's nonzeros in neighbouring pairs or triples and hash
   /// their products as one where all their B rows hold the same column at the same position:
   /// the rows of a FEM node's unknowns are identical, so matrices of node blocks take a half

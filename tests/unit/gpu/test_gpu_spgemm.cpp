@@ -745,7 +745,7 @@ host_csr<double> wide_rows(const std::vector<int>& sizes, index_t cols, bool clu
 // column order by bucketing (spgemm_options::bucket_order), in every bin: A's rows of each bin's
 // sizes with columns at random among 2^20, B a band of 3 (rows of C too wide for the bitmap of
 // their span). Rows whose columns cluster (four in five consecutive) fill a few buckets past
-// their limit and are sorted instead. On (from the default 64 entries, and from 1) and off, every
+// their limit and are sorted instead. On (from the default 128 entries, and from 1) and off, every
 // semiring kind, masks (A's own pattern and its complement) and patterns, against the CPU engine.
 TEST_F(Gpu, WideRowsComeOutOrderedByBuckets) {
   const auto num = numeric_config(ctx().device(), sizeof(double));
@@ -763,7 +763,7 @@ TEST_F(Gpu, WideRowsComeOutOrderedByBuckets) {
     const auto a = wide_rows(sizes, cols, clustered, clustered ? 21 : 22);
     const auto ap = convert<pattern>(a);
     const host_csr<pattern>& m = ap;
-    for (int mode : {0, 1, 2}) {  // buckets from 64 entries (default); from 1 (every row); off
+    for (int mode : {0, 1, 2}) {  // buckets from 128 entries (default); from 1 (every row); off
       spgemm_options o;
       o.bucket_order = mode < 2;
       if (mode == 1) o.bucket_order_min_entries = 1;

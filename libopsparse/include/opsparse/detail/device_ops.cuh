@@ -147,7 +147,7 @@ struct hash_policy {
   bool row_sized = true;
   bool span_order = true;
   bool bucket_order = true;
-  int bucket_min = 64;
+  int bucket_min = 128;
   int merge = -1;
   int width = 2;
   int triples = 100;
