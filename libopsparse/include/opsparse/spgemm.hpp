@@ -75,14 +75,15 @@ struct spgemm_options {
   /// bitmap_order_store). `--variants unsorted` had shown the sort at 17-43% of the FEM classes'
   /// numeric phase. Measured on the H100's paper suite: cage15 -36%, cage12 -16%.
   bool span_bitmap_order = true;
-  /// Other rows of the shared numeric bins of 128 entries or more (bucket_order_min_entries)
-  /// come out in column order by bucketing: 2 buckets a thread over the row's span, counted, scanned and filled in the
-  /// table's free memory, each entry placed by the smaller columns of its bucket (beyond the
-  /// paper; kernels.cuh, bucket_order_store), in place of the radix sort, the bitonic sort or
-  /// the rank against the whole row. A row whose buckets would hold more than 64 entries
-  /// (clustered columns) or whose table lacks the room is sorted as before. Measured on the
-  /// H100's paper suite against `no-bucket-order` in one process: 0.946 end to end (geomean),
-  /// webbase-1M 5.72 -> 4.77 ms, wb-edu 74.4 -> 63.7, the FEM classes 0.89-0.91; rma10 1.037.
+  /// Other rows of the shared numeric bins of 128 entries or more (bucket_order_min_entries) come
+  /// out in column order by bucketing: 2 buckets a thread over the row's span, counted, scanned and
+  /// filled in the table's free memory, each entry placed by the smaller columns of its bucket
+  /// (beyond the paper; kernels.cuh, bucket_order_store), in place of the radix sort, the bitonic
+  /// sort or the rank against the whole row. A row whose buckets would hold more than 64 entries
+  /// (clustered columns) or whose table lacks the room is sorted as before. Measured on the H100's
+  /// paper suite against `no-bucket-order` in one process: 0.946 end to end (geomean), webbase-1M
+  /// 5.72 -> 4.77 ms, wb-edu 74.4 -> 63.7, the FEM classes 0.89-0.91; rma10 1.037 in that
+  /// call, 1.002 and 0.973 in two later ones (its spread).
   bool bucket_order = true;
   /// bucket_order: the fewest entries a row takes buckets from (values under 1 count as 1);
   /// shorter rows rank each entry against the whole row, about n^2/8 warp instructions (2k at
