@@ -76,6 +76,9 @@ std::vector<variant> ablation_variants() {
   add("num-range-1.0", [](spgemm_options& x) { x.numeric_range = 1.0; });
   add("num-range-1.5", [](spgemm_options& x) { x.numeric_range = 1.5; });
   add("num-range-3.0", [](spgemm_options& x) { x.numeric_range = 3.0; });
+  add("bin0-range-1.0", [](spgemm_options& x) { x.numeric_multi_row_range = 1.0; });
+  add("bin0-range-1.25", [](spgemm_options& x) { x.numeric_multi_row_range = 1.25; });
+  add("bin0-range-1.5", [](spgemm_options& x) { x.numeric_multi_row_range = 1.5; });
   add("natural-launch-order", [](spgemm_options& x) { x.large_rows_first = false; });
   add("no-alloc-overlap", [](spgemm_options& x) { x.overlap_allocation = false; });
   add("no-memory-pool", [](spgemm_options& x) { x.pooled_memory = false; });

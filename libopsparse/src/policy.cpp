@@ -117,7 +117,7 @@ phase_config symbolic_config(const device_info& d, double f) {
   return cfg;
 }
 
-phase_config numeric_config(const device_info& d, std::size_t value_bytes, double f) {
+phase_config numeric_config(const device_info& d, std::size_t value_bytes, double f, double f0) {
   phase_config cfg;
   cfg.range_factor = f;
   const int T = d.max_threads_per_sm > 0 ? d.max_threads_per_sm : 2048;
@@ -133,7 +133,7 @@ phase_config numeric_config(const device_info& d, std::size_t value_bytes, doubl
     const long long per_row = block_budget(d, b.blocks_per_sm) / rows;
     b.table_size = static_cast<int>((per_row - 4) / entry);
     b.smem_bytes = static_cast<std::size_t>(rows) * (b.table_size * entry + 4);
-    b.range = range_of(b.table_size + 1, f);
+    b.range = range_of(b.table_size + 1, f0 > 0 ? f0 : f);
     cfg.bins.push_back(b);
   }
   // One row per block of `threads` threads, `blocks` blocks an SM, the table filling the budget.

@@ -35,6 +35,9 @@ struct spgemm_options {
   bool row_sized_tables = true;
   double symbolic_range = 1.2;     ///< table size / largest row in bin, symbolic (paper Table 3)
   double numeric_range = 2.0;      ///< same, numeric (paper Table 4)
+  /// Numeric bin 0's own factor (8 threads a row, 32 rows a block); 0: numeric_range. Variants
+  /// `bin0-range-1.0`, `bin0-range-1.25`, `bin0-range-1.5`.
+  double numeric_multi_row_range = 0.0;
   bool overlap_allocation = true;  ///< issue allocations after launching kernels (paper §5.4)
   /// Plan and C grow from the context's stream-ordered pool (context::memory()); false:
   /// cudaMalloc/cudaFree as the paper (beyond the paper).

@@ -176,7 +176,8 @@ void check_product(const csr_view<VA>& a, const csr_view<VB>& b, const Mask& mas
     OPSPARSE_EXPECTS(mask.rows == a.rows && mask.cols == b.cols,
                      "mask is " + std::to_string(mask.rows) + "x" + std::to_string(mask.cols) +
                          ", C is " + std::to_string(a.rows) + "x" + std::to_string(b.cols));
-  OPSPARSE_EXPECTS(opt.symbolic_range >= 1.0 && opt.numeric_range >= 1.0,
+  OPSPARSE_EXPECTS(opt.symbolic_range >= 1.0 && opt.numeric_range >= 1.0 &&
+                       (opt.numeric_multi_row_range == 0.0 || opt.numeric_multi_row_range >= 1.0),
                    "binning range factors must be at least 1");
 }
 
@@ -427,7 +428,8 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
 
   // Step 4: numeric binning on the exact row sizes; nnz(C) from its first pass; in-place scan of
   // C.rpt; C.col and C.val allocated while the second pass and the scan run.
-  const phase_config num = numeric_config(dev, has_values_v<T> ? sizeof(T) : 0, opt.numeric_range);
+  const phase_config num = numeric_config(dev, has_values_v<T> ? sizeof(T) : 0, opt.numeric_range,
+                                          opt.numeric_multi_row_range);
   const int num_shared = static_cast<int>(num.bins.size()) - 1;  // bins 0-6 shared, 7 global
   unsigned long long max_nnz = 0, total_nnz = 0;
   bin_ranges num_ranges = ranges_of(num, num_shared);
