@@ -35,8 +35,12 @@ struct spgemm_options {
   bool row_sized_tables = true;
   double symbolic_range = 1.2;     ///< table size / largest row in bin, symbolic (paper Table 3)
   double numeric_range = 2.0;      ///< same, numeric (paper Table 4)
-  /// Numeric bin 0's own factor (8 threads a row, 32 rows a block); 0: numeric_range. Variants
-  /// `bin0-range-1.0`, `bin0-range-1.25`, `bin0-range-1.5`.
+  /// Numeric bin 0's own factor (8 threads a row, 32 rows a block); 0: numeric_range. On the H100
+  /// bin 0's table holds 73 entries in double: rows of up to 37 at 2.0, 59 at 1.25, 73 at 1.0.
+  /// Paper suite, one process against 2.0 (variants `bin0-range-1.0`, `bin0-range-1.25`,
+  /// `bin0-range-1.5`): 1.042, 1.005, 1.005 end to end (geomean). Only majorbasis (rows of about
+  /// 50 entries) gains, 0.80 -> 0.60 ms at 1.25 or 1.0; mac_econ_fwd500, patents_main, scircuit
+  /// and rma10 lose 20-24% at 1.0, their rows' fuller tables probing more.
   double numeric_multi_row_range = 0.0;
   bool overlap_allocation = true;  ///< issue allocations after launching kernels (paper §5.4)
   /// Plan and C grow from the context's stream-ordered pool (context::memory()); false:

@@ -1094,6 +1094,12 @@ TEST_F(Gpu, EveryAblationGivesTheSameResult) {
     EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, opts[i]))) << "option set " << i;
   opts[1].numeric_range = 1.5;
   EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, opts[1])));
+  // numeric bin 0's own range: rows up to its whole table (1.0) or fewer than the others' (3.0)
+  for (double f0 : {1.0, 3.0}) {
+    spgemm_options o;
+    o.numeric_multi_row_range = f0;
+    EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, o))) << "bin 0 range " << f0;
+  }
   // the paper's hash with the global-table path and multi-access probing
   opts[10].dense_long_rows = false;
   opts[10].single_access_hash = false;
@@ -1134,6 +1140,10 @@ TEST_F(Gpu, MisuseThrowsAndThePlanStaysUsable) {
   bad.numeric_range = 0.5;
   const auto sq = random_csr<double>(20, 20, 3.0, 4);
   auto dsq = device_csr<double>::upload(sq, ctx().stream());
+  EXPECT_THROW((spgemm<plus_times<double>>(ctx(), p, dsq.view(), dsq.view(), dc, no_mask{}, bad)),
+               std::invalid_argument);
+  bad.numeric_range = 2.0;
+  bad.numeric_multi_row_range = 0.5;
   EXPECT_THROW((spgemm<plus_times<double>>(ctx(), p, dsq.view(), dsq.view(), dc, no_mask{}, bad)),
                std::invalid_argument);
   spgemm<plus_times<double>>(ctx(), p, dsq.view(), dsq.view(), dc);

@@ -70,6 +70,12 @@ TEST(Policy, RangeFactorsMoveRanges) {
   const auto d = h100_like();
   const auto a = numeric_config(d, 8, 1.0), b = numeric_config(d, 8, 3.0);
   EXPECT_GT(a.bins[3].range, b.bins[3].range);
+  // bin 0's own factor moves bin 0 alone; 0 keeps the common one
+  const auto n2 = numeric_config(d, 8, 2.0), n0 = numeric_config(d, 8, 2.0, 0.0), n1 = numeric_config(d, 8, 2.0, 1.0);
+  EXPECT_EQ(n0.bins[0].range, n2.bins[0].range);
+  EXPECT_EQ(n1.bins[0].range, n1.bins[0].table_size);
+  EXPECT_GT(n1.bins[0].range, n2.bins[0].range);
+  for (std::size_t i = 1; i < n2.bins.size(); ++i) EXPECT_EQ(n1.bins[i].range, n2.bins[i].range) << "bin " << i;
   const auto s1 = symbolic_config(d, 1.0), s15 = symbolic_config(d, 1.5);
   EXPECT_EQ(s1.bins[2].range, s1.bins[2].table_size);
   EXPECT_LT(s15.bins[2].range, s1.bins[2].range);
