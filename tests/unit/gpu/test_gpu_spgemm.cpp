@@ -959,6 +959,44 @@ TEST_F(Gpu, MergingFollowsTheShareOfEqualRows) {
   }
 }
 
+// The numeric block kernels come without the merged loops where no row of A reaches the vote's
+// 32 nonzeros (numeric_block_bin's `merge`): node blocks of 6 unknowns with rows of 30 nonzeros
+// (every pair equal, but too short to vote) take those, the same blocks with rows of 42 the
+// kernels with the loops, and merge in pairs. Which kernel ran is not observable here: the test
+// checks the setup kernel's longest row of A (spgemm_stats) against the host's, the rows merged
+// (time_phases) and the results against the CPU engine.
+TEST_F(Gpu, ShortRowsTakeTheKernelsWithoutMergedLoops) {
+  for (int hw : {2, 3}) {  // 5 and 7 nodes of 6 unknowns a row: 30 and 42 nonzeros
+    SCOPED_TRACE("rows of " + std::to_string(6 * (2 * hw + 1)));
+    const auto a = node_blocks(1200, 6, hw, 7);
+    offset_t longest = 0;
+    for (index_t r = 0; r < a.rows; ++r) longest = std::max(longest, a.rpt[r + 1] - a.rpt[r]);
+    spgemm_options o;
+    o.time_phases = true;
+    plan p;
+    const auto g = on_gpu<plus_times<double>>(ctx(), p, a, a, nullptr, o);
+    EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(a, a), 1e-12));
+    const spgemm_stats& st = p.stats();
+    EXPECT_EQ(st.max_a_row_nnz, longest);
+    const offset_t merged = st.pair_rows_numeric + st.triple_rows_numeric + st.run_rows_numeric;
+    if (longest < 32)
+      EXPECT_EQ(merged, 0);
+    else
+      EXPECT_GT(merged, 0);
+  }
+  // a product whose A is not B: A's rows, not B's, decide
+  const auto a = node_blocks(600, 6, 3, 8);   // rows of 42
+  const auto b = node_blocks(600, 6, 1, 9);   // rows of 18
+  plan p;
+  spgemm_options o;
+  const auto g = on_gpu<plus_times<double>>(ctx(), p, a, b, nullptr, o);
+  EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(a, b), 1e-12));
+  EXPECT_EQ(p.stats().max_a_row_nnz, 42);
+  const auto g2 = on_gpu<plus_times<double>>(ctx(), p, b, a, nullptr, o);
+  EXPECT_TRUE(csr_near(g2, cpu::spgemm<plus_times<double>>(b, a), 1e-12));
+  EXPECT_EQ(p.stats().max_a_row_nnz, 18);
+}
+
 TEST_F(Gpu, DenseRowsInSharedMemoryWindows) {
   // Rows 5%, 50% and 100% dense (and sparse ones beside them), forced into the dense path;
   // 3,000 columns fit one window, 70,000 doubles need three (about 28,000 a window on an H100).
