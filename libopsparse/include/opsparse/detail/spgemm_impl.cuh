@@ -431,8 +431,8 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   // Step 4: numeric binning on the exact row sizes; nnz(C) from its first pass; in-place scan of
   // C.rpt; C.col and C.val allocated while the second pass and the scan run.
   const phase_config num = numeric_config(dev, has_values_v<T> ? sizeof(T) : 0, opt.numeric_range,
-                                          opt.numeric_multi_row_range);
-  const int num_shared = static_cast<int>(num.bins.size()) - 1;  // bins 0-6 shared, 7 global
+                                          opt.numeric_multi_row_range, opt.numeric_mid_bin);
+  const int num_shared = static_cast<int>(num.bins.size()) - 1;  // shared bins, then the global
   unsigned long long max_nnz = 0, total_nnz = 0;
   bin_ranges num_ranges = ranges_of(num, num_shared);
   // Rows whose output covers at least opt.dense_row_fraction of C's columns go to the last bin
@@ -592,8 +592,10 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
           opt.radix_sort_rows ? std::max(1, ceil_log2(st.cols)) : 0);
       check_launch("numeric_global_kernel");
     } else if (cfg.threads_per_row) {
-      OPSPARSE_EXPECTS(cfg.threads_per_row == 8, "numeric bin 0 is compiled for 8 threads per row");
-      auto km = numeric_multi_kernel<8, Semiring, VA, VB, Mask>;
+      OPSPARSE_EXPECTS(cfg.threads_per_row == 8 || cfg.threads_per_row == 16,
+                       "numeric multi-row bins are compiled for 8 and 16 threads a row");
+      auto km = cfg.threads_per_row == 8 ? numeric_multi_kernel<8, Semiring, VA, VB, Mask>
+                                         : numeric_multi_kernel<16, Semiring, VA, VB, Mask>;
       allow_smem(reinterpret_cast<const void*>(km), cfg.smem_bytes);
       const int per_block = cfg.block_threads / cfg.threads_per_row;
       km<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
