@@ -79,6 +79,7 @@ std::vector<variant> ablation_variants() {
   add("bin0-range-1.0", [](spgemm_options& x) { x.numeric_multi_row_range = 1.0; });
   add("bin0-range-1.25", [](spgemm_options& x) { x.numeric_multi_row_range = 1.25; });
   add("bin0-range-1.5", [](spgemm_options& x) { x.numeric_multi_row_range = 1.5; });
+  add("mid-bin", [](spgemm_options& x) { x.numeric_mid_bin = true; });
   add("natural-launch-order", [](spgemm_options& x) { x.large_rows_first = false; });
   add("no-alloc-overlap", [](spgemm_options& x) { x.overlap_allocation = false; });
   add("no-memory-pool", [](spgemm_options& x) { x.pooled_memory = false; });

@@ -117,25 +117,28 @@ phase_config symbolic_config(const device_info& d, double f) {
   return cfg;
 }
 
-phase_config numeric_config(const device_info& d, std::size_t value_bytes, double f, double f0) {
+phase_config numeric_config(const device_info& d, std::size_t value_bytes, double f, double f0,
+                            bool mid_bin) {
   phase_config cfg;
   cfg.range_factor = f;
   const int T = d.max_threads_per_sm > 0 ? d.max_threads_per_sm : 2048;
   const long long entry = 4 + static_cast<long long>(value_bytes);
   // Bin 0: 8 threads per row, 32 rows per 256-thread block (paper: table 31 in double, 1024
-  // threads a block).
-  {
+  // threads a block). With mid_bin, a second such bin of 16 threads and 16 rows a block.
+  const auto rows_per_block = [&](int tpr, double factor) {
     bin_config b;
     b.block_threads = multi_row_block_threads;
-    b.threads_per_row = 8;
+    b.threads_per_row = tpr;
     const int rows = b.block_threads / b.threads_per_row;
     b.blocks_per_sm = T / b.block_threads;
     const long long per_row = block_budget(d, b.blocks_per_sm) / rows;
     b.table_size = static_cast<int>((per_row - 4) / entry);
     b.smem_bytes = static_cast<std::size_t>(rows) * (b.table_size * entry + 4);
-    b.range = range_of(b.table_size + 1, f0 > 0 ? f0 : f);
+    b.range = range_of(b.table_size + 1, factor);
     cfg.bins.push_back(b);
-  }
+  };
+  rows_per_block(8, f0 > 0 ? f0 : f);
+  if (mid_bin) rows_per_block(16, f);
   // One row per block of `threads` threads, `blocks` blocks an SM, the table filling the budget.
   const auto row_per_block = [&](int threads, int blocks) {
     bin_config b;

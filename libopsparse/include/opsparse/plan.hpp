@@ -21,6 +21,7 @@ struct spgemm_stats {
   offset_t nnz = 0;       ///< nnz(C)
   offset_t max_row_products = 0;
   offset_t max_row_nnz = 0;
+  offset_t max_a_row_nnz = 0;  ///< the longest row of A (the numeric phase's merged loops need 32)
   std::vector<offset_t> symbolic_bin_rows;  ///< rows per symbolic bin
   std::vector<offset_t> numeric_bin_rows;   ///< rows per numeric bin
   /// Phase times in ms when spgemm_options::time_phases is set: setup, symbolic binning,

@@ -42,6 +42,12 @@ struct spgemm_options {
   /// 50 entries) gains, 0.80 -> 0.60 ms at 1.25 or 1.0; mac_econ_fwd500, patents_main, scircuit
   /// and rma10 lose 20-24% at 1.0, their rows' fuller tables probing more.
   double numeric_multi_row_range = 0.0;
+  /// A numeric bin after bin 0 of 16 threads a row and 16 rows a block (tables of 146 entries
+  /// in double on the H100: rows of 38 to 73 entries at factor 2), in place of one row per
+  /// block of 64 threads for those rows (policy.hpp, numeric_config's mid_bin; variant
+  /// `mid-bin`). majorbasis's rows of about 50 ran 0.80 -> 0.60 ms in bin 0's 8 threads at
+  /// factor 1.0, but fuller tables cost other classes 20-24%. NOT YET MEASURED on a GPU.
+  bool numeric_mid_bin = false;
   bool overlap_allocation = true;  ///< issue allocations after launching kernels (paper §5.4)
   /// Plan and C grow from the context's stream-ordered pool (context::memory()); false:
   /// cudaMalloc/cudaFree as the paper (beyond the paper).

@@ -344,6 +344,44 @@ TEST_F(Gpu, EveryBinOfBothPhases) {
   }
 }
 
+// spgemm_options::numeric_mid_bin: a second bin of several rows a block (16 threads a row) after
+// numeric bin 0. Rows sized at both multi-row bins' range boundaries (from this device's
+// configuration with the mid bin) and between, B the identity band (nnz = row size): the mid bin
+// takes rows (spgemm_stats), and results match the CPU engine in plus_times (double, float),
+// min_plus, a structural mask, plus_pair's counts and any_pair's patterns; off, the same rows
+// go to the one-row-a-block bin as before.
+TEST_F(Gpu, MidBinTakesTheRowsBetweenBinZeroAndTheBlocks) {
+  const auto num = numeric_config(ctx().device(), sizeof(double), 2.0, 0.0, true);
+  ASSERT_EQ(num.bins[1].threads_per_row, 16);
+  const int r0 = static_cast<int>(num.bins[0].range), r1 = static_cast<int>(num.bins[1].range);
+  ASSERT_LT(r0, r1);
+  std::vector<int> sizes = {1, r0, r0 + 1, (r0 + r1) / 2, r1, r1 + 1, 2 * r1};
+  for (int i = 0; i < 3000; ++i) sizes.push_back(r0 + 1 + i % (r1 - r0));  // a few full blocks
+  const index_t cols = 1 << 16;
+  const auto a = rows_of_sizes(sizes, cols, 31);
+  const auto b = band(cols, 1);
+  const auto ap = convert<pattern>(a);
+  const auto bp = convert<pattern>(b);
+  const host_csr<pattern>& m = ap;
+  for (bool mid : {true, false}) {
+    SCOPED_TRACE(mid ? "mid bin" : "no mid bin");
+    spgemm_options o;
+    o.numeric_mid_bin = mid;
+    plan p;
+    const auto g = on_gpu<plus_times<double>>(ctx(), p, a, b, nullptr, o);
+    EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(a, b), 1e-12));
+    const auto& st = p.stats();
+    ASSERT_GE(st.numeric_bin_rows.size(), 2u);
+    // bin 1: the mid bin's rows (r0 + 1 .. r1), or with no mid bin the first block bin's
+    EXPECT_GE(st.numeric_bin_rows[1], 3000) << "bin 1 took too few rows";
+    EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(b), nullptr, 1e-5, o)));
+    EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), a, b, nullptr, 0.0, o)));
+    EXPECT_TRUE((same<plus_times<double>, double, double, structural_mask>(ctx(), a, b, &m, 1e-12, o)));
+    EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern>(ctx(), ap, bp, nullptr, 0.0, o)));
+    EXPECT_TRUE((same<any_pair, pattern, pattern>(ctx(), ap, bp, nullptr, 0.0, o)));
+  }
+}
+
 // A wide C (2^20 columns: dozens of windows a row): the long rows below the dense fraction take
 // the dense accumulator's bin, the dense ones the windows' bin after it; with a larger
 // sparse_row_max_windows both take the windows, in one bin. Same C either way.
@@ -957,6 +995,44 @@ TEST_F(Gpu, MergingFollowsTheShareOfEqualRows) {
       }
     }
   }
+}
+
+// The numeric block kernels come without the merged loops where no row of A reaches the vote's
+// 32 nonzeros (numeric_block_bin's `merge`): node blocks of 6 unknowns with rows of 30 nonzeros
+// (every pair equal, but too short to vote) take those, the same blocks with rows of 42 the
+// kernels with the loops, and merge in pairs. Which kernel ran is not observable here: the test
+// checks the setup kernel's longest row of A (spgemm_stats) against the host's, the rows merged
+// (time_phases) and the results against the CPU engine.
+TEST_F(Gpu, ShortRowsTakeTheKernelsWithoutMergedLoops) {
+  for (int hw : {2, 3}) {  // 5 and 7 nodes of 6 unknowns a row: 30 and 42 nonzeros
+    SCOPED_TRACE("rows of " + std::to_string(6 * (2 * hw + 1)));
+    const auto a = node_blocks(1200, 6, hw, 7);
+    offset_t longest = 0;
+    for (index_t r = 0; r < a.rows; ++r) longest = std::max(longest, a.rpt[r + 1] - a.rpt[r]);
+    spgemm_options o;
+    o.time_phases = true;
+    plan p;
+    const auto g = on_gpu<plus_times<double>>(ctx(), p, a, a, nullptr, o);
+    EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(a, a), 1e-12));
+    const spgemm_stats& st = p.stats();
+    EXPECT_EQ(st.max_a_row_nnz, longest);
+    const offset_t merged = st.pair_rows_numeric + st.triple_rows_numeric + st.run_rows_numeric;
+    if (longest < 32)
+      EXPECT_EQ(merged, 0);
+    else
+      EXPECT_GT(merged, 0);
+  }
+  // a product whose A is not B: A's rows, not B's, decide
+  const auto a = node_blocks(600, 6, 3, 8);   // rows of 42
+  const auto b = node_blocks(600, 6, 1, 9);   // rows of 18
+  plan p;
+  spgemm_options o;
+  const auto g = on_gpu<plus_times<double>>(ctx(), p, a, b, nullptr, o);
+  EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(a, b), 1e-12));
+  EXPECT_EQ(p.stats().max_a_row_nnz, 42);
+  const auto g2 = on_gpu<plus_times<double>>(ctx(), p, b, a, nullptr, o);
+  EXPECT_TRUE(csr_near(g2, cpu::spgemm<plus_times<double>>(b, a), 1e-12));
+  EXPECT_EQ(p.stats().max_a_row_nnz, 18);
 }
 
 TEST_F(Gpu, DenseRowsInSharedMemoryWindows) {

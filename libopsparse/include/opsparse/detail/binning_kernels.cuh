@@ -33,16 +33,17 @@ struct dev_csr {
 // ---- step 1: products per row, written into C.rpt (no separate array) -------------------------
 /// Groups of 2^rlog lanes per row (the host sizes them to A's average row, at most a warp: rows
 /// of A with thousands of entries, web graphs, would serialise one thread), grid-stride, so that
-/// the longest B row read is reduced per block and reaches global memory with one atomic per
-/// block rather than one per row (16.7M atomics on one address cost delaunay_n24 13 ms).
+/// the longest B row read (max_b_row[0]) and the longest row of A (max_b_row[1]) are reduced per
+/// block and reach global memory with one atomic each per block rather than one per row (16.7M
+/// atomics on one address cost delaunay_n24 13 ms).
 template <class VA, class VB, class Mask>
 __global__ void __launch_bounds__(256, threads_per_sm_target / 256) setup_kernel(index_t m, dev_csr<VA> a, dev_csr<VB> b,
                                                     offset_t* crpt, Mask mask,
                                                     unsigned long long* max_b_row, int rlog) {
-  __shared__ unsigned long long s_longest;
+  __shared__ unsigned long long s_longest, s_longest_a;
   const long long gt = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (gt == 0) crpt[m] = 0;  // the in-place exclusive scan then leaves nnz(C) here
-  if (threadIdx.x == 0) s_longest = 0;
+  if (threadIdx.x == 0) s_longest = 0, s_longest_a = 0;
   __syncthreads();
   const int g = 1 << rlog, lane = threadIdx.x & (g - 1);
   // products of row r, at most its mask row's entries under a structural mask
@@ -54,7 +55,7 @@ __global__ void __launch_bounds__(256, threads_per_sm_target / 256) setup_kernel
     return s;
   };
   const long long groups = static_cast<long long>(gridDim.x) * blockDim.x >> rlog;
-  offset_t most = 0;
+  offset_t most = 0, most_a = 0;  // the longest B row read, the longest row of A
   // Every lane of a warp runs the same number of iterations (the shuffles need the whole warp).
   const long long first = gt >> rlog;
   const long long warp_first = (gt & ~31ll) >> rlog;
@@ -64,6 +65,7 @@ __global__ void __launch_bounds__(256, threads_per_sm_target / 256) setup_kernel
     bool deferred = false;
     if (i < m) {
       const offset_t start = a.rpt[i], end = a.rpt[i + 1];
+      most_a = end - start > most_a ? end - start : most_a;
       // a row of A that would take its group more than 32 steps goes to the whole warp below
       deferred = g < 32 && end - start > 32 * g;
       if (!deferred) {
@@ -118,8 +120,10 @@ __global__ void __launch_bounds__(256, threads_per_sm_target / 256) setup_kernel
     }
   }
   if (most) atomicMax(&s_longest, static_cast<unsigned long long>(most));
+  if (most_a) atomicMax(&s_longest_a, static_cast<unsigned long long>(most_a));
   __syncthreads();
   if (threadIdx.x == 0 && s_longest) atomicMax(max_b_row, s_longest);
+  if (threadIdx.x == 0 && s_longest_a) atomicMax(max_b_row + 1, s_longest_a);
 }
 
 // ---- steps 2 and 4: binning (paper Algorithms 1-3) -------------------------------------------

@@ -170,7 +170,8 @@ __device__ __forceinline__ void store_entry(const dev_out<T>& c, offset_t at, in
   if constexpr (has_values_v<T>) c.val[at] = vals[slot];
 }
 
-/// Several rows per block (bin 0), TPR threads per row. Rows are tiny: rank each occupied slot
+/// Several rows per block (bin 0, and spgemm_options::numeric_mid_bin's bin after it), TPR threads
+/// per row. Rows are tiny: rank each occupied slot
 /// against the whole (small) table instead of condensing first.
 template <int TPR, class S, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(multi_row_block_threads,
@@ -500,7 +501,11 @@ __device__ __forceinline__ void store_in_column_order(int* keys, T* vals, int n,
 /// MINB: resident blocks the registers are budgeted for (launch bounds). The largest shared bin
 /// holds one block per SM (the paper's deliberate 50% occupancy), so it is compiled with MINB 1,
 /// which gives the radix sort 64 registers a thread; radix_bits > 0 enables that sort there.
-template <int BS, class S, class VA, class VB, class Mask, int MINB = threads_per_sm_target / BS>
+/// MERGE false: without the merged loops (for_each_merged, for_each_run) and the vote, for the
+/// products where no row can merge: the loops' registers cost the 32-register kernels 48 bytes
+/// of stack a thread, and the classes that never merge 2-3% of their numeric phase (H100).
+template <int BS, class S, class VA, class VB, class Mask, int MINB = threads_per_sm_target / BS,
+          bool MERGE = true>
 __global__ void __launch_bounds__(BS, MINB)
     numeric_block_kernel(const index_t* bins, dev_csr<VA> a, dev_csr<VB> b,
                          dev_out<typename S::value_type> c, int tsize, hash_policy hp, int glog,
@@ -514,7 +519,8 @@ __global__ void __launch_bounds__(BS, MINB)
   const index_t row = bins[blockIdx.x];
   const offset_t base = c.rpt[row];
   const int ts = hp.row_sized ? static_cast<int>(row_slots(tsize, c.rpt[row + 1] - base)) : tsize;
-  const bool vote = glog < flat_glog && merge_vote(a, b, row, tid, hp);
+  bool vote = false;
+  if constexpr (MERGE) vote = glog < flat_glog && merge_vote(a, b, row, tid, hp);
   for (int s = tid; s < ts; s += BS) {
     keys[s] = -1;
     if constexpr (has_values_v<T>) vals[s] = S::identity();
@@ -527,19 +533,26 @@ __global__ void __launch_bounds__(BS, MINB)
   auto accumulate = [&](index_t key, T v) {
     if (mask_keeps<Mask>(mr, key)) insert_accumulate<S>(keys, vals, t, key, v, hp.single);
   };
-  if (width == 4) {
-    for_each_run<S>(a, b, row, tid, BS, glog, accumulate);
-  } else if (width == 3) {
-    for_each_merged<3, S>(a, b, row, tid, BS, glog, accumulate);
-  } else if (width == 2) {
-    for_each_merged<2, S>(a, b, row, tid, BS, glog, accumulate);
-  } else {
+  auto each_product = [&] {
     for_each_product(a, b, row, tid, BS, glog, [&](VA av, offset_t p) {
       const index_t key = __ldg(b.col + p);
       if (mask_keeps<Mask>(mr, key))
         insert_accumulate<S>(keys, vals, t, key, S::multiply(av, load_value(b.val, p)), hp.single);
       return false;
     });
+  };
+  if constexpr (MERGE) {
+    if (width == 4) {
+      for_each_run<S>(a, b, row, tid, BS, glog, accumulate);
+    } else if (width == 3) {
+      for_each_merged<3, S>(a, b, row, tid, BS, glog, accumulate);
+    } else if (width == 2) {
+      for_each_merged<2, S>(a, b, row, tid, BS, glog, accumulate);
+    } else {
+      each_product();
+    }
+  } else {
+    each_product();
   }
   __syncthreads();
   // One shared atomic per warp and round (ballot + popc), not one per entry.

@@ -32,7 +32,8 @@ inline void allow_smem(const void* kernel, std::size_t bytes) {
 }
 
 /// Bytes of the context's device scratch (context::scratch()) each user owns: the engine's
-/// longest-B-row scalar at 0 and the six merged-row counters after it (phase_policy),
+/// longest-B-row and longest-A-row scalars at 0 and 8 and the six merged-row counters after them
+/// (phase_policy),
 /// visit_dense_rows' unsorted flag here.
 constexpr std::size_t scratch_visit_flag = 128;
 

@@ -31,10 +31,14 @@ struct plan_state {
   device_buffer<unsigned char> reduce_meta;
   device_buffer<unsigned char> reduce_pool;
   bin_counters* h_counters = nullptr;     ///< pinned mirror (the context's staging)
-  /// The longest row of B the product reads (written by the setup kernel, which runs before the
-  /// metadata allocation exists: the context's device scratch) and its pinned mirror.
+  /// The longest row of B the product reads ([0]) and the longest row of A ([1]), written by the
+  /// setup kernel, which runs before the metadata allocation exists (the context's device
+  /// scratch), and their pinned mirror.
   unsigned long long* d_max_b_row = nullptr;
   unsigned long long* h_max_b_row = nullptr;
+  /// h_max_b_row[1] of the last symbolic phase: the numeric phase launches its block kernels
+  /// without the merged loops where no row of A is long enough to vote (merge_min_row).
+  offset_t longest_a_row = 0;
   std::int64_t allocations = 0;
   spgemm_stats stats;
 

@@ -91,11 +91,11 @@ inline void run_binning(context& ctx, plan_state& st, const offset_t* sizes, ind
 
 /// With time_phases, the rows that merged (spgemm_options::merge_equal_rows): [0] in pairs, [1]
 /// in triples and [2] in runs in the symbolic phase, [3] to [5] in the numeric phase, in the
-/// context's scratch after the longest-B-row word (launch.hpp). setup_step clears them,
-/// numeric() reads them into spgemm_stats.
+/// context's scratch after the longest-B-row and longest-A-row words (launch.hpp). setup_step
+/// clears them, numeric() reads them into spgemm_stats.
 constexpr int merged_row_counter_words = 6;
 inline unsigned long long* merged_row_counters(context& ctx) {
-  return static_cast<unsigned long long*>(ctx.scratch()) + 1;
+  return static_cast<unsigned long long*>(ctx.scratch()) + 2;
 }
 
 /// The hash policy of a phase from the options: spgemm_options::merge_equal_rows as
@@ -219,13 +219,13 @@ std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a,
     const long long resident = static_cast<long long>(std::max(dev.sm_count, 1)) *
                                std::max(dev.max_threads_per_sm / 256, 1) * 4;
     const unsigned grid = static_cast<unsigned>(std::min(want, resident));
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.d_max_b_row, 0, sizeof(unsigned long long), s));
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.d_max_b_row, 0, 2 * sizeof(unsigned long long), s));
     setup_kernel<VA, VB, Mask><<<grid, 256, 0, s>>>(m, to_dev(a), to_dev(b), c.rpt(), mask,
                                                     st.d_max_b_row, rlog);
     check_launch("setup_kernel");
     // read back with the binning counters (run_binning synchronises once for both)
     OPSPARSE_CUDA_TRY(cudaMemcpyAsync(st.h_max_b_row, st.d_max_b_row,
-                                      sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+                                      2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
   }
   std::size_t scan_bytes = 0;
   OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, c.rpt(), c.rpt(),
@@ -414,7 +414,9 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[2], s));
 
   // Step 3
-  const unsigned long long longest_b_row = m > 0 ? *st.h_max_b_row : 0;
+  const unsigned long long longest_b_row = m > 0 ? st.h_max_b_row[0] : 0;
+  st.longest_a_row = m > 0 ? static_cast<offset_t>(st.h_max_b_row[1]) : 0;
+  st.stats.max_a_row_nnz = st.longest_a_row;
   st.glog = group_log2(longest_b_row);
   if (opt.flatten_products && st.glog == 5 && b.rows > 0 && b.nnz < 24 * static_cast<offset_t>(b.rows))
     st.glog = flat_glog;
@@ -429,8 +431,8 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   // Step 4: numeric binning on the exact row sizes; nnz(C) from its first pass; in-place scan of
   // C.rpt; C.col and C.val allocated while the second pass and the scan run.
   const phase_config num = numeric_config(dev, has_values_v<T> ? sizeof(T) : 0, opt.numeric_range,
-                                          opt.numeric_multi_row_range);
-  const int num_shared = static_cast<int>(num.bins.size()) - 1;  // bins 0-6 shared, 7 global
+                                          opt.numeric_multi_row_range, opt.numeric_mid_bin);
+  const int num_shared = static_cast<int>(num.bins.size()) - 1;  // shared bins, then the global
   unsigned long long max_nnz = 0, total_nnz = 0;
   bin_ranges num_ranges = ranges_of(num, num_shared);
   // Rows whose output covers at least opt.dense_row_fraction of C's columns go to the last bin
@@ -485,7 +487,7 @@ template <class Semiring, class VA, class VB, class Mask, class T>
 void numeric_block_bin(const bin_config& cfg, cudaStream_t bs, const index_t* bins, int n,
                        const csr_view<VA>& a, const csr_view<VB>& b, const dev_out<T>& out,
                        hash_policy hp, int glog, const spgemm_options& opt, const Mask& mask,
-                       long long cols) {
+                       long long cols, bool merge) {
   auto launch = [&](auto kernel, int radix_bits = 0) {
     allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
     kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), out,
@@ -509,12 +511,22 @@ void numeric_block_bin(const bin_config& cfg, cudaStream_t bs, const index_t* bi
     return;
   }
   constexpr int full = threads_per_sm_target;
+  // The full-occupancy kernels (32 registers) come without the merged loops where no row can
+  // merge (`merge`): their registers cost the classes that never merge 2-3% of this phase.
+  auto go = [&](auto threads) {
+    constexpr int B = decltype(threads)::value;
+    const int bits = radix(threads, integral_constant<int, full / B>{});
+    if (merge)
+      launch(numeric_block_kernel<B, Semiring, VA, VB, Mask, full / B, true>, bits);
+    else
+      launch(numeric_block_kernel<B, Semiring, VA, VB, Mask, full / B, false>, bits);
+  };
   switch (cfg.block_threads) {
-    case 64: launch(numeric_block_kernel<64, Semiring, VA, VB, Mask>, radix(integral_constant<int, 64>{}, integral_constant<int, full / 64>{})); break;
-    case 128: launch(numeric_block_kernel<128, Semiring, VA, VB, Mask>, radix(integral_constant<int, 128>{}, integral_constant<int, full / 128>{})); break;
-    case 256: launch(numeric_block_kernel<256, Semiring, VA, VB, Mask>, radix(integral_constant<int, 256>{}, integral_constant<int, full / 256>{})); break;
-    case 512: launch(numeric_block_kernel<512, Semiring, VA, VB, Mask>, radix(integral_constant<int, 512>{}, integral_constant<int, full / 512>{})); break;
-    default: launch(numeric_block_kernel<1024, Semiring, VA, VB, Mask>, radix(integral_constant<int, 1024>{}, integral_constant<int, full / 1024>{})); break;
+    case 64: go(integral_constant<int, 64>{}); break;
+    case 128: go(integral_constant<int, 128>{}); break;
+    case 256: go(integral_constant<int, 256>{}); break;
+    case 512: go(integral_constant<int, 512>{}); break;
+    default: go(integral_constant<int, 1024>{}); break;
   }
 }
 
@@ -532,6 +544,10 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
   const int num_shared = static_cast<int>(num.bins.size()) - 1;
   const int glog = st.glog;
   const hash_policy hp = phase_policy(ctx, opt, 1);
+  // whether a row can merge (numeric_block_kernel): never in flattened products; merge_vote
+  // forces the width (hash_policy::merge 0) or votes on rows of A of merge_min_row nonzeros or more
+  const bool merge = glog < flat_glog &&
+                     (hp.merge == 0 || (hp.merge > 0 && st.longest_a_row >= merge_min_row));
   const int num_bins = st.num_bins;
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < num_bins; ++i) off[i + 1] = off[i] + st.num_rows[i];
@@ -576,8 +592,10 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
           opt.radix_sort_rows ? std::max(1, ceil_log2(st.cols)) : 0);
       check_launch("numeric_global_kernel");
     } else if (cfg.threads_per_row) {
-      OPSPARSE_EXPECTS(cfg.threads_per_row == 8, "numeric bin 0 is compiled for 8 threads per row");
-      auto km = numeric_multi_kernel<8, Semiring, VA, VB, Mask>;
+      OPSPARSE_EXPECTS(cfg.threads_per_row == 8 || cfg.threads_per_row == 16,
+                       "numeric multi-row bins are compiled for 8 and 16 threads a row");
+      auto km = cfg.threads_per_row == 8 ? numeric_multi_kernel<8, Semiring, VA, VB, Mask>
+                                         : numeric_multi_kernel<16, Semiring, VA, VB, Mask>;
       allow_smem(reinterpret_cast<const void*>(km), cfg.smem_bytes);
       const int per_block = cfg.block_threads / cfg.threads_per_row;
       km<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
@@ -587,7 +605,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
     } else {
       numeric_block_bin<Semiring>(cfg, bs, bins, n, a, b, out,
                                   for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size)),
-                                  glog, opt, mask, st.cols);
+                                  glog, opt, mask, st.cols, merge);
     }
     st.bin_finished(1, bin, bs, opt.time_phases);
   }
