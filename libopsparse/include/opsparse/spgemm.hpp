@@ -45,8 +45,10 @@ struct spgemm_options {
   /// A numeric bin after bin 0 of 16 threads a row and 16 rows a block (tables of 146 entries
   /// in double on the H100: rows of 38 to 73 entries at factor 2), in place of one row per
   /// block of 64 threads for those rows (policy.hpp, numeric_config's mid_bin; variant
-  /// `mid-bin`). majorbasis's rows of about 50 ran 0.80 -> 0.60 ms in bin 0's 8 threads at
-  /// factor 1.0, but fuller tables cost other classes 20-24%. NOT YET MEASURED on a GPU.
+  /// `mid-bin`). H100, against the default in one process: majorbasis (rows of about 50, products
+  /// compressed 2.4 times) 0.82-0.84 of the time; the paper suite 0.995-1.002; the classes
+  /// merging node blocks 1.011-1.017 slower (rma10 1.05: rows of that size carry hundreds of
+  /// products there, too many for 16 threads). Off until a rule picks it per product.
   bool numeric_mid_bin = false;
   bool overlap_allocation = true;  ///< issue allocations after launching kernels (paper §5.4)
   /// Plan and C grow from the context's stream-ordered pool (context::memory()); false:
