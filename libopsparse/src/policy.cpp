@@ -125,7 +125,7 @@ phase_config numeric_config(const device_info& d, std::size_t value_bytes, doubl
   const long long entry = 4 + static_cast<long long>(value_bytes);
   // Bin 0: 8 threads per row, 32 rows per 256-thread block (paper: table 31 in double, 1024
   // threads a block). With mid_bin, a second such bin of 16 threads and 16 rows a block.
-  const auto rows_per_block = [&](int tpr, double factor) {
+  const auto multi_row_bin = [&](int tpr, double factor) {
     bin_config b;
     b.block_threads = multi_row_block_threads;
     b.threads_per_row = tpr;
@@ -137,10 +137,10 @@ phase_config numeric_config(const device_info& d, std::size_t value_bytes, doubl
     b.range = range_of(b.table_size + 1, factor);
     cfg.bins.push_back(b);
   };
-  rows_per_block(8, f0 > 0 ? f0 : f);
-  if (mid_bin) rows_per_block(16, f);
+  multi_row_bin(8, f0 > 0 ? f0 : f);
+  if (mid_bin) multi_row_bin(16, f);
   // One row per block of `threads` threads, `blocks` blocks an SM, the table filling the budget.
-  const auto row_per_block = [&](int threads, int blocks) {
+  const auto one_row_bin = [&](int threads, int blocks) {
     bin_config b;
     b.block_threads = threads;
     b.blocks_per_sm = blocks;
@@ -149,11 +149,12 @@ phase_config numeric_config(const device_info& d, std::size_t value_bytes, doubl
     b.range = range_of(b.table_size + 1, f);
     cfg.bins.push_back(b);
   };
-  // Bins 1-5: one row per block, 64..1024 threads, full occupancy.
-  for (int bt = 64; bt <= 1024; bt *= 2) row_per_block(bt, T / bt);
-  // Bin 6: 50% occupancy with the per-block maximum.
-  row_per_block(1024, 1);
-  // Bin 7: global-memory table.
+  // Then one row per block (bin numbers one higher with mid_bin): bins 1-5, 64..1024 threads at
+  // full occupancy;
+  for (int bt = 64; bt <= 1024; bt *= 2) one_row_bin(bt, T / bt);
+  // bin 6, 50% occupancy with the per-block maximum;
+  one_row_bin(1024, 1);
+  // bin 7, the global-memory table.
   cfg.bins.push_back(global_memory_bin(T));
   clamp_ranges(cfg);
   return cfg;
