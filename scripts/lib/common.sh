@@ -26,10 +26,45 @@ opsparse_ensure_deps() {
       return 1
     fi
   fi
-  if ! command -v nvcc >/dev/null; then
-    [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
+  opsparse_find_cuda
+}
+
+# opsparse_find_cuda: puts the CUDA Toolkit's nvcc on PATH when it is installed (PATH, $CUDA_HOME,
+# else /usr/local/cuda) and sets OPSPARSE_ENGINE to gpu, or to cpu when there is none: the
+# configure step then builds the CPU engine alone (no CUDA needed at all), and says so once.
+# OPSPARSE_ENGINE=cpu set by the caller skips the GPU build even where the toolkit is present.
+opsparse_find_cuda() {
+  if [ "${OPSPARSE_ENGINE:-}" = cpu ]; then
+    echo "[opsparse] OPSPARSE_ENGINE=cpu: building the CPU engine only" >&2
+    return 0
   fi
-  command -v nvcc >/dev/null || { echo "[opsparse] nvcc not found: install the CUDA Toolkit (12.x or 13.x)" >&2; return 1; }
+  local cuda_home=${CUDA_HOME:-/usr/local/cuda}
+  if ! command -v nvcc >/dev/null && [ -x "$cuda_home/bin/nvcc" ]; then
+    export PATH=$cuda_home/bin:$PATH
+  fi
+  if command -v nvcc >/dev/null; then
+    OPSPARSE_ENGINE=gpu
+  else
+    OPSPARSE_ENGINE=cpu
+    echo "[opsparse] no CUDA Toolkit (nvcc not on PATH nor in $cuda_home/bin): building the CPU" \
+      "engine only (OpenMP). Install the CUDA Toolkit 12.x or 13.x for the GPU engine." >&2
+  fi
+  export OPSPARSE_ENGINE
+}
+
+# opsparse_engine_args: the configure arguments that OPSPARSE_ENGINE implies (one a line).
+# cpu: no GPU engine and no benchmark (it times cuSPARSE). gpu: the architectures named by
+# OPSPARSE_CUDA_ARCHITECTURES (e.g. "90" or "80;90"; default: CMakeLists.txt's choice, the
+# machine's GPU or 80 and 90 without one).
+opsparse_engine_args() {
+  if [ "${OPSPARSE_ENGINE:-gpu}" = cpu ]; then
+    printf '%s\n' -DOPSPARSE_GPU=OFF -DOPSPARSE_BUILD_BENCH=OFF
+    return 0
+  fi
+  printf '%s\n' -DOPSPARSE_GPU=ON -DOPSPARSE_BUILD_BENCH=ON
+  if [ -n "${OPSPARSE_CUDA_ARCHITECTURES:-}" ]; then
+    printf '%s\n' "-DCMAKE_CUDA_ARCHITECTURES=$OPSPARSE_CUDA_ARCHITECTURES"
+  fi
 }
 
 # opsparse_configure <build-dir> [cmake args...]
@@ -37,9 +72,11 @@ opsparse_ensure_deps() {
 # -DOPSPARSE_BUILD_BENCH=OFF" for a host-only build); they come last, so they win.
 opsparse_configure() {
   local build=$1; shift
-  local extra=()
+  local extra=() engine=()
   read -r -a extra <<<"${OPSPARSE_CMAKE_ARGS:-}"
-  cmake -S "$(opsparse_root)" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" "${extra[@]}" >/dev/null
+  mapfile -t engine < <(opsparse_engine_args)
+  cmake -S "$(opsparse_root)" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" \
+    "${engine[@]}" "${extra[@]}" >/dev/null
 }
 
 # opsparse_built_programs BUILD [find tests...]: the executables a build folder made (the paths,
