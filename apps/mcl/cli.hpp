@@ -39,6 +39,10 @@ struct cli_settings {
   double neg_log_base = 0;      ///< --abc-neg-log10: 10, --abc-neg-log: e
   std::vector<double> inflations;     ///< --inflations (empty: one clustering at -I)
   std::vector<std::string> out_names; ///< one output per inflation
+  std::size_t memory_budget = 0;      ///< --memory-budget (0: the device's free memory)
+  std::string checkpoint_dir;         ///< --checkpoint
+  double checkpoint_seconds = 60;     ///< --checkpoint-interval
+  std::string resume_dir;             ///< --resume
 
   /// Whether the reader transforms every weight (-abc-tf, --abc-neg-log10).
   bool stream_transform() const { return !stream_tf.empty() || neg_log_base > 0; }

@@ -81,7 +81,8 @@ cli_flavour mpi_flavour(shared_settings& sh, int ranks) {
   f.name = prog;
   f.usage = usage;
   f.help_tail = help_tail;
-  f.without = {"inflations", "block-products", "verbose"};
+  f.without = {"inflations", "block-products", "verbose", "memory-budget", "checkpoint",
+               "checkpoint-interval", "resume"};
   f.add = [](apps::po::options_description& d) {
     d.add_options()(
         "grid", apps::po::value<std::string>()->value_name("RxC"),

@@ -10,6 +10,7 @@
 
 #include "cli.hpp"
 #include "common/cli.hpp"
+#include "mcl_memory_plan.hpp"
 #include "common/options.hpp"
 #include "opsparse/io.hpp"
 #include "opsparse/io_mcl_native.hpp"
@@ -148,6 +149,33 @@ void add_iteration_options(po::options_description& d, apps::common_options& com
      "next is computed (default 0: only when the expansion would not fit in device memory)");
 }
 
+/// The memory budget, checkpoints and mcl's memory estimate.
+void add_memory_options(po::options_description& d) {
+  d.add_options()
+    ("memory-budget", po::value<std::string>()->value_name("BYTES"),
+     "device memory the GPU backend may use for the iterates and the expansion's workspace, as "
+     "a number (40e9) or with a suffix K, M, G or T (powers of 1024: 40G); default: the "
+     "device's free memory. When the next iterate does not fit on the device beside the "
+     "current one, it is assembled in pinned host memory and uploaded in its place (same "
+     "result); a network whose iterate alone cannot fit is refused before iterating, saying "
+     "what it needs (--verbose prints the plan). With --backend cpu: the bytes of the stored "
+     "expansion, computed in row blocks that fit")
+    ("checkpoint", po::value<std::string>()->value_name("DIR"),
+     "write the iterate to DIR/mcl-checkpoint.bin after each iteration that took at least "
+     "--checkpoint-interval seconds, and on SIGINT or SIGTERM once the running iteration ends "
+     "(then the program stops with status 130 or 143; a second signal stops it at once). "
+     "Each checkpoint replaces the last one only when complete")
+    ("checkpoint-interval", po::value<double>()->value_name("SECONDS"),
+     "the shortest iteration that writes a checkpoint (default 60; 0: every iteration)")
+    ("resume", po::value<std::string>()->value_name("DIR"),
+     "continue from the checkpoint in DIR and write what the uninterrupted run writes; a "
+     "checkpoint of another input or other options is refused")
+    ("how-much-ram", po::value<long long>()->value_name("N"),
+     "print mcl's estimate of the memory for N nodes with these -S and -R (mcl "
+     "-how-much-ram), then exit (no input needed). A run's own plan, from the input, is "
+     "printed by --verbose");
+}
+
 /// mcl's -V and -q mean other things than the other programs' -V and -q: --verbose and --quiet
 /// are spelled out here.
 void add_report_options(po::options_description& d) {
@@ -177,6 +205,7 @@ po::options_description visible_options(apps::common_options& common, const cli_
   add_input_options(d);
   add_pruning_options(d, common);
   add_iteration_options(d, common);
+  add_memory_options(d);
   add_report_options(d);
   if (!flavour) return d;
   // Another program's options: these without its left-out ones, then its own.
@@ -195,7 +224,7 @@ void reject_unsupported_mcl_options(int argc, const char* const* argv,
                                     const po::options_description& known, const char* program) {
   static const char* const unsupported[] = {
       "aa", "analyze", "ap", "ax", "check-connected", "di", "digits", "dm", "ds", "dump",
-      "dump-interval", "dump-modulo", "dump-stem", "etc", "expect-values", "how-much-ram", "i3",
+      "dump-interval", "dump-modulo", "dump-stem", "etc", "expect-values", "i3",
       "icl", "if", "jury-charter", "resource", "show", "show-log", "show-schemes", "sif",
       "sparse", "write-binary", "write-expanded", "write-graphx", "write-limit", "z"};
   for (int i = 1; i < argc; ++i) {
@@ -462,6 +491,42 @@ void name_outputs(const po::variables_map& vm, cli_settings& s) {
   }
 }
 
+/// A byte count: a number (40e9) or a number with K, M, G or T (powers of 1024).
+std::size_t parse_bytes(const std::string& option, const std::string& v) {
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  double scale = 1;
+  const std::string suffix = end ? std::string(end) : std::string();
+  if (suffix == "K" || suffix == "k") scale = 1024.0;
+  else if (suffix == "M") scale = 1024.0 * 1024;
+  else if (suffix == "G") scale = 1024.0 * 1024 * 1024;
+  else if (suffix == "T") scale = 1024.0 * 1024 * 1024 * 1024;
+  else if (!suffix.empty() || end == v.c_str())
+    throw usage_error(option + " expects bytes, as 40e9 or 40G, not '" + v + "'");
+  const double bytes = x * scale;
+  if (!(bytes >= 1) || bytes > 1e18) throw usage_error(option + " must be at least 1 byte, not '" + v + "'");
+  return static_cast<std::size_t>(bytes);
+}
+
+/// --memory-budget, --checkpoint, --checkpoint-interval and --resume.
+void read_memory(const po::variables_map& vm, cli_settings& s) {
+  if (vm.count("memory-budget"))
+    s.memory_budget = parse_bytes("--memory-budget", vm["memory-budget"].as<std::string>());
+  if (vm.count("checkpoint")) s.checkpoint_dir = vm["checkpoint"].as<std::string>();
+  if (vm.count("resume")) s.resume_dir = vm["resume"].as<std::string>();
+  if (vm.count("checkpoint-interval")) {
+    if (!vm.count("checkpoint"))
+      throw usage_error("--checkpoint-interval needs --checkpoint DIR");
+    s.checkpoint_seconds = vm["checkpoint-interval"].as<double>();
+    if (!(s.checkpoint_seconds >= 0))
+      throw usage_error("--checkpoint-interval must be >= 0 seconds");
+  }
+  if ((vm.count("checkpoint") || vm.count("resume")) && vm.count("inflations"))
+    throw usage_error("--checkpoint and --resume are for one clustering, not an --inflations sweep");
+  if (s.checkpoint_dir.empty() && vm.count("checkpoint"))
+    throw usage_error("--checkpoint needs a folder");
+}
+
 void check_outputs_are_not_input(const cli_settings& s) {
   for (const std::string& name : s.out_names)
     if (name != "-" && (name == s.input || io::same_file(name, s.path)))
@@ -477,6 +542,13 @@ bool parse_cli(cli_settings& s, int argc, const char* const* argv, std::ostream&
   if (flavour) s.prog = flavour->name;
   po::variables_map vm;
   if (!parse_mcl_style(argc, argv, s.common, vm, out, flavour)) return false;
+  if (vm.count("how-much-ram")) {  // needs no input (mcl wants "-" as its file name)
+    read_params(vm, s, err);
+    const long long nodes = vm["how-much-ram"].as<long long>();
+    if (nodes < 0) throw usage_error("-how-much-ram expects a node count >= 0");
+    out << how_much_ram(nodes, s.p);
+    return false;
+  }
   if (!vm.count("input")) throw usage_error("no input file given");
   const auto& inputs = vm["input"].as<std::vector<std::string>>();
   if (inputs.size() != 1)
@@ -487,6 +559,7 @@ bool parse_cli(cli_settings& s, int argc, const char* const* argv, std::ostream&
   read_modes(vm, s);
   read_verbosity(vm, s);
   read_transforms(vm, s);
+  read_memory(vm, s);
   if (flavour && flavour->read) flavour->read(vm, s);
   apps::as_usage_error([&] { validate(s.p); });
   apps::check_backend_choice(s.common.backend);

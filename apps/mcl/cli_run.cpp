@@ -1,7 +1,9 @@
 // opsparse-mcl's run: the input read while the backend is decided, the start matrix, the
 // iterations (one clustering or an inflation sweep), the output as mcl writes it, the reports.
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -17,6 +19,8 @@
 
 #include "cli.hpp"
 #include "clm.hpp"
+#include "mcl_checkpoint.hpp"
+#include "mcl_memory_plan.hpp"
 #include "common/backend.hpp"
 #include "common/cli.hpp"
 #include "common/options.hpp"
@@ -94,6 +98,54 @@ class backend_decision {
   std::optional<apps::backend_probe> probe_;
 };
 
+/// SIGINT and SIGTERM while checkpointing: the first asks the run to stop after the running
+/// iteration (its checkpoint written); a second one is handled as before (the output files'
+/// handler removes their temporary files and ends the program).
+std::atomic<bool> stop_requested{false};
+volatile std::sig_atomic_t stop_signal = 0;
+struct sigaction previous_int {}, previous_term {};
+
+extern "C" void request_stop(int sig) {
+  if (stop_requested.load()) {
+    ::sigaction(SIGINT, &previous_int, nullptr);
+    ::sigaction(SIGTERM, &previous_term, nullptr);
+    std::raise(sig);
+    return;
+  }
+  stop_signal = sig;
+  stop_requested.store(true);
+}
+
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = request_stop;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, &previous_int);
+  ::sigaction(SIGTERM, &sa, &previous_term);
+}
+
+/// The run's options: the budget, checkpoints (with the stop handlers) and what they report.
+run_options make_run_options(const cli_settings& s, const host_csr<double>& start,
+                             std::ostream& err) {
+  run_options o;
+  o.memory_budget = s.memory_budget;
+  o.checkpoint_dir = s.checkpoint_dir;
+  o.checkpoint_seconds = s.checkpoint_seconds;
+  o.resume_dir = s.resume_dir;
+  if (!s.checkpoint_dir.empty() || !s.resume_dir.empty())
+    o.fingerprint = checkpoint::fingerprint(start, s.p, s.prec, s.p.threads);
+  if (!s.checkpoint_dir.empty()) {
+    install_stop_handlers();
+    o.stop = &stop_requested;
+  }
+  if (!s.common.quiet) o.note = [&err](const std::string& line) { err << "[" << prog << "] " << line << "\n"; };
+  if (s.common.verbose)
+    o.on_plan = [&err](const memory_plan& plan) {
+      for (const std::string& line : describe(plan)) err << "[" << prog << "] " << line << "\n";
+    };
+  return o;
+}
+
 /// One progress line per iteration (more with --verbose).
 void print_iteration(const iteration_info& it, bool verbose, std::ostream& err) {
   std::ostringstream os;
@@ -102,6 +154,7 @@ void print_iteration(const iteration_info& it, bool verbose, std::ostream& err) 
   if (verbose) {
     os << "  expanded " << it.expanded_nnz;
     if (it.blocks != 1) os << " in " << it.blocks << " blocks";
+    if (it.stats.streamed) os << " (next iterate streamed through host memory)";
     os << "  time " << std::setprecision(3) << it.seconds << "s";
     if (it.stats.device_allocations >= 0)
       os << "  device allocations " << it.stats.device_allocations << "  device memory "
@@ -136,7 +189,8 @@ int run_sweep(const run_context& c) {
   const host_csr<double>& measured = c.in.g.adj;
   std::ostringstream table;
   table << "[" << prog << "] inflation  clusters  iterations  seconds  mass-fraction  area-fraction\n";
-  cluster_sweep(c.start, s.p, s.inflations, c.gpu, s.prec, c.progress,
+  cluster_sweep(
+      c.start, s.p, s.inflations, c.gpu, s.prec, c.progress,
                 [&](std::size_t k, const cluster_result& rk) {
                   clustering cl = rk.result;
                   if (s.sort_mode != "revsize") sort_clusters(cl, s.sort_mode);
@@ -162,7 +216,8 @@ int run_sweep(const run_context& c) {
                     c.err << "[" << prog << "] -I " << s.inflations[k] << ": "
                           << cl.clusters.size() << " clusters, output is in " << s.out_names[k]
                           << "\n";
-                });
+                },
+      s.memory_budget);
   if (!s.common.quiet) c.err << table.str();
   return 0;
 }
@@ -352,7 +407,17 @@ int run_clustering(cli_settings& s, const char*& stage, std::ostream& err) {
     return run_sweep(c);
   }
   stage = "clustering";
-  cluster_result r = cluster(start, s.p, gpu, s.prec, progress);
+  cluster_result r;
+  try {
+    r = cluster(start, s.p, gpu, s.prec, progress, make_run_options(s, start, err));
+  } catch (const run_interrupted& stop) {
+    err << "[" << prog << "] stopped by signal " << stop_signal << " after iteration "
+        << stop.iteration;
+    if (stop.checkpointed)
+      err << "; --resume " << s.checkpoint_dir << " continues from there";
+    err << "\n";
+    return 128 + static_cast<int>(stop_signal);
+  }
   if (s.sort_mode != "revsize") sort_clusters(r.result, s.sort_mode);
   force_connected(r.result, s, in, start, s.out_names.front(), err);
   t.cluster = clock.lap_s();

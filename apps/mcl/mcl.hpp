@@ -6,8 +6,10 @@
 //
 // Orientation: mcl works on a column-stochastic matrix M. Here the iterate is its TRANSPOSE in
 // CSR, so an mcl column is a CSR row and the expansion (M·M)^T = M^T·M^T is a plain CSR square.
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -98,6 +100,10 @@ struct backend_stats {
   double symbolic_ms = -1, numeric_ms = -1;  ///< the expansion's two phases (engine's events)
   long long products = -1;  ///< multiplications of the last expansion (all blocks)
   bool fused = false;       ///< the last expansion was fused with its pruning (mcl_fused.cuh)
+  /// The last expansion's next iterate went through pinned host memory (mcl_streamed.cuh): the
+  /// device held one iterate, not two.
+  bool streamed = false;
+  std::size_t pinned_host_bytes = 0;  ///< pinned host memory held for streamed iterates
 };
 
 template <class T>
@@ -114,6 +120,17 @@ class backend {
   virtual const char* name() const = 0;
   /// Uploads the start matrix (rows sum to 1).
   virtual void load(const host_csr<T>& start) = 0;
+  /// The pruning rule of the coming expansions: its ranks bound the next iterate's rows (the
+  /// GPU backend sizes its memory by them). Without it a backend assumes rows of 2,048.
+  virtual void set_prune_rule(const prune_rule&) {}
+  /// The current iterate exactly as the backend holds it (rows in its order, which may be
+  /// unsorted: `rows_sorted` says), for a checkpoint; restore() makes it current again, so that
+  /// the iterations after it compute what they would have computed without the interruption.
+  virtual host_csr<T> snapshot(bool& rows_sorted) {
+    rows_sorted = true;
+    return download();
+  }
+  virtual void restore(const host_csr<T>& iterate, bool /*rows_sorted*/) { load(iterate); }
   /// Uploads a start matrix of double cells (the program's) in the cell type T: by default a
   /// converted copy made on `threads` host threads, then load(); the GPU backend uploads the
   /// structure as it is and converts the values on the device (no host copy of a 100M-entry
@@ -141,6 +158,8 @@ class backend {
   /// The current iterate on the host.
   virtual host_csr<T> download() = 0;
   virtual backend_stats stats() = 0;
+  /// Device bytes the backend may use (the GPU's memory budget; 0 on the CPU).
+  virtual std::size_t device_budget() const { return 0; }
   /// The iterate on the device (the GPU backend), else nullptr.
   virtual device_iterate<T>* on_device() { return nullptr; }
 };
@@ -179,13 +198,21 @@ template <class T>
 /// The CPU backend with `threads` OpenMP threads (0: all). It expands and prunes each row at
 /// once in a dense accumulator over the columns per thread while those accumulators take at
 /// most `accumulator_bytes` in all, else expands with opsparse::cpu::spgemm and prunes after.
+/// A `memory_budget` (bytes, 0: none) bounds the stored expansion: it is then computed in row
+/// blocks that fit, as the GPU backend's are, and the accumulators take at most a quarter of it.
 std::unique_ptr<backend<T>> make_cpu_backend(int threads,
-                                             std::size_t accumulator_bytes = std::size_t(1) << 30);
+                                             std::size_t accumulator_bytes = std::size_t(1) << 30,
+                                             std::size_t memory_budget = 0);
 
 #if OPSPARSE_HAS_GPU_ENGINE
 /// Expanded rows at least this long on average are pruned by a thread block each on the GPU
 /// (shorter ones by a warp each).
 inline constexpr offset_t gpu_block_pruned_row_entries = 4096;
+
+/// Where the GPU backend keeps the next iterate while it is assembled: `automatic` on the
+/// device when it fits beside the current one (within the memory budget) and in pinned host
+/// memory otherwise (mcl_streamed.cuh); `device` and `streamed` force one (tests).
+enum class iterate_placement { automatic, device, streamed };
 
 /// Whether the GPU backend expands and prunes at once (mcl_fused.cuh): `automatic` for dense
 /// expansions (at least as many products a row as there are columns, on average), where the unpruned
@@ -201,6 +228,10 @@ struct gpu_backend_options {
   /// Columns per window of the fused expansion (0: as many as shared memory holds); tests lower
   /// it to reach many windows, rising candidate bars and the unfused fallback on small graphs.
   int fused_max_window = 0;
+  /// Device bytes the backend may take beyond what the process held when it was made (the CUDA
+  /// context's own), for the iterates and every workspace; 0: the device's free memory then.
+  std::size_t memory_budget = 0;
+  iterate_placement placement = iterate_placement::automatic;
 };
 
 /// The GPU backend on `device` (negative: the current one). Throws cuda_error without a device.
@@ -214,6 +245,12 @@ std::unique_ptr<backend<T>> make_gpu_backend(int device = -1,
   return make_gpu_backend<T>(device, o);
 }
 #endif
+
+/// Sorts each row's entries by column on `threads` OpenMP threads (0: all): an iterate
+/// downloaded as the GPU left it, when a second iterate does not fit on the device to sort it
+/// there.
+template <class T>
+void sort_row_entries(host_csr<T>& m, int threads);
 
 /// Splits rows into consecutive blocks of at most `max_products` multiplications each (a single
 /// row that alone exceeds it gets a block of its own). `prefix[i]` is the number of products of
@@ -235,6 +272,39 @@ struct iteration_info {
   backend_stats stats;
 };
 
+struct memory_plan;  // mcl_memory_plan.hpp
+
+/// How a run is bounded and kept: its memory budget, its checkpoints, a request to stop.
+struct run_options {
+  /// The GPU backend's device bytes (gpu_backend_options::memory_budget; 0: the device's free
+  /// memory); the CPU backend's bytes for a stored expansion (0: no bound).
+  std::size_t memory_budget = 0;
+  /// A folder for checkpoints (mcl_checkpoint.hpp; empty: none): the iterate is written there
+  /// after each iteration that took at least checkpoint_seconds, and after the iteration in
+  /// which `stop` was raised.
+  std::string checkpoint_dir;
+  double checkpoint_seconds = 60;
+  /// A folder whose checkpoint the run continues from (empty: from the start matrix).
+  std::string resume_dir;
+  /// The run's checkpoint::fingerprint (written to checkpoints, checked on resume).
+  std::uint64_t fingerprint = 0;
+  /// Raised (by a signal handler) to end the run after the current iteration.
+  const std::atomic<bool>* stop = nullptr;
+  /// One-line notes on checkpoints written and read.
+  std::function<void(const std::string&)> note;
+  /// Called with the memory plan before the first iteration (mcl_memory_plan.hpp).
+  std::function<void(const memory_plan&)> on_plan;
+};
+
+/// Thrown by run() and cluster() when run_options::stop was raised: the run ended after
+/// `iteration` (its checkpoint written when a folder was given).
+struct run_interrupted : std::runtime_error {
+  run_interrupted(int it, bool saved)
+      : std::runtime_error("interrupted"), iteration(it), checkpointed(saved) {}
+  int iteration;
+  bool checkpointed;
+};
+
 template <class T>
 struct run_result {
   host_csr<T> limit;  ///< the last iterate (mcl's limit matrix, transposed)
@@ -249,7 +319,8 @@ struct run_result {
 /// iterations. `progress` (optional) is called after every iteration.
 template <class T>
 run_result<T> run(backend<T>& b, const host_csr<T>& start, const params& p,
-                  const std::function<void(const iteration_info&)>& progress = {});
+                  const std::function<void(const iteration_info&)>& progress = {},
+                  const run_options& options = {});
 
 // ------------------------------------------------------------------------------------------------
 // Interpretation and output
@@ -295,8 +366,11 @@ struct cluster_result {
   double release_wait_seconds = 0;  ///< waiting for the backend's release after interpret()
   backend_stats stats;
 };
+/// `options`: the memory budget, checkpoints and resumption (run_options); the memory plan is
+/// made first, and a run that cannot fit throws std::runtime_error naming what it needs.
 cluster_result cluster(const host_csr<double>& start, const params& p, bool gpu, precision prec,
-                       const std::function<void(const iteration_info&)>& progress = {});
+                       const std::function<void(const iteration_info&)>& progress = {},
+                       const run_options& options = {});
 
 /// An inflation sweep: `start` clustered with p at each of `inflations` in turn, by one backend
 /// (the GPU's context, plan and arrays are made once and reused); done(k, result) is called as
@@ -304,6 +378,7 @@ cluster_result cluster(const host_csr<double>& start, const params& p, bool gpu,
 void cluster_sweep(const host_csr<double>& start, const params& p,
                    const std::vector<double>& inflations, bool gpu, precision prec,
                    const std::function<void(const iteration_info&)>& progress,
-                   const std::function<void(std::size_t, const cluster_result&)>& done);
+                   const std::function<void(std::size_t, const cluster_result&)>& done,
+                   std::size_t memory_budget = 0);
 
 }  // namespace opsparse::mcl

@@ -23,7 +23,10 @@
 #include <omp.h>
 
 #include "mcl.hpp"
+#include "mcl_checkpoint.hpp"
 #include "mcl_detail.hpp"
+#include "mcl_memory_plan.hpp"
+#include "opsparse/cpu/spgemm.hpp"
 #include "opsparse/io.hpp"
 
 namespace opsparse::mcl {
@@ -59,17 +62,43 @@ std::vector<index_t> split_rows_by_products(const std::vector<offset_t>& prefix,
 
 namespace {
 
-/// run() with the start matrix loaded by `load` (timed with the iterations, as the upload is).
+/// The iterate after `iteration` written to the run's checkpoint folder.
+template <class T>
+void save_checkpoint(backend<T>& b, int iteration, const run_options& o) {
+  checkpoint::state<T> st;
+  st.iteration = iteration;
+  st.iterate = b.snapshot(st.rows_sorted);
+  checkpoint::write(o.checkpoint_dir, o.fingerprint, st);
+  if (o.note)
+    o.note("checkpoint after iteration " + std::to_string(iteration) + " written to " +
+           checkpoint::file_in(o.checkpoint_dir));
+}
+
+/// run() with the start matrix loaded by `load` (timed with the iterations, as the upload is),
+/// or the iterate of a checkpoint (options.resume_dir) restored in its place.
 template <class T>
 run_result<T> run_loading(backend<T>& b, const std::function<void()>& load, const params& p,
-                          const std::function<void(const iteration_info&)>& progress) {
+                          const std::function<void(const iteration_info&)>& progress,
+                          const run_options& options) {
   validate(p);
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
-  load();
+  int first = 1;
+  if (!options.resume_dir.empty()) {
+    checkpoint::state<T> st = checkpoint::read<T>(options.resume_dir, options.fingerprint);
+    b.restore(st.iterate, st.rows_sorted);
+    first = st.iteration + 1;
+    if (options.note)
+      options.note("resumed from " + checkpoint::file_in(options.resume_dir) + " after iteration " +
+                   std::to_string(st.iteration));
+  } else {
+    load();
+  }
   const prune_rule rule = p.rule();
+  b.set_prune_rule(rule);
   run_result<T> r;
-  for (int it = 1; it <= p.max_iter; ++it) {
+  r.iterations = first - 1;
+  for (int it = first; it <= p.max_iter; ++it) {
     const auto t1 = clock::now();
     const std::vector<index_t> blocks = b.expansion_blocks(p.block_products);
     for (std::size_t k = 0; k + 1 < blocks.size(); ++k) {
@@ -82,6 +111,7 @@ run_result<T> run_loading(backend<T>& b, const std::function<void()>& load, cons
     const double chaos = b.chaos();
     b.inflate_normalise(mcl_float(p.inflation));
     r.iterations = it;
+    const double seconds = std::chrono::duration<double>(clock::now() - t1).count();
     if (progress) {
       iteration_info info;
       info.iteration = it;
@@ -89,7 +119,7 @@ run_result<T> run_loading(backend<T>& b, const std::function<void()>& load, cons
       info.expanded_nnz = b.expanded_nnz();
       info.nnz = b.nnz();
       info.blocks = blocks.empty() ? 0 : static_cast<int>(blocks.size() - 1);
-      info.seconds = std::chrono::duration<double>(clock::now() - t1).count();
+      info.seconds = seconds;
       info.stats = b.stats();
       progress(info);
     }
@@ -97,6 +127,11 @@ run_result<T> run_loading(backend<T>& b, const std::function<void()>& load, cons
       r.converged = true;
       break;
     }
+    const bool stop = options.stop && options.stop->load();
+    const bool save = !options.checkpoint_dir.empty() && it < p.max_iter &&
+                      (stop || seconds >= options.checkpoint_seconds);
+    if (save) save_checkpoint(b, it, options);
+    if (stop) throw run_interrupted(it, save);
   }
   r.limit = b.download();
   r.seconds = std::chrono::duration<double>(clock::now() - t0).count();
@@ -129,8 +164,9 @@ const host_csr<T>& in_cell_type(const host_csr<double>& start, host_csr<T>& conv
 
 template <class T>
 run_result<T> run(backend<T>& b, const host_csr<T>& start, const params& p,
-                  const std::function<void(const iteration_info&)>& progress) {
-  return run_loading(b, [&] { b.load(start); }, p, progress);
+                  const std::function<void(const iteration_info&)>& progress,
+                  const run_options& options) {
+  return run_loading(b, [&] { b.load(start); }, p, progress, options);
 }
 
 template <class T>
@@ -142,9 +178,34 @@ void backend<T>::load_cells(const host_csr<double>& start, int threads) {
 template class backend<float>;
 template class backend<double>;
 template run_result<float> run<float>(backend<float>&, const host_csr<float>&, const params&,
-                                      const std::function<void(const iteration_info&)>&);
+                                      const std::function<void(const iteration_info&)>&,
+                                      const run_options&);
 template run_result<double> run<double>(backend<double>&, const host_csr<double>&, const params&,
-                                        const std::function<void(const iteration_info&)>&);
+                                        const std::function<void(const iteration_info&)>&,
+                                        const run_options&);
+
+template <class T>
+void sort_row_entries(host_csr<T>& m, int threads) {
+  if (threads <= 0) threads = omp_get_max_threads();
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<std::pair<index_t, T>> row;
+#pragma omp for schedule(dynamic, 256)
+    for (index_t i = 0; i < m.rows; ++i) {
+      const offset_t b = m.rpt[i], e = m.rpt[i + 1];
+      row.clear();
+      for (offset_t k = b; k < e; ++k) row.emplace_back(m.col[k], m.val[k]);
+      std::sort(row.begin(), row.end(),
+                [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (offset_t k = b; k < e; ++k) {
+        m.col[k] = row[k - b].first;
+        m.val[k] = row[k - b].second;
+      }
+    }
+  }
+}
+template void sort_row_entries<float>(host_csr<float>&, int);
+template void sort_row_entries<double>(host_csr<double>&, int);
 
 void write_clusters(std::ostream& os, const clustering& c, const std::vector<std::string>& labels) {
   io::write_labelled_groups(os, c.clusters, labels);
@@ -157,7 +218,8 @@ void write_clusters(std::ostream& os, const clustering& c, const std::vector<std
 namespace {
 
 template <class T>
-std::unique_ptr<backend<T>> make_backend(const host_csr<double>& start, const params& p, bool gpu) {
+std::unique_ptr<backend<T>> make_backend(const host_csr<double>& start, const params& p, bool gpu,
+                                         std::size_t memory_budget) {
   if (gpu) {
     if (has_negative_values(start))
       throw std::invalid_argument(
@@ -174,12 +236,26 @@ std::unique_ptr<backend<T>> make_backend(const host_csr<double>& start, const pa
     // OPSPARSE_MCL_FUSED_WINDOW=N caps the fused expansion's windows at N columns (a diagnostic:
     // it reproduces a larger network's windows a row on a smaller one).
     if (const char* w = std::getenv("OPSPARSE_MCL_FUSED_WINDOW")) o.fused_max_window = std::atoi(w);
+    o.memory_budget = memory_budget;
     return make_gpu_backend<T>(-1, o);
 #else
     throw std::runtime_error("this build has no GPU engine (configured with -DOPSPARSE_GPU=OFF)");
 #endif
   }
-  return make_cpu_backend<T>(p.threads);
+  return make_cpu_backend<T>(p.threads, std::size_t(1) << 30, memory_budget);
+}
+
+/// The memory plan for `b` (passed to options.on_plan); a plan that fits nothing throws.
+template <class T>
+void check_memory_plan(const backend<T>& b, const host_csr<double>& start, const params& p,
+                       const run_options& options) {
+  std::vector<offset_t> first;
+  if (b.device_budget() > 0) first = cpu::row_products(start, start);
+  const memory_plan plan = plan_memory(start, p, sizeof(T), first, b.device_budget(),
+                                       host_available_bytes());
+  if (options.on_plan) options.on_plan(plan);
+  if (plan.placement == planned_placement::refused)
+    throw std::runtime_error("the network does not fit: " + plan.reason);
 }
 
 /// Runs `b` on `start` with `p` and interprets the limit; `release` (may be empty) is waited
@@ -187,12 +263,14 @@ std::unique_ptr<backend<T>> make_backend(const host_csr<double>& start, const pa
 template <class T>
 cluster_result run_and_interpret(backend<T>& b, const host_csr<double>& start, const params& p,
                                  const std::function<void(const iteration_info&)>& progress,
+                                 const run_options& options,
                                  const std::function<void()>& release = {}) {
   using clock = std::chrono::steady_clock;
   const auto since = [](clock::time_point t) {
     return std::chrono::duration<double>(clock::now() - t).count();
   };
-  run_result<T> r = run_loading(b, [&] { b.load_cells(start, p.threads); }, p, progress);
+  run_result<T> r =
+      run_loading(b, [&] { b.load_cells(start, p.threads); }, p, progress, options);
   // The backend is released on another thread while the limit is interpreted here: a GPU
   // backend returns tens of GB with one cudaFree per array, ~1.4 ms per 4 GB on an H200.
   auto released = std::async(std::launch::async, [&release] {
@@ -214,12 +292,14 @@ cluster_result run_and_interpret(backend<T>& b, const host_csr<double>& start, c
 
 template <class T>
 cluster_result cluster_as(const host_csr<double>& start, const params& p, bool gpu,
-                          const std::function<void(const iteration_info&)>& progress) {
+                          const std::function<void(const iteration_info&)>& progress,
+                          const run_options& options) {
   const auto t = std::chrono::steady_clock::now();
-  std::unique_ptr<backend<T>> b = make_backend<T>(start, p, gpu);
+  std::unique_ptr<backend<T>> b = make_backend<T>(start, p, gpu, options.memory_budget);
   const double backend_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  cluster_result out = run_and_interpret<T>(*b, start, p, progress, [&b] { b.reset(); });
+  check_memory_plan(*b, start, p, options);
+  cluster_result out = run_and_interpret<T>(*b, start, p, progress, options, [&b] { b.reset(); });
   out.backend_seconds = backend_seconds;
   return out;
 }
@@ -227,14 +307,18 @@ cluster_result cluster_as(const host_csr<double>& start, const params& p, bool g
 template <class T>
 void sweep_as(const host_csr<double>& start, const params& p, const std::vector<double>& inflations,
               bool gpu, const std::function<void(const iteration_info&)>& progress,
-              const std::function<void(std::size_t, const cluster_result&)>& done) {
+              const std::function<void(std::size_t, const cluster_result&)>& done,
+              std::size_t memory_budget) {
   // Each inflation loads the start matrix anew (the GPU converts it on the device).
-  std::unique_ptr<backend<T>> b = make_backend<T>(start, p, gpu);
+  std::unique_ptr<backend<T>> b = make_backend<T>(start, p, gpu, memory_budget);
+  run_options options;
+  options.memory_budget = memory_budget;
+  check_memory_plan(*b, start, p, options);
   for (std::size_t k = 0; k < inflations.size(); ++k) {
     params pk = p;
     pk.inflation = inflations[k];
     validate(pk);
-    done(k, run_and_interpret<T>(*b, start, pk, progress));
+    done(k, run_and_interpret<T>(*b, start, pk, progress, options));
   }
 }
 
@@ -245,19 +329,21 @@ bool has_negative_values(const host_csr<double>& start) {
 }
 
 cluster_result cluster(const host_csr<double>& start, const params& p, bool gpu, precision prec,
-                       const std::function<void(const iteration_info&)>& progress) {
-  return prec == precision::float32 ? cluster_as<float>(start, p, gpu, progress)
-                                    : cluster_as<double>(start, p, gpu, progress);
+                       const std::function<void(const iteration_info&)>& progress,
+                       const run_options& options) {
+  return prec == precision::float32 ? cluster_as<float>(start, p, gpu, progress, options)
+                                    : cluster_as<double>(start, p, gpu, progress, options);
 }
 
 void cluster_sweep(const host_csr<double>& start, const params& p,
                    const std::vector<double>& inflations, bool gpu, precision prec,
                    const std::function<void(const iteration_info&)>& progress,
-                   const std::function<void(std::size_t, const cluster_result&)>& done) {
+                   const std::function<void(std::size_t, const cluster_result&)>& done,
+                   std::size_t memory_budget) {
   if (prec == precision::float32)
-    sweep_as<float>(start, p, inflations, gpu, progress, done);
+    sweep_as<float>(start, p, inflations, gpu, progress, done, memory_budget);
   else
-    sweep_as<double>(start, p, inflations, gpu, progress, done);
+    sweep_as<double>(start, p, inflations, gpu, progress, done, memory_budget);
 }
 
 }  // namespace opsparse::mcl

@@ -33,8 +33,11 @@ using detail::row_decision;
 template <class T>
 class cpu_backend final : public backend<T> {
  public:
-  cpu_backend(int threads, std::size_t accumulator_bytes)
-      : threads_(threads), accumulator_bytes_(accumulator_bytes) {
+  cpu_backend(int threads, std::size_t accumulator_bytes, std::size_t memory_budget)
+      : threads_(threads),
+        accumulator_bytes_(memory_budget > 0 ? std::min(accumulator_bytes, memory_budget / 4)
+                                             : accumulator_bytes),
+        memory_budget_(memory_budget) {
     opt_.threads = threads;
     opt_.sorted = true;
     scatter_ = std::is_same_v<T, float> && detail::scatter_add_supported();
@@ -52,8 +55,14 @@ class cpu_backend final : public backend<T> {
 
   std::vector<index_t> expansion_blocks(long long max_products) override {
     begin_step();
+    // Host memory is what it is; blocks are only made when asked for (tests, very large runs)
+    // or when a budget bounds the stored expansion (a column and a double sum a product).
+    if (memory_budget_ > 0) {
+      const long long fit = std::max<long long>(
+          1, static_cast<long long>(memory_budget_ / (sizeof(index_t) + sizeof(double))));
+      max_products = max_products > 0 ? std::min(max_products, fit) : fit;
+    }
     if (max_products <= 0) return {0, m_.rows};
-    // Host memory is what it is; blocks are only made when asked for (tests, very large runs).
     const std::vector<offset_t> per_row = cpu::row_products(m_, m_);
     std::vector<offset_t> prefix(per_row.size() + 1, 0);
     std::partial_sum(per_row.begin(), per_row.end(), prefix.begin() + 1);
@@ -477,6 +486,7 @@ class cpu_backend final : public backend<T> {
 
   int threads_;
   std::size_t accumulator_bytes_;
+  std::size_t memory_budget_;  ///< bytes for the stored expansion (0: no bound)
   cpu::options opt_;
   host_csr<T> m_;
   host_csr<T> e_;
@@ -497,11 +507,12 @@ class cpu_backend final : public backend<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<backend<T>> make_cpu_backend(int threads, std::size_t accumulator_bytes) {
-  return std::make_unique<cpu_backend<T>>(threads, accumulator_bytes);
+std::unique_ptr<backend<T>> make_cpu_backend(int threads, std::size_t accumulator_bytes,
+                                             std::size_t memory_budget) {
+  return std::make_unique<cpu_backend<T>>(threads, accumulator_bytes, memory_budget);
 }
 
-template std::unique_ptr<backend<float>> make_cpu_backend<float>(int, std::size_t);
-template std::unique_ptr<backend<double>> make_cpu_backend<double>(int, std::size_t);
+template std::unique_ptr<backend<float>> make_cpu_backend<float>(int, std::size_t, std::size_t);
+template std::unique_ptr<backend<double>> make_cpu_backend<double>(int, std::size_t, std::size_t);
 
 }  // namespace opsparse::mcl

@@ -20,6 +20,11 @@
 // When the expansion would not fit in device memory (estimated from its number of products,
 // an upper bound of its nnz), it is computed in row blocks; each block is pruned into the next
 // iterate before the next block is expanded, so only one block's expanded rows exist at a time.
+// When the next iterate itself does not fit beside the current one (its bound: each row keeps
+// at most max(S, R) entries, ties aside, and no more than its products), it is assembled in
+// pinned host memory instead, block by block, and uploaded once the current one is freed
+// (mcl_streamed.cuh): the same kernels, the same iterates, one iterate on the device at a time.
+// Every size is taken within the memory budget (gpu_backend_options::memory_budget).
 #include <cub/cub.cuh>
 #include <thrust/iterator/constant_iterator.h>
 
@@ -27,6 +32,7 @@
 #include <array>
 #include <cstring>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -35,6 +41,8 @@
 #include "mcl.hpp"
 #include "mcl_fused.cuh"
 #include "mcl_gpu_kernels.cuh"
+#include "mcl_device_memory_budget.cuh"
+#include "mcl_next_iterate.cuh"
 #include "opsparse/context.hpp"
 #include "opsparse/dense_rows.cuh"
 #include "opsparse/detail/device_utils.cuh"
@@ -53,6 +61,16 @@ namespace {
 /// candidates' scratch is twice a window plus twice K entries a thread block).
 constexpr long long fused_max_rank = 1 << 20;
 
+/// Entries a row of the next iterate is assumed to keep when no pruning rule was given
+/// (backend::set_prune_rule), and the fused expansion's room for a row's kept entries.
+constexpr long long assumed_kept_per_row = 2048;
+
+/// min(products of a row, K): the row's kept entries at most.
+struct capped_at {
+  offset_t k;
+  __host__ __device__ offset_t operator()(offset_t p) const { return p < k ? p : k; }
+};
+
 template <class T>
 class gpu_backend final : public backend<T>, public device_iterate<T> {
  public:
@@ -61,7 +79,9 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
       : ctx_(device),
         block_pruned_rows_(std::max<offset_t>(1, opt.block_pruned_rows)),
         fused_mode_(opt.fused),
-        fused_max_window_(opt.fused_max_window) {
+        fused_max_window_(opt.fused_max_window),
+        placement_(opt.placement),
+        budget_(opt.memory_budget) {
     OPSPARSE_CUDA_TRY(cudaMallocHost(&pinned_, 64));
     for (auto& e : ev_) OPSPARSE_CUDA_TRY(cudaEventCreate(&e));
     // Rows of the expansion need not be sorted: pruning, inflation and the interpretation read
@@ -115,7 +135,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
                                                           cast_to<T>{}, s));
       }
     }
-    next_.set_shape(n_, n_, ctx_.memory());
+    next_.arrays().set_shape(n_, n_, ctx_.memory());
     chaos_.reserve(std::max<std::size_t>(1, static_cast<std::size_t>(n_)));
     products_.reserve(static_cast<std::size_t>(n_) + 1);
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(chaos_.data(), 0, std::max<std::size_t>(1, n_) * sizeof(double), s));
@@ -124,20 +144,30 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     ctx_.note_memory();
   }
 
+  void set_prune_rule(const prune_rule& rule) override {
+    // The most entries a pruned row keeps, ties aside (mcl_prune.hpp): max(S, R) with a
+    // selection; without one, the cutoff's survivors (each at least the cutoff, summing to at
+    // most 1) or R; without either, the whole row.
+    long long k = std::numeric_limits<long long>::max();
+    if (rule.select > 0)
+      k = std::max(rule.select, rule.recover);
+    else if (rule.cutoff > 0)
+      k = std::max<long long>(rule.recover, static_cast<long long>(1.0 / rule.cutoff) + 1);
+    kept_per_row_ = k;
+  }
+
   std::vector<index_t> expansion_blocks(long long max_products) override {
     cudaStream_t s = ctx_.stream();
     expanded_nnz_ = 0;
-    next_.set_nnz(0);
     times_ = stage_times{};
     compact_pending_ = false;
     next_row_ = 0;
     if (n_ == 0) return {0};
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(next_.rpt(), 0, sizeof(offset_t), s));
-    // A row no block expands has no chaos (a distributed rank expands only its own rows).
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(chaos_.data(), 0, static_cast<std::size_t>(n_) * sizeof(double), s));
-    // Products per row (an upper bound of the expanded nnz), scanned in place.
+    // Products per row (an upper bound of the expanded nnz), then the next iterate's bound
+    // (each row's products capped at the entries a row keeps), then the products scanned.
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(products_.data() + n_, 0, sizeof(offset_t), s));
     row_products(ctx_, m_.view(), m_.view(), products_.data());
+    const offset_t bound = kept_bound();
     cub_scratch(scan_bytes(static_cast<long long>(n_) + 1));
     OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(cub_.data(), cub_bytes_, products_.data(),
                                                     static_cast<long long>(n_) + 1, s));
@@ -159,56 +189,53 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     // (a quarter of the columns), fused 65 ms against 47 ms.
     // Fused too when the expansion is dense but wider than the engine's dense paths take
     // (spgemm_dense_rows_fit: ~1.8M columns on an H100; the fused windows take any width):
-    // unfused, its long rows would go to global hash tables. A 2M-node dense network (1.26M
-    // products a row, under the column count) had not finished its second iteration after
-    // 300 s that way, where the 1M-node one's fused expansion takes 14 s.
+    // unfused, its long rows would go to global hash tables, where a 2M-node dense network had
+    // not finished its second iteration after 300 s (the 1M-node one's fused expansion: 14 s).
     fused_ = fused_mode_ == fused_expansion::always ||
              (fused_mode_ == fused_expansion::automatic &&
               (total / std::max<offset_t>(1, n_) >= n_ || (dense && !spgemm_dense_rows_fit(ctx_, n_))));
+    release_unused_workspace();
+
+    // Room: the budget less what is held, plus what this expansion reuses or frees.
+    const std::size_t entry = sizeof(index_t) + sizeof(T);
+    const std::size_t next_bytes = static_cast<std::size_t>(bound) * entry;
+    const std::size_t avail = available_bytes(workspace_bytes() + next_.device_bytes());
+    // A fused row costs its kept entries in the output buffer (and, streamed, in the two block
+    // buffers); a stored product its column and (double) sum, the sorted copy of sums and CUB's
+    // sort buffers (about two more) and, streamed, its kept copy in a block buffer.
+    const long long per_row_out = assumed_kept_per_row * static_cast<long long>(entry) +
+                                  3 * static_cast<long long>(sizeof(offset_t));
+    const long long per_product_stored =
+        static_cast<long long>(2 * sizeof(index_t) + 4 * sizeof(double));
+    const std::size_t min_workspace = static_cast<std::size_t>(
+        fused_ ? std::min<long long>(n_, 1 << 16) * per_row_out
+               : std::min<long long>(total, 1 << 24) * per_product_stored);
+    const bool streamed = placement_ == iterate_placement::streamed ||
+                (placement_ == iterate_placement::automatic && next_bytes + min_workspace > avail);
+    next_.begin(n_, streamed, bound, ctx_);
+    const std::size_t room = streamed ? avail : avail > next_bytes ? avail - next_bytes : 0;
+    // A row no block expands has no chaos (a distributed rank expands only its own rows).
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(chaos_.data(), 0, static_cast<std::size_t>(n_) * sizeof(double), s));
+
     if (fused_) {
       // Nothing unpruned is stored: a row costs its kept entries (at most max(S, R) and ties;
-      // 2,048 assumed here, the output buffer grows when rows keep more) in the output buffer
-      // and in the next iterate.
-      const long long per_row = 2048ll * 2 * static_cast<long long>(sizeof(index_t) + sizeof(T)) +
-                                3 * static_cast<long long>(sizeof(offset_t));
-      std::size_t free_bytes = 0, total_bytes = 0;
-      OPSPARSE_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-      const std::size_t reusable = out_col_.capacity() * sizeof(index_t) +
-                                   out_val_.capacity() * sizeof(T) + e_.nnz_capacity() * (sizeof(index_t) + sizeof(double));
-      const std::size_t reserve = std::max<std::size_t>(std::size_t(1) << 30, total_bytes / 16);
-      const std::size_t avail = free_bytes + reusable > reserve ? free_bytes + reusable - reserve : 0;
-      const long long rows = std::max<long long>(1, static_cast<long long>(avail) / per_row);
-      if (max_products > 0 && total > max_products) {  // blocks asked for (--block-products)
-        std::vector<offset_t> prefix(static_cast<std::size_t>(n_) + 1);
-        OPSPARSE_CUDA_TRY(cudaMemcpy(prefix.data(), products_.data(),
-                                     prefix.size() * sizeof(offset_t), cudaMemcpyDeviceToHost));
-        return split_rows_by_products(prefix, max_products);
-      }
+      // 2,048 assumed here, the output buffer grows when rows keep more).
+      const long long per_row =
+          per_row_out + (streamed ? 2 * assumed_kept_per_row * static_cast<long long>(entry) : 0);
+      const long long rows = std::max<long long>(1, static_cast<long long>(room) / per_row);
+      if (max_products > 0 && total > max_products)  // blocks asked for (--block-products)
+        return split_rows_by_products(products_prefix(), max_products);
       std::vector<index_t> blocks;
       for (long long r = 0; r < n_; r += rows) blocks.push_back(static_cast<index_t>(r));
       blocks.push_back(n_);
       return blocks;
     }
-
-    // What an expanded entry costs: its column and (double) sum, the sorted copy of sums, CUB's
-    // sort buffers (about two more) and, at worst, a kept copy in the next iterate.
     const long long per_product =
-        static_cast<long long>(2 * sizeof(index_t) + 4 * sizeof(double) + sizeof(T));
-    std::size_t free_bytes = 0, total_bytes = 0;
-    OPSPARSE_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const std::size_t reusable = e_.nnz_capacity() * (sizeof(index_t) + sizeof(double)) +
-                                 (sorted_.capacity() + gathered_.capacity()) * sizeof(double) +
-                                 cub_.capacity();
-    // Room for the plan's hash pools (at most 1 GiB each) and the runtime.
-    const std::size_t reserve = std::max<std::size_t>(std::size_t(1) << 30, total_bytes / 16);
-    const std::size_t avail = free_bytes + reusable > reserve ? free_bytes + reusable - reserve : 0;
-    long long limit = std::max<long long>(1, static_cast<long long>(avail) / per_product);
+        per_product_stored + (streamed ? 2 * static_cast<long long>(entry) : 0);
+    long long limit = std::max<long long>(1, static_cast<long long>(room) / per_product);
     if (max_products > 0) limit = std::min(limit, max_products);
     if (total <= limit) return {0, n_};
-    std::vector<offset_t> prefix(static_cast<std::size_t>(n_) + 1);
-    OPSPARSE_CUDA_TRY(cudaMemcpy(prefix.data(), products_.data(), prefix.size() * sizeof(offset_t),
-                                 cudaMemcpyDeviceToHost));
-    return split_rows_by_products(prefix, limit);
+    return split_rows_by_products(products_prefix(), limit);
   }
 
   void expand(index_t r0, index_t r1) override {
@@ -318,14 +345,14 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     times_.prune += elapsed(0, 1) + elapsed(2, 3);
     times_.sort += elapsed(1, 2);
     if (compact_pending_) times_.prune += elapsed(4, 5);
-    const offset_t base = next_.nnz();
-    next_.grow_nnz(base + kept, ctx_.memory(), s);
+    const auto out = next_.block(kept, ctx_);
     OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[4], s));
     prune_compact_kernel<T, TEAM><<<grid, block_threads, 0, s>>>(
-        m, r0_, base, e_.rpt(), e_.col(), e_.val(), stat_.data(), dec_.data(), keep_.data(),
-        next_.rpt(), next_.col(), next_.val());
+        m, r0_, out.rpt_base, out.base, e_.rpt(), e_.col(), e_.val(), stat_.data(), dec_.data(),
+        keep_.data(), next_.arrays().rpt(), out.col, out.val);
     check_launch("prune_compact_kernel");
     OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[5], s));
+    next_.written(kept, ctx_);
     compact_pending_ = true;
     ctx_.note_memory();
   }
@@ -417,13 +444,13 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(cub_.data(), cub_bytes_, keep_.data(),
                                                     static_cast<long long>(m) + 1, s));
     const offset_t kept = read_scalar(keep_.data() + m);
-    const offset_t base = next_.nnz();
-    next_.grow_nnz(base + kept, ctx_.memory(), s);
+    const auto out = next_.block(kept, ctx_);
     gather_rows_kernel<T><<<warp_grid(m), block_threads, 0, s>>>(
-        m, r0_, base, keep_.data(), row_base_.data(), out_col_.data(), out_val_.data(),
-        next_.rpt(), next_.col(), next_.val());
+        m, r0_, out.rpt_base, out.base, keep_.data(), row_base_.data(), out_col_.data(),
+        out_val_.data(), next_.arrays().rpt(), out.col, out.val);
     check_launch("gather_rows_kernel");
     OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[5], s));
+    next_.written(kept, ctx_);
     compact_pending_ = true;
     ctx_.note_memory();
   }
@@ -448,8 +475,8 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     leave_rows_empty(next_row_, n_);
     next_row_ = n_;
     m_sorted_ = opt_.sorted;  // pruning keeps the order of the expanded rows
-    std::swap(m_, next_);
-    next_.set_nnz(0);
+    next_.make_current(m_, ctx_, [this] { release_workspace(); });
+    if (next_.streamed()) ctx_.note_memory();
   }
 
   double chaos() override {
@@ -479,10 +506,33 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   offset_t expanded_nnz() const override { return expanded_nnz_; }
 
   host_csr<T> download() override {
-    cudaStream_t s = ctx_.stream();
     // The iterate's rows are unsorted (see the constructor): sorted by column here, once, into
-    // the spare arrays, so that callers get a canonical CSR.
-    sort_iterate_rows();
+    // the spare arrays, so that callers get a canonical CSR; on the host when a second iterate
+    // does not fit on the device.
+    const std::size_t entry = sizeof(index_t) + sizeof(T);
+    if (m_sorted_ || static_cast<std::size_t>(m_.nnz()) * entry <=
+                         available_bytes(workspace_bytes() + next_.device_bytes())) {
+      sort_iterate_rows();
+      return copy_current();
+    }
+    host_csr<T> h = copy_current();
+    sort_row_entries(h, 0);
+    return h;
+  }
+
+  host_csr<T> snapshot(bool& rows_sorted) override {
+    rows_sorted = m_sorted_;
+    return copy_current();
+  }
+
+  void restore(const host_csr<T>& iterate, bool rows_sorted) override {
+    load_as(iterate);
+    m_sorted_ = rows_sorted;
+  }
+
+  /// The current iterate copied to the host as it is.
+  host_csr<T> copy_current() {
+    cudaStream_t s = ctx_.stream();
     host_csr<T> h(n_, n_);
     h.col.resize(static_cast<std::size_t>(m_.nnz()));
     h.val.resize(static_cast<std::size_t>(m_.nnz()));
@@ -513,16 +563,17 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     return keep_.data();
   }
   arrays spare(offset_t nnz) override {
-    next_.set_shape(n_, n_, ctx_.memory());
-    next_.set_nnz(nnz, ctx_.memory());
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(next_.rpt(), 0, sizeof(offset_t), ctx_.stream()));
-    return {next_.rpt(), next_.col(), next_.val(), nnz};
+    device_csr<T>& spare = next_.arrays();
+    spare.set_shape(n_, n_, ctx_.memory());
+    spare.set_nnz(nnz, ctx_.memory());
+    OPSPARSE_CUDA_TRY(cudaMemsetAsync(spare.rpt(), 0, sizeof(offset_t), ctx_.stream()));
+    return {spare.rpt(), spare.col(), spare.val(), nnz};
   }
   void use_spare() override {
     // The ranks' rows are in the order their backends left them, which is the same on every
     // rank (opt_.sorted is decided from the whole X): m_sorted_ stays.
-    std::swap(m_, next_);
-    next_.set_nnz(0);
+    std::swap(m_, next_.arrays());
+    next_.arrays().set_nnz(0);
   }
   std::vector<offset_t> row_products_prefix() override {
     // expansion_blocks() counted and scanned them into products_
@@ -534,6 +585,8 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
     return prefix;
   }
+
+  std::size_t device_budget() const override { return budget_.bytes(); }
 
   backend_stats stats() override {
     backend_stats b;
@@ -554,6 +607,8 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     b.symbolic_ms = times_.symbolic;
     b.numeric_ms = times_.numeric;
     b.fused = fused_;
+    b.streamed = next_.streamed();
+    b.pinned_host_bytes = next_.host_bytes();
     return b;
   }
 
@@ -561,9 +616,9 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   /// Sorts every row of the iterate by column (next_'s arrays as the output, then swapped).
   void sort_iterate_rows() {
     if (m_.nnz() > 0) {
-      sort_rows(ctx_, m_.view(), next_);
-      std::swap(m_, next_);
-      next_.set_nnz(0);
+      sort_rows(ctx_, m_.view(), next_.arrays());
+      std::swap(m_, next_.arrays());
+      next_.arrays().set_nnz(0);
     }
     m_sorted_ = true;
   }
@@ -572,10 +627,68 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   void leave_rows_empty(index_t from, index_t to) {
     if (from >= to) return;
     const thrust::constant_iterator<offset_t> zero(0);
-    OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(zero, next_.rpt() + from + 1,
+    OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(zero, next_.arrays().rpt() + from + 1,
                                                       static_cast<long long>(to) - from,
-                                                      plus_offset{next_.nnz()}, ctx_.stream()));
+                                                      plus_offset{next_.appended()}, ctx_.stream()));
   }
+  /// The sum over rows of min(products, kept_per_row_): the next iterate's nnz at most (ties
+  /// at the selection's bar aside). products_ holds the per-row counts, not yet scanned.
+  offset_t kept_bound() {
+    cudaStream_t s = ctx_.stream();
+    const long long k = std::min<long long>(kept_per_row_, n_);
+    std::size_t bytes = 0;
+    OPSPARSE_CUDA_TRY(cub::DeviceReduce::TransformReduce(
+        nullptr, bytes, products_.data(), bound_.data(), static_cast<long long>(n_),
+        cuda::std::plus<offset_t>{}, capped_at{static_cast<offset_t>(k)}, offset_t{0}, s));
+    bound_.reserve(1);
+    cub_scratch(bytes);
+    OPSPARSE_CUDA_TRY(cub::DeviceReduce::TransformReduce(
+        cub_.data(), bytes, products_.data(), bound_.data(), static_cast<long long>(n_),
+        cuda::std::plus<offset_t>{}, capped_at{static_cast<offset_t>(k)}, offset_t{0}, s));
+    return read_scalar(bound_.data());
+  }
+
+  /// The scanned products per row on the host (rows + 1 values), to split rows into blocks.
+  std::vector<offset_t> products_prefix() {
+    std::vector<offset_t> prefix(static_cast<std::size_t>(n_) + 1);
+    OPSPARSE_CUDA_TRY(cudaMemcpy(prefix.data(), products_.data(), prefix.size() * sizeof(offset_t),
+                                 cudaMemcpyDeviceToHost));
+    return prefix;
+  }
+
+  std::size_t available_bytes(std::size_t reusable) const { return budget_.available(ctx_, reusable); }
+
+  /// Device bytes of the expansion's workspaces (all reused or freed by the next expansion).
+  std::size_t workspace_bytes() const {
+    return e_.nnz_capacity() * (sizeof(index_t) + sizeof(double)) +
+           (sorted_.capacity() + gathered_.capacity()) * sizeof(double) + cub_.capacity() +
+           (out_col_.capacity() + cand_col_.capacity()) * sizeof(index_t) +
+           (out_val_.capacity() + cand_val_.capacity()) * sizeof(T);
+  }
+  /// Frees the workspaces of the path (fused or stored) this expansion does not take.
+  void release_unused_workspace() {
+    if (fused_) {
+      e_ = device_csr<double>();
+      sorted_ = device_buffer<double>();
+      gathered_ = device_buffer<double>();
+    } else {
+      out_col_ = device_buffer<index_t>();
+      out_val_ = device_buffer<T>();
+      cand_col_ = device_buffer<index_t>();
+      cand_val_ = device_buffer<T>();
+    }
+  }
+  /// Frees every expansion workspace (before a streamed iterate is uploaded).
+  void release_workspace() {
+    e_ = device_csr<double>();
+    sorted_ = device_buffer<double>();
+    gathered_ = device_buffer<double>();
+    out_col_ = device_buffer<index_t>();
+    out_val_ = device_buffer<T>();
+    cand_col_ = device_buffer<index_t>();
+    cand_val_ = device_buffer<T>();
+  }
+
   std::size_t scan_bytes(long long items) {
     std::size_t bytes = 0;
     OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, keep_.data(), items,
@@ -608,6 +721,9 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   offset_t block_pruned_rows_;  ///< mean expanded row length from which a block prunes a row
   fused_expansion fused_mode_;
   int fused_max_window_;          ///< tests: columns per fused window (0: as many as fit)
+  iterate_placement placement_;
+  device_memory_budget budget_;  ///< made after ctx_: counts from the context's memory
+  long long kept_per_row_ = assumed_kept_per_row;  ///< a pruned row's entries at most
   bool fused_ = false;            ///< this expansion is fused with its pruning
   long long total_products_ = 0;  ///< products of the whole expansion
   index_t r1_ = 0;
@@ -622,7 +738,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   index_t r0_ = 0;
   index_t next_row_ = 0;  ///< rows of next_ laid out so far (blocks come in order)
   device_csr<T> m_;     // current iterate X (rows are mcl columns)
-  device_csr<T> next_;  // the next iterate, assembled block by block (grow_nnz keeps its rows)
+  next_iterate<T> next_;  // the next iterate, assembled block by block
   device_csr<double> e_;        // the expanded block (double sums), reused by every product
   device_buffer<double> sorted_;
   device_buffer<row_stat> stat_;
@@ -640,6 +756,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   device_buffer<fused::counters> counters_;
   device_buffer<double> chaos_;
   device_buffer<double> chaos_out_;
+  device_buffer<offset_t> bound_;  ///< the next iterate's nnz bound (kept_bound())
   device_buffer<unsigned char> cub_;
   std::size_t cub_bytes_ = 0;
   offset_t expanded_nnz_ = 0;

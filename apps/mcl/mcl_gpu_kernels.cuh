@@ -235,8 +235,11 @@ __global__ void prune_decide_kernel(index_t m, index_t r0, const offset_t* __res
 }
 
 // ---- pruning, step 3: the kept entries, renormalised, appended to the next iterate -----------
+// Entries go to out_col/out_val from `base` on; row pointers count from `rpt_base` (the same
+// unless the arrays hold one block of an iterate streamed to the host: base 0, rpt_base the
+// entries of the blocks before).
 template <class T, int TEAM>
-__global__ void prune_compact_kernel(index_t m, index_t r0, offset_t base,
+__global__ void prune_compact_kernel(index_t m, index_t r0, offset_t rpt_base, offset_t base,
                                      const offset_t* __restrict__ rpt,
                                      const index_t* __restrict__ col,
                                      const double* __restrict__ val,
@@ -249,7 +252,7 @@ __global__ void prune_compact_kernel(index_t m, index_t r0, offset_t base,
   if (row >= m) return;
   const offset_t out = base + offs[row];
   const bool leader = team_lane<TEAM>() == 0;
-  if (leader) out_rpt[r0 + row + 1] = base + offs[row + 1];
+  if (leader) out_rpt[r0 + row + 1] = rpt_base + offs[row + 1];
   if (st[row].pcase == case_emergency) {
     // mcl's emergency measure (only with -R 0): nothing survived, the column gets a loop.
     if (leader) {
@@ -270,8 +273,9 @@ __global__ void prune_compact_kernel(index_t m, index_t r0, offset_t base,
 }
 
 // ---- the fused expansion's rows, laid out as the next iterate (a warp a row) -----------------
+// base and rpt_base as for prune_compact_kernel.
 template <class T>
-__global__ void gather_rows_kernel(index_t m, index_t r0, offset_t base,
+__global__ void gather_rows_kernel(index_t m, index_t r0, offset_t rpt_base, offset_t base,
                                    const offset_t* __restrict__ offs,
                                    const offset_t* __restrict__ from,
                                    const index_t* __restrict__ in_col, const T* __restrict__ in_val,
@@ -281,7 +285,7 @@ __global__ void gather_rows_kernel(index_t m, index_t r0, offset_t base,
   const int lane = threadIdx.x % warp_size;
   if (row >= m) return;
   const offset_t to = base + offs[row], n = offs[row + 1] - offs[row], src = from[row];
-  if (lane == 0) out_rpt[r0 + row + 1] = base + offs[row + 1];
+  if (lane == 0) out_rpt[r0 + row + 1] = rpt_base + offs[row + 1];
   for (offset_t k = lane; k < n; k += warp_size) {
     out_col[to + k] = in_col[src + k];
     out_val[to + k] = in_val[src + k];

@@ -93,6 +93,13 @@ void context::release_cached_memory() {
   OPSPARSE_CUDA_TRY(cudaMemPoolTrimTo(memory_->pool, 0));
 }
 
+std::size_t context::pool_idle_bytes() const {
+  std::uint64_t reserved = 0, used = 0;  // cuuint64_t
+  OPSPARSE_CUDA_TRY(cudaMemPoolGetAttribute(memory_->pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  OPSPARSE_CUDA_TRY(cudaMemPoolGetAttribute(memory_->pool, cudaMemPoolAttrUsedMemCurrent, &used));
+  return reserved > used ? static_cast<std::size_t>(reserved - used) : 0;
+}
+
 void context::fork() {
   OPSPARSE_CUDA_TRY(cudaEventRecord(main_event_, stream()));
   for (int i = 0; i < max_bins; ++i) OPSPARSE_CUDA_TRY(cudaStreamWaitEvent(bins_[i], main_event_, 0));

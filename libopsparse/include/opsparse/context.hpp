@@ -64,6 +64,9 @@ class context {
   const detail::pool_ref& memory() const noexcept { return memory_; }
   /// Returns the pool's unused memory to the device (e.g. before another library allocates).
   void release_cached_memory();
+  /// Device memory the pool holds but no allocation uses (freed blocks kept for reuse): counted
+  /// as in use by cudaMemGetInfo, yet free for the pool's next allocations.
+  std::size_t pool_idle_bytes() const;
 
  private:
   device_info info_;

@@ -1,0 +1,46 @@
+#pragma once
+// Checkpoints of an MCL run: the iterate after an iteration, exactly as the backend held it,
+// written atomically (a temporary file beside it, then a rename) into a folder of its own, and
+// read back by a run of the same input and options, which then goes on from the next iteration
+// and writes what an uninterrupted run writes. A checkpoint records a fingerprint of the start
+// matrix and of the options that shape the iterates; one of another run is refused.
+//
+// File DIR/mcl-checkpoint.bin, little-endian: the 16-byte magic "opsparse-mcl-ck\n", version
+// (u32), cell bytes (u32: 4 float, 8 double), fingerprint (u64), iteration (i64), rows sorted
+// (i64: 0 or 1), rows (i64), nnz (i64), row pointers (rows + 1 i64), columns (nnz i32), values
+// (nnz cells), then the magic again.
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "mcl.hpp"
+#include "opsparse/csr.hpp"
+
+namespace opsparse::mcl::checkpoint {
+
+template <class T>
+struct state {
+  int iteration = 0;         ///< iterations done (1-based count)
+  bool rows_sorted = true;   ///< the backend's rows were in column order (backend::snapshot)
+  host_csr<T> iterate;
+};
+
+/// The checkpoint file in `dir`.
+std::string file_in(const std::string& dir);
+
+/// What identifies a run's iterates: the start matrix (its shape, structure and values) and
+/// the options that shape them (-I, -P, -S, -R, -pct, the iteration limit, the cell type).
+std::uint64_t fingerprint(const host_csr<double>& start, const params& p, precision prec,
+                          int threads = 0);
+
+/// Writes `s` to `dir` (made when missing) under `fp`, replacing an older checkpoint only once
+/// the new one is complete. Throws std::runtime_error naming the file and the reason.
+template <class T>
+void write(const std::string& dir, std::uint64_t fp, const state<T>& s);
+
+/// Reads the checkpoint in `dir`. Throws std::runtime_error naming the file when it is missing,
+/// damaged, of another cell type or of another run (fingerprint).
+template <class T>
+state<T> read(const std::string& dir, std::uint64_t fp);
+
+}  // namespace opsparse::mcl::checkpoint
