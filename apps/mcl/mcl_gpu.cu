@@ -41,6 +41,7 @@
 #include "mcl.hpp"
 #include "mcl_fused.cuh"
 #include "mcl_gpu_kernels.cuh"
+#include "mcl_iterate_rows.cuh"
 #include "mcl_device_memory_budget.cuh"
 #include "mcl_next_iterate.cuh"
 #include "opsparse/context.hpp"
@@ -65,11 +66,6 @@ constexpr long long fused_max_rank = 1 << 20;
 /// (backend::set_prune_rule), and the fused expansion's room for a row's kept entries.
 constexpr long long assumed_kept_per_row = 2048;
 
-/// min(products of a row, K): the row's kept entries at most.
-struct capped_at {
-  offset_t k;
-  __host__ __device__ offset_t operator()(offset_t p) const { return p < k ? p : k; }
-};
 
 template <class T>
 class gpu_backend final : public backend<T>, public device_iterate<T> {
@@ -81,7 +77,8 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
         fused_mode_(opt.fused),
         fused_max_window_(opt.fused_max_window),
         placement_(opt.placement),
-        budget_(opt.memory_budget) {
+        budget_(opt.memory_budget),
+        explicit_budget_(opt.memory_budget > 0) {
     OPSPARSE_CUDA_TRY(cudaMallocHost(&pinned_, 64));
     for (auto& e : ev_) OPSPARSE_CUDA_TRY(cudaEventCreate(&e));
     // Rows of the expansion need not be sorted: pruning, inflation and the interpretation read
@@ -108,9 +105,10 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   /// The program's double start matrix: values uploaded as they are and converted here.
   void load_cells(const host_csr<double>& start, int) override { load_as(start); }
 
+  /// `check`: the matrix is validated (sorted rows); a restored iterate may hold unsorted ones.
   template <class V>
-  void load_as(const host_csr<V>& start) {
-    opsparse::validate(start);
+  void load_as(const host_csr<V>& start, bool check = true) {
+    if (check) opsparse::validate(start);
     OPSPARSE_EXPECTS(start.rows == start.cols, "the MCL start matrix must be square");
     n_ = start.rows;
     cudaStream_t s = ctx_.stream();
@@ -195,6 +193,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
              (fused_mode_ == fused_expansion::automatic &&
               (total / std::max<offset_t>(1, n_) >= n_ || (dense && !spgemm_dense_rows_fit(ctx_, n_))));
     release_unused_workspace();
+    settle_memory();
 
     // Room: the budget less what is held, plus what this expansion reuses or frees.
     const std::size_t entry = sizeof(index_t) + sizeof(T);
@@ -213,6 +212,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     const bool streamed = placement_ == iterate_placement::streamed ||
                 (placement_ == iterate_placement::automatic && next_bytes + min_workspace > avail);
     next_.begin(n_, streamed, bound, ctx_);
+    if (streamed) settle_memory();  // the next iterate's device entries were freed
     const std::size_t room = streamed ? avail : avail > next_bytes ? avail - next_bytes : 0;
     // A row no block expands has no chaos (a distributed rank expands only its own rows).
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(chaos_.data(), 0, static_cast<std::size_t>(n_) * sizeof(double), s));
@@ -475,7 +475,10 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     leave_rows_empty(next_row_, n_);
     next_row_ = n_;
     m_sorted_ = opt_.sorted;  // pruning keeps the order of the expanded rows
-    next_.make_current(m_, ctx_, [this] { release_workspace(); });
+    next_.make_current(m_, ctx_, [this] {
+      release_workspace();
+      settle_memory();
+    });
     if (next_.streamed()) ctx_.note_memory();
   }
 
@@ -526,7 +529,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   }
 
   void restore(const host_csr<T>& iterate, bool rows_sorted) override {
-    load_as(iterate);
+    load_as(iterate, false);
     m_sorted_ = rows_sorted;
   }
 
@@ -613,12 +616,21 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   }
 
  private:
-  /// Sorts every row of the iterate by column (next_'s arrays as the output, then swapped).
+  /// Sorts every row of the iterate by column: into next_'s arrays, then swapped; in place, a
+  /// block of rows at a time, when a sorted copy (and CUB's scratch, about as much) won't fit.
   void sort_iterate_rows() {
-    if (m_.nnz() > 0) {
+    const std::size_t entry = sizeof(index_t) + sizeof(T);
+    const std::size_t bytes = static_cast<std::size_t>(m_.nnz()) * entry;
+    const std::size_t avail = available_bytes(workspace_bytes() + next_.device_bytes());
+    if (m_.nnz() > 0 && 2 * bytes <= avail) {
       sort_rows(ctx_, m_.view(), next_.arrays());
       std::swap(m_, next_.arrays());
       next_.arrays().set_nnz(0);
+    } else if (m_.nnz() > 0) {
+      release_workspace();
+      settle_memory();
+      sort_rows_in_blocks(ctx_, m_, std::max<std::size_t>(avail / (3 * entry), 1 << 20), seg_off_,
+                          out_col_, out_val_, cub_);
     }
     m_sorted_ = true;
   }
@@ -631,21 +643,11 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
                                                       static_cast<long long>(to) - from,
                                                       plus_offset{next_.appended()}, ctx_.stream()));
   }
-  /// The sum over rows of min(products, kept_per_row_): the next iterate's nnz at most (ties
-  /// at the selection's bar aside). products_ holds the per-row counts, not yet scanned.
+  /// The next iterate's nnz at most (ties at the selection's bar aside): products_ holds the
+  /// per-row counts, not yet scanned.
   offset_t kept_bound() {
-    cudaStream_t s = ctx_.stream();
-    const long long k = std::min<long long>(kept_per_row_, n_);
-    std::size_t bytes = 0;
-    OPSPARSE_CUDA_TRY(cub::DeviceReduce::TransformReduce(
-        nullptr, bytes, products_.data(), bound_.data(), static_cast<long long>(n_),
-        cuda::std::plus<offset_t>{}, capped_at{static_cast<offset_t>(k)}, offset_t{0}, s));
-    bound_.reserve(1);
-    cub_scratch(bytes);
-    OPSPARSE_CUDA_TRY(cub::DeviceReduce::TransformReduce(
-        cub_.data(), bytes, products_.data(), bound_.data(), static_cast<long long>(n_),
-        cuda::std::plus<offset_t>{}, capped_at{static_cast<offset_t>(k)}, offset_t{0}, s));
-    return read_scalar(bound_.data());
+    return sum_capped(ctx_, products_.data(), n_, std::min<long long>(kept_per_row_, n_), bound_,
+                      cub_);
   }
 
   /// The scanned products per row on the host (rows + 1 values), to split rows into blocks.
@@ -678,6 +680,13 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
       cand_val_ = device_buffer<T>();
     }
   }
+  /// Under a memory budget, gives the memory pool's unused blocks back to the device: what the
+  /// backend then holds is what it uses, and the budget bounds that. (Without one the pool keeps
+  /// them for reuse; an allocation that finds the device full trims the pool and tries again.)
+  void settle_memory() {
+    if (explicit_budget_) ctx_.release_cached_memory();
+  }
+
   /// Frees every expansion workspace (before a streamed iterate is uploaded).
   void release_workspace() {
     e_ = device_csr<double>();
@@ -723,6 +732,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   int fused_max_window_;          ///< tests: columns per fused window (0: as many as fit)
   iterate_placement placement_;
   device_memory_budget budget_;  ///< made after ctx_: counts from the context's memory
+  bool explicit_budget_;  ///< the budget was given (else: the device's free memory)
   long long kept_per_row_ = assumed_kept_per_row;  ///< a pruned row's entries at most
   bool fused_ = false;            ///< this expansion is fused with its pruning
   long long total_products_ = 0;  ///< products of the whole expansion

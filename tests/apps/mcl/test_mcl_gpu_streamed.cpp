@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "mcl.hpp"
+#include "mcl_checkpoint.hpp"
 #include "mcl_test_util.hpp"
 #include "opsparse/context.hpp"
 #include "opsparse/device_csr.hpp"
@@ -125,6 +127,38 @@ TEST_F(MclGpuStreamed, SmallBudgetsStreamOrAreRefusedBeforeIterating) {
   EXPECT_GT(device_runs, 0);
   EXPECT_GT(streamed_runs, 0);
   EXPECT_GT(refused, 0);
+}
+
+// A GPU run stopped after an iteration and resumed from its checkpoint (rows as the backend
+// held them: the sparse expansions leave them unsorted) ends with the uninterrupted run's
+// clusters and iteration count.
+TEST_F(MclGpuStreamed, ResumedRunEndsAsTheUninterruptedOne) {
+  REQUIRE_GPU();
+  const fs::path f = file("resume.abc", planted_abc(12, 50, 0.3, 0.02, true, 65));
+  params p;
+  p.inflation = 1.6;
+  const host_csr<double> start = start_matrix(io::read_graph(f.string()).adj, p);
+  const std::uint64_t fp = checkpoint::fingerprint(start, p, precision::float32);
+  const cluster_result whole = cluster(start, p, true, precision::float32);
+  ASSERT_GT(whole.iterations, 4);
+  for (int stop_at : {1, 3}) {
+    const fs::path dir = dir_ / ("ck" + std::to_string(stop_at));
+    std::atomic<bool> stop{false};
+    run_options o;
+    o.checkpoint_dir = dir.string();
+    o.checkpoint_seconds = 1e9;
+    o.fingerprint = fp;
+    o.stop = &stop;
+    EXPECT_THROW(cluster(start, p, true, precision::float32,
+                         [&](const iteration_info& it) { stop = it.iteration == stop_at; }, o),
+                 run_interrupted);
+    run_options r;
+    r.resume_dir = dir.string();
+    r.fingerprint = fp;
+    const cluster_result resumed = cluster(start, p, true, precision::float32, {}, r);
+    EXPECT_EQ(resumed.iterations, whole.iterations) << "stopped after " << stop_at;
+    EXPECT_EQ(resumed.result.clusters, whole.result.clusters) << "stopped after " << stop_at;
+  }
 }
 
 }  // namespace

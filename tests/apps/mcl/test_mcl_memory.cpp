@@ -219,4 +219,27 @@ TEST_F(MclMemory, CheckpointOfAnotherRunOrDamagedIsRefused) {
   EXPECT_THROW(checkpoint::read<float>((dir_ / "missing").string(), fp), std::runtime_error);
 }
 
+TEST_F(MclMemory, CheckpointKeepsRowsInTheBackendsOrder) {
+  // The GPU keeps some iterates with unsorted rows: read back as written, order and flag.
+  checkpoint::state<float> st;
+  st.iteration = 7;
+  st.rows_sorted = false;
+  st.iterate = host_csr<float>(3, 3);
+  st.iterate.rpt = {0, 2, 2, 3};
+  st.iterate.col = {2, 0, 1};
+  st.iterate.val = {0.25f, 0.75f, 1.0f};
+  const fs::path dir = dir_ / "unsorted";
+  checkpoint::write(dir.string(), 42, st);
+  const checkpoint::state<float> back = checkpoint::read<float>(dir.string(), 42);
+  EXPECT_EQ(back.iteration, 7);
+  EXPECT_FALSE(back.rows_sorted);
+  EXPECT_EQ(back.iterate.rpt, st.iterate.rpt);
+  EXPECT_EQ(back.iterate.col, st.iterate.col);
+  EXPECT_EQ(back.iterate.val, st.iterate.val);
+  // A column outside the matrix is damage, never an iterate.
+  st.iterate.col[1] = 5;
+  checkpoint::write(dir.string(), 42, st);
+  EXPECT_THROW(checkpoint::read<float>(dir.string(), 42), std::runtime_error);
+}
+
 }  // namespace
