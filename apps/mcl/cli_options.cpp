@@ -470,8 +470,8 @@ void read_inflations(const po::variables_map& vm, cli_settings& s) {
 /// The outputs: -o, else the automatic name (mcl's) under -odir DIR or the input's folder (--d),
 /// one per inflation of a sweep; none of them the input.
 void name_outputs(const po::variables_map& vm, cli_settings& s) {
-  auto automatic_name = [&](const params& pk) {
-    std::string name = default_output_name(s.input, pk);
+  auto automatic_name = [&](const params& pk, int decimals) {
+    std::string name = default_output_name(s.input, pk, decimals);
     if (vm.count("odir")) {
       name = vm["odir"].as<std::string>() + "/" + name;
     } else if (vm.count("d")) {
@@ -481,14 +481,37 @@ void name_outputs(const po::variables_map& vm, cli_settings& s) {
     return name;
   };
   if (s.inflations.empty()) {
-    s.out_names.push_back(vm.count("output") ? vm["output"].as<std::string>() : automatic_name(s.p));
-  } else {
+    s.out_names.push_back(vm.count("output") ? vm["output"].as<std::string>()
+                                             : automatic_name(s.p, 1));
+    return;
+  }
+  // A sweep: mcl's names (one decimal) unless two inflations would share one; then every name
+  // gets the fewest decimals that tell them apart (1.2,1.25 -> I120, I125).
+  for (int decimals = 1;; ++decimals) {
+    s.out_names.clear();
     for (double x : s.inflations) {
       params pk = s.p;
       pk.inflation = x;
-      s.out_names.push_back(automatic_name(pk));
+      s.out_names.push_back(automatic_name(pk, decimals));
     }
+    std::vector<std::string> sorted = s.out_names;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end() || decimals == 9) break;
   }
+}
+
+/// --inflations: no inflation twice (mcl reads them as floats: 2 and 2.0000000001 are one).
+void check_sweep_distinct(const cli_settings& s) {
+  for (std::size_t i = 0; i < s.inflations.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (as_mcl_float(s.inflations[i]) == as_mcl_float(s.inflations[j]))
+      {
+        std::ostringstream os;
+        os << "--inflations lists the inflation " << s.inflations[j] << " twice";
+        if (s.inflations[i] != s.inflations[j])
+          os << " (" << s.inflations[i] << " is the same in single precision, as mcl reads it)";
+        throw usage_error(os.str());
+      }
 }
 
 /// A byte count: a number (40e9) or a number with K, M, G or T (powers of 1024).
@@ -565,6 +588,7 @@ bool parse_cli(cli_settings& s, int argc, const char* const* argv, std::ostream&
   apps::check_backend_choice(s.common.backend);
   resolve_input(s);
   read_inflations(vm, s);
+  check_sweep_distinct(s);
   name_outputs(vm, s);
   if (vm.count("az")) {
     out << s.out_names.front();  // without a newline, as mcl

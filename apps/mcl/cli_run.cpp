@@ -281,6 +281,7 @@ input_graph read_input(const cli_settings& s) {
     };
   in.native = s.format == io::file_format::mcl_native;
   read_opts.symmetrize = !in.native;
+  read_opts.allow_no_nodes = in.native;  // mcl clusters a 0x0 matrix into nothing
   in.g = io::read_graph(s.path, s.format, read_opts);
   // A native matrix's labels are its domain's indices: kept as numbers for the output.
   if (in.native) {
@@ -309,6 +310,9 @@ input_graph read_input(const cli_settings& s) {
     graph_file.commit();
   }
   if (!s.matrix_tf.empty()) transform_values(in.g.adj, s.matrix_tf);
+  // Weights that mcl's float cells hold as 0 (1e-50) are no edges: -tf comes first, as in mcl
+  // (floor(1) makes such a weight 1 there, while a weight written as 0 is no entry at all).
+  drop_float_zeros(in.g.adj);
   return in;
 }
 

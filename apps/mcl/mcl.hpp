@@ -349,7 +349,10 @@ void write_clusters(std::ostream& os, const clustering& c, const std::vector<std
 
 /// mcl's automatic output name: out.<input file name without directories>.I<inflation with one
 /// decimal, dot removed>[pi..][c..], e.g. out.graph.abc.I20.
-std::string default_output_name(const std::string& input, const params& p);
+/// `inflation_decimals` > 1 writes the inflation with more decimals (an inflation sweep whose
+/// inflations mcl's one decimal would give one name: 1.2 and 1.25 -> I120, I125).
+std::string default_output_name(const std::string& input, const params& p,
+                                int inflation_decimals = 1);
 
 /// The iterates' cell type. float32 is mcl's own arithmetic (float cells, expanded columns summed
 /// in double and rounded once), the most faithful to mcl; float64 keeps double cells throughout.

@@ -111,6 +111,25 @@ double neg_log_weight(double w, double base) {
   return -ln / std::log(base);
 }
 
+void drop_float_zeros(host_csr<double>& a) {
+  const bool any = std::any_of(a.val.begin(), a.val.end(),
+                               [](double v) { return v != 0 && static_cast<float>(v) == 0.0f; });
+  if (!any) return;
+  offset_t out = 0;
+  for (index_t i = 0; i < a.rows; ++i) {
+    const offset_t b = a.rpt[i], e = a.rpt[i + 1];
+    a.rpt[i] = out;
+    for (offset_t k = b; k < e; ++k)
+      if (!(a.val[k] != 0 && static_cast<float>(a.val[k]) == 0.0f)) {
+        a.col[out] = a.col[k];
+        a.val[out++] = a.val[k];
+      }
+  }
+  a.rpt[a.rows] = out;
+  a.col.resize(static_cast<std::size_t>(out));
+  a.val.resize(static_cast<std::size_t>(out));
+}
+
 void transform_values(host_csr<double>& a, const value_transform& tf) {
   if (tf.empty()) return;
   host_csr<double> out(a.rows, a.cols);
@@ -118,6 +137,7 @@ void transform_values(host_csr<double>& a, const value_transform& tf) {
   out.val.reserve(a.val.size());
   for (index_t i = 0; i < a.rows; ++i) {
     for (offset_t k = a.rpt[i]; k < a.rpt[i + 1]; ++k) {
+      if (a.val[k] == 0) continue;  // a weight of 0 is no entry for mcl: -tf never sees it
       const double v = tf(a.val[k]);
       if (v == 0) continue;
       out.col.push_back(a.col[k]);

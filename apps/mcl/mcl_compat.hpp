@@ -45,8 +45,12 @@ class value_transform {
 /// FLT_MAX / ln(10) = 1.477827e+38 with base 10, checked with mcl 22-282).
 double neg_log_weight(double w, double base);
 
-/// Applies `tf` to every value of `a`; values it makes 0 are dropped.
+/// Applies `tf` to every nonzero value of `a`; zeros and the values it makes 0 are dropped.
 void transform_values(host_csr<double>& a, const value_transform& tf);
+
+/// Drops the entries whose value is 0 in single precision (below half of float's smallest
+/// subnormal, as 1e-50): mcl's cells are floats, so after its -tf such a weight is no edge.
+void drop_float_zeros(host_csr<double>& a);
 
 /// mcl's "# cline:" line (without the newline): the program, the first argument as it is, every
 /// further argument in double quotes.

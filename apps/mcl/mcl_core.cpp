@@ -109,7 +109,16 @@ run_result<T> run_loading(backend<T>& b, const std::function<void()>& load, cons
     // mcl measures chaos during expansion but tests it after the iteration's inflation, so the
     // limit it interprets has been inflated once more.
     const double chaos = b.chaos();
-    b.inflate_normalise(mcl_float(p.inflation));
+    const double inflation = detail::inflation_at(p.inflation, it);
+    if (it > detail::inflation_bump_after && options.note) {
+      char line[160];
+      std::snprintf(line, sizeof line,
+                    "inflation bumped to %.4f (no convergence after %d iterations: mcl raises it "
+                    "by 0.1%% each iteration from the %dth)",
+                    inflation, it - 1, detail::inflation_bump_after);
+      options.note(line);
+    }
+    b.inflate_normalise(inflation);
     r.iterations = it;
     const double seconds = std::chrono::duration<double>(clock::now() - t1).count();
     if (progress) {

@@ -627,7 +627,6 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
   const auto n = static_cast<index_t>(shape[0]);
   offset_t nnz = static_cast<offset_t>(shape[1]);
   const prune_rule rule = p.rule();
-  const double power = detail::mcl_float(p.inflation);
   const std::unique_ptr<backend<T>> b = make_rows_backend<T>(g, p, which);
   dist_run_result<T> r;
   r.row_exchange = "the host";
@@ -667,7 +666,7 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
       split = cpu::balanced_row_blocks(before, ranks);
       expand_prune_range(*b, blocks, split[me], split[me + 1], rule);
       chaos = b->chaos();
-      b->inflate_normalise(power);
+      b->inflate_normalise(detail::inflation_at(p.inflation, it));
       expanded = b->expanded_nnz();
       if (!dev) {
         const host_csr<T> all = b->download();
@@ -723,7 +722,6 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
   dist::dist_csr<T> x = dist::scatter(g, start, root);
   const index_t n = x.rows;
   const prune_rule rule = p.rule();
-  const double power = detail::mcl_float(p.inflation);
   double products_seconds = 0;
   dist::spgemm_info info;
   const auto expand = make_expansion<T>(g, p, which, &products_seconds, &info);
@@ -746,7 +744,8 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
       local_step(g, "opsparse-mcl-mpi: pruning", [&] {
         const index_t first_row = x.row_begin + rp.begin[g.col()];
         double c = 0;
-        const host_csr<T> pruned = prune_inflate(rows, first_row, rule, power, p.threads, c);
+        const host_csr<T> pruned = prune_inflate(rows, first_row, rule,
+                                                 detail::inflation_at(p.inflation, it), p.threads, c);
         chaos = std::max(chaos, c);
         expanded += rows.nnz();
         rows = {};

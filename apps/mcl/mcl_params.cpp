@@ -57,11 +57,12 @@ void apply_scheme(params& p, int scheme) {
   p.pct = static_cast<int>(s[3]);
 }
 
-std::string default_output_name(const std::string& input, const params& p) {
+std::string default_output_name(const std::string& input, const params& p,
+                                int inflation_decimals) {
   // mcl's make_output_name: "I%.1f", then "pi%.1f" and "c%.1f" when used, dots removed.
   char buf[64];
   std::string suffix;
-  std::snprintf(buf, sizeof buf, "I%.1f", p.inflation);
+  std::snprintf(buf, sizeof buf, "I%.*f", inflation_decimals, p.inflation);
   suffix += buf;
   if (p.pre_inflation >= 0) {
     std::snprintf(buf, sizeof buf, "pi%.1f", p.pre_inflation);

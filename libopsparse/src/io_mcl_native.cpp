@@ -300,20 +300,37 @@ host_csr<double> native_columns(std::vector<native_entry>& entries, std::int64_t
 
 }  // namespace
 
+/// Where the "(mclheader" line starts in `text` (the first line whose first non-blank text it
+/// is), or npos. mcl skips whatever comes before it: its example files open with free text.
+std::size_t native_header_start(std::string_view text, std::size_t max_lines) {
+  std::size_t at = 0;
+  for (std::size_t n = 0; n < max_lines && at < text.size(); ++n) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::size_t b = text.find_first_not_of(" \t\r", at);
+    if (b < end && text.compare(b, 10, "(mclheader") == 0) return b;
+    at = end + 1;
+  }
+  return std::string_view::npos;
+}
+
 bool looks_like_mcl_native(const std::string& path) {
   std::ifstream is(path, std::ios::binary);
   if (!is) return false;
-  std::string line;
-  for (int n = 0; n < 1000 && std::getline(is, line); ++n) {
-    std::size_t b = line.find_first_not_of(" \t\r");
-    if (b == std::string::npos || line[b] == '#') continue;
-    return line.compare(b, 10, "(mclheader") == 0;
-  }
-  return false;
+  // The first 1000 lines (at most 1 MiB) of the file.
+  std::string head(std::size_t(1) << 20, '\0');
+  is.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(is.gcount()));
+  return native_header_start(head, 1000) != std::string_view::npos;
 }
 
 mcl_native_matrix read_mcl_native(const std::string& path, const read_options& options) {
-  const std::string text = slurp(path);
+  std::string text = slurp(path);
+  // Text before the header (mcl's examples describe themselves there) is skipped as mcl skips
+  // it; blanked rather than cut, so that messages keep the file's line numbers.
+  const std::size_t header = native_header_start(text, std::string::npos);
+  if (header != std::string::npos)
+    for (std::size_t i = 0; i < header; ++i)
+      if (text[i] != '\n') text[i] = ' ';
   tokenizer t(path, text);
   const auto [rows, cols] = read_native_header(t);
   mcl_native_matrix m;
@@ -336,8 +353,10 @@ labelled_graph read_mcl_native_graph(const std::string& path, const read_options
                           (m.row_ids != m.col_ids && m.columns.rows == m.columns.cols
                                ? " with different row and column domains"
                                : ""));
-  // As every graph reader: a graph without vertices is an error, not an empty result.
-  if (m.columns.rows == 0) throw parse_error(path, 0, "a graph without nodes (dimensions 0x0)");
+  // As every graph reader: a graph without vertices is an error, not an empty result (unless
+  // the caller clusters it as mcl does: into nothing).
+  if (m.columns.rows == 0 && !options.allow_no_nodes)
+    throw parse_error(path, 0, "a graph without nodes (dimensions 0x0)");
   labelled_graph g;
   g.adj = std::move(m.columns);
   g.labels.reserve(m.row_ids.size());
@@ -374,7 +393,13 @@ void write_mcl_native(std::ostream& os, const host_csr<V>& columns,
   const std::int64_t max_row =
       rows_canonical ? static_cast<std::int64_t>(columns.cols) - 1
                      : (row_ids->empty() ? -1 : row_ids->back());
-  const std::size_t width = digits(static_cast<std::uint64_t>(std::max<std::int64_t>(max_row + 1, 0)));
+  // mcl counts the digits of max_row + 1 in a 32-bit int: for the largest index it can hold,
+  // 2147483647, that overflows and the field is 1 wide (mcl's example fznyy.mci shows it).
+  const std::int64_t top = max_row + 1;
+  const std::size_t width =
+      top > std::numeric_limits<std::int32_t>::max()
+          ? 1
+          : digits(static_cast<std::uint64_t>(std::max<std::int64_t>(top, 0)));
   const std::size_t limit = width < 69 ? 69 - width : 0;
   std::string line;
   char buf[64];

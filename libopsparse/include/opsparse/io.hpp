@@ -45,6 +45,9 @@ struct read_options {
   /// lists and ABC files mirror every edge while their rows are assembled, with no directed
   /// copy of the graph; the other formats call symmetrize_max after reading.
   bool symmetrize = false;
+  /// mcl's native matrix of dimensions 0x0 is read as a graph without nodes (mcl clusters it
+  /// into nothing) instead of refused as every graph without vertices is.
+  bool allow_no_nodes = false;
 };
 
 /// Reads a Matrix Market coordinate file. Symmetric and skew-symmetric files are expanded.

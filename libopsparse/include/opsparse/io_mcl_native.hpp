@@ -44,8 +44,9 @@ struct mcl_native_matrix {
   bool has_values = false;            ///< some entry carried a ':value'
 };
 
-/// True when the file's first text, after blank lines and '#' comments, is "(mclheader": how
-/// the automatic format detection recognises a native matrix.
+/// True when a line among the file's first 1000 starts with "(mclheader" (after blanks): how the
+/// automatic format detection recognises a native matrix. Text before that line is skipped when
+/// the matrix is read, as mcl skips it.
 bool looks_like_mcl_native(const std::string& path);
 
 /// Reads a native matrix. read_options::nonnegative refuses negative values.

@@ -235,6 +235,66 @@ TEST_F(MclRobust, InflationSweepEqualsSeparateRunsAndMcl) {
   }
 }
 
+TEST_F(MclRobust, SweepInflationsThatMclWouldNameAlikeGetNamesOfTheirOwn) {
+  // mcl names -I 1.2, 1.21 and 1.25 all out.X.I12: a sweep of them kept only the last clustering
+  // while it reported three. Now the sweep's names take the decimals that tell them apart.
+  file("near.abc", planted_abc(4, 15, 0.4, 0.05, true, 24));
+  std::string out, err;
+  ASSERT_EQ(run("near.abc --abc --inflations 1.2,1.21,1.25 --backend cpu", &out, &err), 0) << err;
+  for (const char* tag : {"120", "121", "125"}) {
+    const fs::path f = dir_ / (std::string("out.near.abc.I") + tag);
+    ASSERT_TRUE(fs::exists(f)) << f << "\n" << err;
+    EXPECT_NE(err.find("output is in " + f.filename().string()), std::string::npos) << err;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "out.near.abc.I12"));
+  ASSERT_EQ(run("near.abc --abc --backend cpu --quiet -o single.txt -I 1.21"), 0);
+  EXPECT_EQ(read_text(dir_ / "out.near.abc.I121"), read_text(dir_ / "single.txt"));
+  // A sweep without such a clash keeps mcl's names; an inflation listed twice is refused.
+  ASSERT_EQ(run("near.abc --abc --inflations 1.4,2 --backend cpu --quiet"), 0);
+  EXPECT_TRUE(fs::exists(dir_ / "out.near.abc.I14"));
+  EXPECT_TRUE(fs::exists(dir_ / "out.near.abc.I20"));
+  EXPECT_EQ(run("near.abc --abc --inflations 2,1.4,2.0 --backend cpu", &out, &err), 2);
+  EXPECT_NE(err.find("lists the inflation 2 twice"), std::string::npos) << err;
+}
+
+TEST_F(MclRobust, WeightsThatAreZeroAsFloatsAreNoEdges) {
+  // mcl's cells are floats: 1e-50 is 0 there, so f-a is no edge and a is alone (we kept the
+  // edge and put a with e and f). Its -tf sees the weight first: floor(1) makes it an edge.
+  const std::string abc = "e\tf\t1\nf\ta\t1e-50\n";
+  file("tiny.abc", abc);
+  std::string out, err;
+  ASSERT_EQ(run("tiny.abc --abc --backend cpu -o -", &out, &err), 0) << err;
+  EXPECT_EQ(out, "e\tf\na\n");
+  ASSERT_EQ(run("tiny.abc --abc --backend cpu -tf 'floor(1)' -o -", &out, &err), 0) << err;
+  EXPECT_EQ(out, "e\tf\ta\n");
+  // A weight written as 0 is no entry at all: -tf does not bring it back.
+  file("zero.abc", "a\tb\t1\nb\tc\t0\n");
+  ASSERT_EQ(run("zero.abc --abc --backend cpu -tf 'floor(1)' -o -", &out, &err), 0) << err;
+  EXPECT_EQ(out, "a\tb\nc\n");
+  if (has_mcl()) {
+    EXPECT_EQ(mcl_clusters(dir_ / "tiny.abc"), "e\tf\na\n");
+    EXPECT_EQ(mcl_clusters(dir_ / "tiny.abc", "-tf 'floor(1)'"), "e\tf\ta\n");
+    EXPECT_EQ(mcl_clusters(dir_ / "zero.abc", "-tf 'floor(1)'"), "a\tb\nc\n");
+  }
+}
+
+TEST_F(MclRobust, AProcessThatDoesNotConvergeHasItsInflationBumpedAsMcl) {
+  // A directed 3-cycle at -I 2 oscillates for ever; mcl raises the inflation by 0.1% after each
+  // iteration from the 40th and converges in the fifties (we ran all 10,000 iterations).
+  file("cycle.mci",
+       "(mclheader\nmcltype matrix\ndimensions 3x3\n)\n(mclmatrix\nbegin\n0 1 $\n1 2 $\n2 0 $\n)\n");
+  std::string out, err;
+  ASSERT_EQ(run("cycle.mci --backend cpu -o ours.mci", &out, &err), 0) << err;
+  EXPECT_NE(err.find("inflation bumped to 2.0020"), std::string::npos) << err;
+  EXPECT_EQ(err.find("warning: no convergence"), std::string::npos) << err;
+  EXPECT_EQ(err.find("ite 100"), std::string::npos) << "more than 99 iterations:\n" << err;
+  if (has_mcl()) {
+    ASSERT_EQ(std::system(("cd '" + dir_.string() + "' && mcl cycle.mci -o theirs.mci > /dev/null 2>&1").c_str()), 0);
+    auto body = [](std::string t) { return t.substr(t.find('\n') + 1); };  // the cline aside
+    EXPECT_EQ(body(read_text(dir_ / "ours.mci")), body(read_text(dir_ / "theirs.mci")));
+  }
+}
+
 TEST_F(MclRobust, VersionAndHelp) {
   std::string out;
   ASSERT_EQ(run("--version", &out), 0);
