@@ -112,7 +112,10 @@ void add_pruning_options(po::options_description& d, apps::common_options& commo
     ("pct", po::value<int>()->value_name("n"),
      "recovery percentage: recover when less than n% of a column's mass was kept (default 90)")
     ("scheme", po::value<int>()->value_name("1..7"),
-     "mcl's preset resource schemes for -P/-S/-R/-pct (default 6); explicit flags override");
+     "mcl's preset resource schemes for -P/-S/-R/-pct (default 6); explicit flags override")
+    ("resource", po::value<long long>()->value_name("n"),
+     "track at most n neighbours a node: -S n -R n -P 10n (mcl -resource); explicit -S, -R "
+     "and -P override it");
   apps::add_threads_option(d, common, /*te_alias=*/true);
 }
 
@@ -144,6 +147,10 @@ void add_iteration_options(po::options_description& d, apps::common_options& com
     ("max-iter", po::value<int>()->value_name("n"),
      "stop after n iterations even without convergence (default 10000)")
     ("L", po::value<int>()->value_name("n"), "the same as --max-iter (mcl's spelling)")
+    ("l", po::value<int>()->value_name("n"),
+     "mcl's initial loop: n iterations at the -i inflation, without a convergence test, before "
+     "the main loop's --max-iter at -I (default 0)")
+    ("i", po::value<double>()->value_name("f"), "the initial loop's inflation (default 2.0)")
     ("block-products", po::value<long long>()->value_name("n"),
      "expand in row blocks of at most n multiplications each, pruning every block before the "
      "next is computed (default 0: only when the expansion would not fit in device memory)");
@@ -194,7 +201,9 @@ void add_report_options(po::options_description& d) {
     ("annot", po::value<std::string>()->value_name("STR"),
      "a note for the output's command-line comment (mcl -annot); nothing else")
     ("warn-factor", po::value<std::string>()->value_name("n"), "accepted for mcl; no effect")
-    ("warn-pct", po::value<std::string>()->value_name("n"), "accepted for mcl; no effect");
+    ("warn-pct", po::value<std::string>()->value_name("n"), "accepted for mcl; no effect")
+    ("z", "print the settings as mcl -z prints them (after the options before and after it), "
+          "then exit");
 }
 // clang-format on
 
@@ -225,8 +234,8 @@ void reject_unsupported_mcl_options(int argc, const char* const* argv,
   static const char* const unsupported[] = {
       "aa", "analyze", "ap", "ax", "check-connected", "di", "digits", "dm", "ds", "dump",
       "dump-interval", "dump-modulo", "dump-stem", "etc", "expect-values", "i3",
-      "icl", "if", "jury-charter", "resource", "show", "show-log", "show-schemes", "sif",
-      "sparse", "write-binary", "write-expanded", "write-graphx", "write-limit", "z"};
+      "icl", "if", "jury-charter", "show", "show-log", "show-schemes", "sif",
+      "sparse", "write-binary", "write-expanded", "write-graphx", "write-limit"};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.size() < 2 || a[0] != '-') continue;
@@ -302,6 +311,10 @@ void read_params(const po::variables_map& vm, cli_settings& s, std::ostream& err
   params& p = s.p;
   if (vm.count("scheme"))
     apps::as_usage_error([&] { apply_scheme(p, vm["scheme"].as<int>()); });
+  if (vm.count("resource"))
+    apps::as_usage_error([&] { apply_resource(p, vm["resource"].as<long long>()); });
+  if (vm.count("l")) p.initial_loop = vm["l"].as<int>();
+  if (vm.count("i")) p.initial_inflation = vm["i"].as<double>();
   if (vm.count("inflation")) p.inflation = vm["inflation"].as<double>();
   if (vm.count("prune-number") && vm.count("cutoff"))
     throw usage_error("give either -P or -p, not both");
@@ -565,6 +578,13 @@ bool parse_cli(cli_settings& s, int argc, const char* const* argv, std::ostream&
   if (flavour) s.prog = flavour->name;
   po::variables_map vm;
   if (!parse_mcl_style(argc, argv, s.common, vm, out, flavour)) return false;
+  if (vm.count("z")) {  // needs no input, as -how-much-ram
+    read_params(vm, s, err);
+    apps::as_usage_error([&] { validate(s.p); });
+    out << settings_table(s.p, vm.count("warn-pct") ? vm["warn-pct"].as<std::string>() : "",
+                          vm.count("warn-factor") ? vm["warn-factor"].as<std::string>() : "");
+    return false;
+  }
   if (vm.count("how-much-ram")) {  // needs no input (mcl wants "-" as its file name)
     read_params(vm, s, err);
     const long long nodes = vm["how-much-ram"].as<long long>();

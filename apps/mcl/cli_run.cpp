@@ -384,6 +384,9 @@ int run_clustering(cli_settings& s, const char*& stage, std::ostream& err) {
   for (const std::string& name : s.out_names)
     out_files.push_back(std::make_unique<io::output_file>(name));
   backend_decision decision(s);
+  // A tab file is read (and a malformed one refused) before the clustering, as mcl does; it is
+  // read again for the output.
+  if (!s.tab_file.empty()) (void)io::read_mcl_tab(s.tab_file);
 
   apps::stopwatch clock;
   stage_seconds t;

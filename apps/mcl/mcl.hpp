@@ -37,6 +37,9 @@ struct params {
   long long recover = 1400; ///< -R (0: no recovery)
   int pct = 90;             ///< -pct: recover when the kept mass is below pct percent
   int max_iter = 10000;     ///< mcl's main loop length (-L)
+  int initial_loop = 0;     ///< -l: iterations before the main loop, at initial_inflation, with
+                            ///< no convergence test (mcl's initial loop)
+  double initial_inflation = 2.0;  ///< -i: the initial loop's inflation
   double chaos_limit = 1e-4;  ///< mcl stops when the chaos of an expansion is below this
   bool discard_loops = true;  ///< --discard-loops=y: drop input loops, add max-weight loops
   /// Mirror every arc, merging by the maximum (mcl --abc). Off: the graph is used as it is, as
@@ -63,6 +66,14 @@ void validate(const params& p);
 
 /// Sets P, S, R and pct from mcl's preset -scheme 1..7.
 void apply_scheme(params& p, int scheme);
+
+/// mcl's -resource n: S = R = n neighbours tracked a node, P = 10 n.
+void apply_resource(params& p, long long n);
+
+/// mcl's -z: the settings as mcl 22-282 prints them (warn_pct, warn_factor: those options as
+/// given, "" for mcl's defaults).
+std::string settings_table(const params& p, const std::string& warn_pct = "",
+                           const std::string& warn_factor = "");
 
 // ------------------------------------------------------------------------------------------------
 // Input transformation

@@ -127,7 +127,8 @@ std::uint64_t fingerprint(const host_csr<double>& start, const params& p, precis
   h = mix(h, hash_vector(start.val, threads));
   for (double x : {p.inflation, static_cast<double>(p.prune), static_cast<double>(p.select),
                    static_cast<double>(p.recover), static_cast<double>(p.pct),
-                   static_cast<double>(p.max_iter), p.chaos_limit})
+                   static_cast<double>(p.max_iter), p.chaos_limit,
+                   static_cast<double>(p.initial_loop), p.initial_inflation})
     h = mix(h, as_bits(x));
   return mix(h, prec == precision::float32 ? 4 : 8);
 }

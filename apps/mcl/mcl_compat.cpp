@@ -35,13 +35,22 @@ value_transform value_transform::parse(const std::string& spec) {
   value_transform t;
   std::size_t pos = 0;
   const std::string s = spec;
+  if (!trim(s).empty() && trim(s).back() == ',')
+    throw std::invalid_argument("an empty step in '" + spec + "' (steps are separated by one "
+                                "comma, none before the first or after the last)");
   while (pos < s.size()) {
     std::size_t end = s.find(',', pos);
     // A comma inside parentheses does not occur in these steps: split on every comma.
     if (end == std::string::npos) end = s.size();
     const std::string item = trim(s.substr(pos, end - pos));
     pos = end + 1;
-    if (item.empty()) continue;
+    // An empty step between, before or after commas is refused, as mcl refuses it (a blank
+    // or empty spec is no transform at all).
+    if (item.empty()) {
+      if (trim(s).empty()) break;
+      throw std::invalid_argument("an empty step in '" + spec + "' (steps are separated by one "
+                                  "comma, none before the first or after the last)");
+    }
     if (item[0] == '#')
       throw std::invalid_argument("graph transform '" + item + "' in '" + spec +
                                   "' is not supported (supported: " + supported() + ")");

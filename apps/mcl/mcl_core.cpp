@@ -98,7 +98,9 @@ run_result<T> run_loading(backend<T>& b, const std::function<void()>& load, cons
   b.set_prune_rule(rule);
   run_result<T> r;
   r.iterations = first - 1;
-  for (int it = first; it <= p.max_iter; ++it) {
+  // mcl's initial loop (-l, at -i, no convergence test), then its main loop (-L, at -I).
+  const int last = p.initial_loop + p.max_iter;
+  for (int it = first; it <= last; ++it) {
     const auto t1 = clock::now();
     const std::vector<index_t> blocks = b.expansion_blocks(p.block_products);
     for (std::size_t k = 0; k + 1 < blocks.size(); ++k) {
@@ -109,7 +111,8 @@ run_result<T> run_loading(backend<T>& b, const std::function<void()>& load, cons
     // mcl measures chaos during expansion but tests it after the iteration's inflation, so the
     // limit it interprets has been inflated once more.
     const double chaos = b.chaos();
-    const double inflation = detail::inflation_at(p.inflation, it);
+    const double inflation =
+        detail::inflation_at(p.initial_inflation, p.initial_loop, p.inflation, it);
     if (it > detail::inflation_bump_after && options.note) {
       char line[160];
       std::snprintf(line, sizeof line,
@@ -132,12 +135,12 @@ run_result<T> run_loading(backend<T>& b, const std::function<void()>& load, cons
       info.stats = b.stats();
       progress(info);
     }
-    if (chaos < p.chaos_limit) {
+    if (it > p.initial_loop && chaos < p.chaos_limit) {
       r.converged = true;
       break;
     }
     const bool stop = options.stop && options.stop->load();
-    const bool save = !options.checkpoint_dir.empty() && it < p.max_iter &&
+    const bool save = !options.checkpoint_dir.empty() && it < last &&
                       (stop || seconds >= options.checkpoint_seconds);
     if (save) save_checkpoint(b, it, options);
     if (stop) throw run_interrupted(it, save);

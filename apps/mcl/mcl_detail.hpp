@@ -1,6 +1,7 @@
 #pragma once
 // What the host parts of apps/mcl share (internal): mcl's float rounding of -I and -c, and how
 // numbers appear in messages.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -14,12 +15,13 @@ inline double mcl_float(double x) { return static_cast<double>(static_cast<float
 /// converged (a directed 3-cycle at -I 2 oscillates for ever otherwise).
 inline constexpr int inflation_bump_after = 40;
 
-/// mcl's inflation in iteration `it` (1-based): -I as mcl reads it (a float) up to iteration 40,
-/// then 0.1% more after every iteration from the 40th that did not converge, as mcl 22-282 does
-/// ("Inflation bumped to 2.0020").
-inline double inflation_at(double inflation, int it) {
+/// mcl's inflation in iteration `it` (1-based): -i in the initial loop (-l iterations), then -I,
+/// as mcl reads them (floats), raised by 0.1% after every iteration from the 40th (counted over
+/// both loops) that did not converge, as mcl 22-282 does ("Inflation bumped to 2.0020").
+inline double inflation_at(double initial, int initial_loop, double inflation, int it) {
+  if (it <= initial_loop) return mcl_float(initial);
   double x = mcl_float(inflation);
-  for (int k = inflation_bump_after; k < it; ++k) x *= 1.001;
+  for (int k = std::max(inflation_bump_after, initial_loop); k < it; ++k) x *= 1.001;
   return x;
 }
 

@@ -644,8 +644,9 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
 #endif
   if (!dev) x = broadcast_matrix(g, start, root, n, nnz);
   r.start_seconds = since(t0);
-  for (int it = 1; it <= p.max_iter; ++it) {
+  for (int it = 1; it <= p.initial_loop + p.max_iter; ++it) {
     const auto t1 = clock::now();
+    const double power = detail::inflation_at(p.initial_inflation, p.initial_loop, p.inflation, it);
     std::vector<index_t> split;
     double chaos = 0, expand_seconds = 0;
     offset_t expanded = 0;
@@ -666,7 +667,7 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
       split = cpu::balanced_row_blocks(before, ranks);
       expand_prune_range(*b, blocks, split[me], split[me + 1], rule);
       chaos = b->chaos();
-      b->inflate_normalise(detail::inflation_at(p.inflation, it));
+      b->inflate_normalise(power);
       expanded = b->expanded_nnz();
       if (!dev) {
         const host_csr<T> all = b->download();
@@ -699,7 +700,7 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
       i.exchange_seconds = maxima[2];
       progress(i);
     }
-    if (maxima[0] < p.chaos_limit) {
+    if (it > p.initial_loop && maxima[0] < p.chaos_limit) {
       r.converged = true;
       break;
     }
@@ -726,8 +727,9 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
   dist::spgemm_info info;
   const auto expand = make_expansion<T>(g, p, which, &products_seconds, &info);
   dist_run_result<T> r;
-  for (int it = 1; it <= p.max_iter; ++it) {
+  for (int it = 1; it <= p.initial_loop + p.max_iter; ++it) {
     const auto t1 = clock::now();
+    const double power = detail::inflation_at(p.initial_inflation, p.initial_loop, p.inflation, it);
     products_seconds = 0;
     double exchange_seconds = 0, prune_seconds = 0, chaos = 0;
     offset_t expanded = 0;
@@ -744,8 +746,7 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
       local_step(g, "opsparse-mcl-mpi: pruning", [&] {
         const index_t first_row = x.row_begin + rp.begin[g.col()];
         double c = 0;
-        const host_csr<T> pruned = prune_inflate(rows, first_row, rule,
-                                                 detail::inflation_at(p.inflation, it), p.threads, c);
+        const host_csr<T> pruned = prune_inflate(rows, first_row, rule, power, p.threads, c);
         chaos = std::max(chaos, c);
         expanded += rows.nnz();
         rows = {};
@@ -779,7 +780,7 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
       progress(i);
     }
     // As run(): the chaos of the expansion, tested after the inflation.
-    if (maxima[0] < p.chaos_limit) {
+    if (it > p.initial_loop && maxima[0] < p.chaos_limit) {
       r.converged = true;
       break;
     }

@@ -35,6 +35,12 @@ void validate(const params& p) {
     throw std::invalid_argument("-pct must be in [0, 100), not " + std::to_string(p.pct));
   if (p.max_iter < 0)
     throw std::invalid_argument("--max-iter must be >= 0, not " + std::to_string(p.max_iter));
+  if (p.initial_loop < 0)
+    throw std::invalid_argument("-l must be >= 0, not " + std::to_string(p.initial_loop));
+  if (!(p.initial_inflation > 0.0 && p.initial_inflation <= 30.0) ||
+      !(mcl_float(p.initial_inflation) > 0.0))
+    throw std::invalid_argument("-i (initial inflation) must be in (0, 30], not " +
+                                num(p.initial_inflation));
   if (p.threads < 0) throw std::invalid_argument("-te must be >= 0, not " + std::to_string(p.threads));
   if (p.block_products < 0)
     throw std::invalid_argument("--block-products must be >= 0, not " +
@@ -55,6 +61,41 @@ void apply_scheme(params& p, int scheme) {
   p.select = s[1];
   p.recover = s[2];
   p.pct = static_cast<int>(s[3]);
+}
+
+void apply_resource(params& p, long long n) {
+  if (n < 0) throw std::invalid_argument("-resource must be >= 0, not " + std::to_string(n));
+  p.select = n;
+  p.recover = n;
+  p.prune = 10 * n;
+}
+
+std::string settings_table(const params& p, const std::string& warn_pct,
+                           const std::string& warn_factor) {
+  std::string out =
+      "[mcl] cell size: 8\n[mcl] cell contents: int and float\n"
+      "[mcl] largest index allowed: 2147483647\n[mcl] smallest index allowed: 0\n";
+  char line[160];
+  auto row = [&](const char* label, const std::string& value, const char* option) {
+    std::snprintf(line, sizeof line, "%-40s%8s        %s\n", label, value.c_str(), option);
+    out += line;
+  };
+  auto real = [&](const char* label, double value, const char* option) {
+    std::snprintf(line, sizeof line, "%-40s%10.1f      %s\n", label, value, option);
+    out += line;
+  };
+  row("Prune number", std::to_string(p.prune), "[-P n]");
+  row("Selection number", std::to_string(p.select), "[-S n]");
+  row("Recovery number", std::to_string(p.recover), "[-R n]");
+  row("Recovery percentage", std::to_string(p.pct), "[-pct n]");
+  row("warn-pct", warn_pct.empty() ? "10" : warn_pct, "[-warn-pct k]");
+  row("warn-factor", warn_factor.empty() ? "1000" : warn_factor, "[-warn-factor k]");
+  row("dumpstem", "", "[-dump-stem str]");
+  row("Initial loop length", std::to_string(p.initial_loop), "[-l n]");
+  row("Main loop length", std::to_string(p.max_iter), "[-L n]");
+  real("Initial inflation", mcl_float(p.initial_inflation), "[-i f]");
+  real("Main inflation", mcl_float(p.inflation), "[-I f]");
+  return out;
 }
 
 std::string default_output_name(const std::string& input, const params& p,

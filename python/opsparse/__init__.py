@@ -28,6 +28,11 @@ __all__ = ["spgemm", "Plan", "mcl", "triangles", "msbfs", "BFSResult", "gpu_avai
            "has_gpu_engine", "ParseError", "CudaError", "SEMIRINGS", "__version__"]
 
 
+def __dir__():
+    """The public names only (not the modules this one uses: np, sp, threading, atexit)."""
+    return sorted(__all__)
+
+
 def gpu_available() -> tuple[bool, str]:
     """(True, "") when the GPU engine is built and a device is usable, else (False, why)."""
     return _opsparse.gpu_available()
@@ -223,6 +228,7 @@ def mcl(graph, inflation: float = 2.0, *, output: str = "clusters", scheme: int 
     elif precision == "double":
         precision = "float64"
     g = as_graph(graph, nonnegative=True)
+    _convert.check_finite_real(g.adjacency[4], "opsparse.mcl: graph")
     names = [str(x) for x in g.names] if g.names is not None else None
     clusters, _iterations, _converged, _backend = _opsparse.mcl(
         g.adjacency, float(inflation), int(scheme or 0), prune, select, recover, pct,

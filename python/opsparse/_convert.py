@@ -52,12 +52,87 @@ def scipy_kind(m):
     return make
 
 
+def _available_memory() -> int:
+    """Host memory available now (Linux's MemAvailable), 0 when unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def check_structure(m, name):
+    """Refuses, before SciPy or the core reads them, the arrays of a sparse matrix that do not
+    describe one (row pointers that decrease or point past the stored entries, indices out of
+    range) and shapes whose conversion alone would not fit in memory."""
+    rows, cols = (int(x) for x in m.shape)
+    fmt = m.format
+    nnz_stored = int(np.asarray(m.data).shape[0]) if fmt in ("csr", "csc", "coo") else int(m.nnz)
+    # The conversion holds row pointers (int64) twice and the entries once or twice.
+    need = 2 * 8 * (rows + 1) + 2 * 16 * nnz_stored
+    avail = _available_memory()
+    if avail and need > avail:
+        raise MemoryError(f"{name}: a {rows} x {cols} matrix needs about {need / 1e9:.1f} GB to "
+                          f"convert (its row pointers alone: {8 * (rows + 1) / 1e9:.1f} GB), and "
+                          f"{avail / 1e9:.1f} GB are available")
+    if fmt in ("csr", "csc"):
+        major, minor = (rows, cols) if fmt == "csr" else (cols, rows)
+        what = "row" if fmt == "csr" else "column"
+        indptr, indices = np.asarray(m.indptr), np.asarray(m.indices)
+        if indptr.ndim != 1 or indptr.shape[0] != major + 1:
+            raise ValueError(f"{name}: indptr has {indptr.size} entries; a {rows} x {cols} "
+                             f"{fmt.upper()} matrix needs {major + 1}")
+        if major > 0 and indptr[0] != 0:
+            raise ValueError(f"{name}: indptr[0] is {indptr[0]}, not 0")
+        steps = np.diff(indptr)
+        if steps.size and (steps < 0).any():
+            i = int(np.argmax(steps < 0))
+            raise ValueError(f"{name}: indptr decreases from {what} {i} to {what} {i + 1} "
+                             f"({indptr[i]} then {indptr[i + 1]})")
+        end = int(indptr[-1]) if indptr.size else 0
+        if end > indices.shape[0] or end > nnz_stored:
+            raise ValueError(f"{name}: indptr ends at {end} but only "
+                             f"{min(indices.shape[0], nnz_stored)} entries are stored")
+        used = indices[:end]
+        if used.size and (int(used.min()) < 0 or int(used.max()) >= minor):
+            bad = int(used.min()) if int(used.min()) < 0 else int(used.max())
+            raise ValueError(f"{name}: index {bad} is out of range for {minor} "
+                             f"{'columns' if fmt == 'csr' else 'rows'}")
+    elif fmt == "coo":
+        r, c = np.asarray(m.row if hasattr(m, "row") else m.coords[0]), \
+            np.asarray(m.col if hasattr(m, "col") else m.coords[1])
+        if r.shape != c.shape or r.shape[0] != nnz_stored:
+            raise ValueError(f"{name}: row, col and data of a COO matrix differ in length")
+        for arr, bound, axis in ((r, rows, "row"), (c, cols, "column")):
+            if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= bound):
+                raise ValueError(f"{name}: a {axis} index is out of range for {bound} {axis}s")
+
+
+def check_finite_real(values, name):
+    """Refuses complex values and NaN or infinite ones (the command-line readers refuse them)."""
+    if values is None:
+        return
+    if np.iscomplexobj(values):
+        raise TypeError(f"{name}: complex values are not supported (weights are real)")
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{name}: value {values[i]} at stored entry {i} is not finite "
+                         "(the command line refuses such a file too)")
+
+
 def host_csr(m, values_dtype, name):
     """(rows, cols, indptr int64, indices int32, values or None): m as canonical CSR, converted
     once (a CSR input in canonical form is not copied beyond the index widening)."""
     if not sp.issparse(m):
         raise TypeError(f"{name} must be a scipy.sparse matrix or array, or a cupyx.scipy.sparse "
                         f"matrix, not {type(m).__name__}")
+    check_structure(m, name)
+    if values_dtype is not None and np.iscomplexobj(m.data):
+        raise TypeError(f"{name}: complex values are not supported")
     c = m.tocsr()
     if not c.has_canonical_format:
         c = c.copy() if c is m else c

@@ -48,6 +48,10 @@ def as_graph(graph, nonnegative: bool = False) -> Graph:
     if _is_networkx(graph):
         import networkx as nx
         nodes = list(graph)
+        if not nodes:  # as a 0 x 0 matrix (NetworkX's conversion refuses an empty graph)
+            empty = (0, 0, np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32),
+                     np.zeros(0, dtype=np.float64))
+            return Graph(empty, [])
         m = nx.to_scipy_sparse_array(graph, nodelist=nodes, weight="weight", dtype=np.float64,
                                      format="csr")
         return Graph(host_csr(m, np.float64, "graph"), nodes)

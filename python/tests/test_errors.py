@@ -97,3 +97,93 @@ def test_gpu_backend_without_gpu():
     assert why
     with pytest.raises(RuntimeError):
         opsparse.triangles(nx.karate_club_graph(), backend="gpu")
+
+
+def _valid_csr(n=50, seed=3):
+    import scipy.sparse as sp
+    return sp.random(n, n, density=0.1, format="csr", random_state=seed)
+
+
+def test_row_pointers_past_the_entries_are_refused_not_a_crash():
+    # indptr[3] = 10**6 on a valid matrix made the core read past its arrays (SIGSEGV)
+    a = _valid_csr()
+    a.indptr = a.indptr.copy()
+    a.indptr[3] = 10**6
+    with pytest.raises(ValueError, match="indptr"):
+        opsparse.spgemm(a, _valid_csr())
+    with pytest.raises(ValueError, match="indptr"):
+        opsparse.mcl(a)
+
+
+def test_decreasing_row_pointers_are_refused():
+    a = _valid_csr()
+    a.indptr = a.indptr.copy()
+    a.indptr[10], a.indptr[11] = a.indptr[11] + 1, a.indptr[10]
+    with pytest.raises(ValueError, match="decreases"):
+        opsparse.spgemm(a, a.copy())
+    b = _valid_csr().tocsc()
+    b.indptr = b.indptr[:-1]
+    with pytest.raises(ValueError, match="indptr has"):
+        opsparse.triangles(b)
+
+
+def test_out_of_range_indices_in_coo_are_refused():
+    import numpy as np
+    import scipy.sparse as sp
+    c = sp.coo_matrix((np.ones(2), (np.array([0, 1]), np.array([1, 0]))), shape=(2, 2))
+    c.col = c.col.copy()
+    c.col[1] = 7
+    with pytest.raises(ValueError, match="out of range"):
+        opsparse.spgemm(c, c)
+
+
+def test_a_huge_dimension_is_refused_by_its_memory_not_killed():
+    # A (2**31 - 1)^2 matrix of one entry grew the process to 23.8 GB before it was killed.
+    import numpy as np
+    import scipy.sparse as sp
+    n = 2**31 - 1
+    a = sp.coo_matrix((np.ones(1), (np.array([0]), np.array([1]))), shape=(n, n))
+    if opsparse._convert._available_memory() == 0:
+        pytest.skip("no MemAvailable to compare with on this system")
+    if opsparse._convert._available_memory() > 2 * 8 * (n + 1):
+        pytest.skip("this machine has the memory to convert it")
+    with pytest.raises(MemoryError, match="GB"):
+        opsparse.mcl(a)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_mcl_refuses_weights_that_are_not_finite(bad):
+    # the command line refuses such a file; Python clustered it into other clusters
+    import numpy as np
+    import scipy.sparse as sp
+    a = sp.csr_matrix(np.array([[0, 1, 0], [1, 0, bad], [0, bad, 0]], dtype=float))
+    with pytest.raises(ValueError, match="not finite"):
+        opsparse.mcl(a)
+    g = nx.Graph()
+    g.add_edge("a", "b", weight=1.0)
+    g.add_edge("b", "c", weight=bad)
+    with pytest.raises(ValueError, match="not finite"):
+        opsparse.mcl(g)
+
+
+def test_mcl_refuses_complex_weights():
+    import numpy as np
+    import scipy.sparse as sp
+    a = sp.csr_matrix(np.array([[0, 1j], [1j, 0]]))
+    with pytest.raises(TypeError, match="complex"):
+        opsparse.mcl(a)
+
+
+def test_public_namespace_holds_the_api_only():
+    names = dir(opsparse)
+    for module in ("np", "sp", "threading", "atexit"):
+        assert module not in names
+    for name in opsparse.__all__:
+        assert name in names and hasattr(opsparse, name)
+
+
+def test_an_empty_networkx_graph_is_treated_as_a_0x0_matrix():
+    import scipy.sparse as sp
+    empty = sp.csr_matrix((0, 0))
+    assert opsparse.mcl(nx.Graph()) == opsparse.mcl(empty) == []
+    assert opsparse.triangles(nx.Graph()) == opsparse.triangles(empty)

@@ -295,6 +295,60 @@ TEST_F(MclRobust, AProcessThatDoesNotConvergeHasItsInflationBumpedAsMcl) {
   }
 }
 
+TEST_F(MclRobust, EmptyTransformStepsAreRefusedAsMclRefusesThem) {
+  file("tf.abc", "a\tb\t1\nb\tc\t2\n");
+  std::string out, err;
+  for (const char* spec : {",", "mul(2),", ",mul(2)", "mul(2),,add(1)"}) {
+    EXPECT_EQ(run(std::string("tf.abc --abc --backend cpu -o - -tf '") + spec + "'", &out, &err), 2)
+        << spec;
+    EXPECT_NE(err.find("empty step"), std::string::npos) << spec << ": " << err;
+  }
+  // An empty spec is no transform, for mcl too.
+  EXPECT_EQ(run("tf.abc --abc --backend cpu -o - -tf ''", &out, &err), 0) << err;
+}
+
+TEST_F(MclRobust, AMalformedTabFileIsRefusedBeforeClustering) {
+  // It was reported only after the whole clustering had run; mcl refuses it first.
+  file("tab.mci",
+       "(mclheader\nmcltype matrix\ndimensions 3x3\n)\n(mclmatrix\nbegin\n0 1 $\n1 0 2 $\n2 1 $\n)\n");
+  file("bad.tab", "0\tzero\nx\tone\n");
+  std::string out, err;
+  EXPECT_EQ(run("tab.mci --backend cpu -use-tab bad.tab -o -", &out, &err), 1);
+  EXPECT_NE(err.find("bad.tab"), std::string::npos) << err;
+  EXPECT_EQ(err.find(" ite "), std::string::npos) << "it iterated first:\n" << err;
+}
+
+TEST_F(MclRobust, InitialLoopResourceAndSettingsAsMcl) {
+  // mcl's -l/-i (an initial loop without a convergence test), -resource n (S = R = n, P = 10n)
+  // and -z (the settings, on standard output) were refused; now they behave as mcl's.
+  file("loops.abc", planted_abc(6, 25, 0.35, 0.03, true, 25));
+  std::string out, err;
+  ASSERT_EQ(run("-z -resource 500 -l 3 -i 1.4 -I 3.25", &out, &err), 0) << err;
+  EXPECT_NE(out.find("Selection number                             500        [-S n]"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("Prune number                                5000        [-P n]"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("Initial inflation                              1.4      [-i f]"),
+            std::string::npos) << out;
+  if (has_mcl()) {
+    const fs::path theirs = dir_ / "z.txt";
+    for (const char* flags : {"", "-resource 500 -l 3 -i 1.4 -I 3.25", "-scheme 2 -S 700 -L 20"}) {
+      ASSERT_EQ(run(std::string("-z ") + flags, &out, &err), 0) << err;
+      ASSERT_EQ(std::system(("mcl - -z " + std::string(flags) + " > '" + theirs.string() + "' 2>&1").c_str()), 0);
+      EXPECT_EQ(out, read_text(theirs)) << flags;
+    }
+  }
+  // The initial loop runs all its iterations: 20 of them before the first convergence test.
+  ASSERT_EQ(run("loops.abc --abc --backend cpu -l 20 -i 1.4 -o -", &out, &err), 0) << err;
+  EXPECT_NE(err.find("ite  21"), std::string::npos) << err;
+  for (const char* flags : {"-l 3 -i 1.4", "-l 2 -i 3", "-resource 40", "-l 1 -i 6 -I 1.6"}) {
+    ASSERT_EQ(run(std::string("loops.abc --abc --backend cpu --quiet -o ours.txt ") + flags), 0)
+        << flags;
+    if (has_mcl())
+      EXPECT_EQ(read_text(dir_ / "ours.txt"), mcl_clusters(dir_ / "loops.abc", flags)) << flags;
+  }
+}
+
 TEST_F(MclRobust, VersionAndHelp) {
   std::string out;
   ASSERT_EQ(run("--version", &out), 0);
