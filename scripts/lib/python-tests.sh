@@ -28,8 +28,9 @@ python_tests() {
       py_skip "pip could not install ${need[*]} (no network or no PyPI?): $(tail -1 "$log")"; return 0
     fi
   fi
-  local cmake_args=(-C "build-dir=$build/python-build")
-  [ "${OPSPARSE_PYTHON_GPU:-0}" = 1 ] || cmake_args+=(-C cmake.define.OPSPARSE_GPU=OFF)
+  # --config-settings spelled out: pip's short -C came with pip 23.1 (Debian 12 has 23.0.1)
+  local cmake_args=(--config-settings="build-dir=$build/python-build")
+  [ "${OPSPARSE_PYTHON_GPU:-0}" = 1 ] || cmake_args+=(--config-settings=cmake.define.OPSPARSE_GPU=OFF)
   echo "[opsparse] python tests: pip install $root (${cmake_args[*]})"
   if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation \
       "${cmake_args[@]}" "$root" >"$log" 2>&1; then
