@@ -98,6 +98,21 @@ class backend_decision {
   std::optional<apps::backend_probe> probe_;
 };
 
+/// Writes `file` through `write` and commits it. A write that fails in the stream (a full disk)
+/// is reported as the commit reports it, with the file's name and the system's reason, instead
+/// of the writer's own message, which knows neither.
+template <class F>
+void write_and_commit(io::output_file& file, F&& write) {
+  try {
+    write(file.stream());
+  } catch (const std::runtime_error&) {
+    if (file.stream()) throw;  // not the stream's failure
+    file.commit();             // throws "cannot write output file 'NAME': ...: <reason>"
+    throw;
+  }
+  file.commit();
+}
+
 /// SIGINT and SIGTERM while checkpointing: the first asks the run to stop after the running
 /// iteration (its checkpoint written); a second one is handled as before (the output files'
 /// handler removes their temporary files and ends the program).
@@ -195,8 +210,9 @@ int run_sweep(const run_context& c) {
                   clustering cl = rk.result;
                   if (s.sort_mode != "revsize") sort_clusters(cl, s.sort_mode);
                   force_connected(cl, s, c.in, c.start, s.out_names[k], c.err);
-                  write_clustering(c.out_files[k]->stream(), cl, s, c.in, c.start.rows, c.err);
-                  c.out_files[k]->commit();
+                  write_and_commit(*c.out_files[k], [&](std::ostream& os) {
+                    write_clustering(os, cl, s, c.in, c.start.rows, c.err);
+                  });
                   clm::partition part;
                   part.nodes = c.start.rows;
                   part.clusters = cl.clusters;
@@ -305,9 +321,9 @@ input_graph read_input(const cli_settings& s) {
     }
     io::output_file graph_file(s.write_graph);
     const bool ids = in.native && !in.canonical_ids;
-    io::write_mcl_native(graph_file.stream(), nz, ids ? &in.node_ids : nullptr,
-                         ids ? &in.node_ids : nullptr);
-    graph_file.commit();
+    write_and_commit(graph_file, [&](std::ostream& os) {
+      io::write_mcl_native(os, nz, ids ? &in.node_ids : nullptr, ids ? &in.node_ids : nullptr);
+    });
   }
   if (!s.matrix_tf.empty()) transform_values(in.g.adj, s.matrix_tf);
   // Weights that mcl's float cells hold as 0 (1e-50) are no edges: -tf comes first, as in mcl
@@ -352,9 +368,10 @@ void force_connected(clustering& c, const cli_settings& s, const input_graph& in
   }
   const std::string rags_name = out_name + "-rags";
   io::output_file rags(rags_name);
-  write_native_clusters(rags.stream(), before, start.rows, std::string(),
-                        in.canonical_ids ? nullptr : &in.node_ids);
-  rags.commit();
+  write_and_commit(rags, [&](std::ostream& os) {
+    write_native_clusters(os, before, start.rows, std::string(),
+                          in.canonical_ids ? nullptr : &in.node_ids);
+  });
   if (!s.common.quiet)
     err << "[" << s.prog << "] -force-connected: splitting yields an additional "
         << c.clusters.size() - before.clusters.size() << " clusters at a total of "
@@ -429,8 +446,9 @@ int run_clustering(cli_settings& s, const char*& stage, std::ostream& err) {
   force_connected(r.result, s, in, start, s.out_names.front(), err);
   t.cluster = clock.lap_s();
   stage = "writing the clusters";
-  write_clustering(out_files.front()->stream(), r.result, s, in, start.rows, err);
-  out_files.front()->commit();
+  write_and_commit(*out_files.front(), [&](std::ostream& os) {
+    write_clustering(os, r.result, s, in, start.rows, err);
+  });
   t.output = clock.lap_s();
   if (!s.common.quiet) report_clustering(s, r, t, err);
   return 0;

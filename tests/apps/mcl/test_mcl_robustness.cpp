@@ -349,6 +349,22 @@ TEST_F(MclRobust, InitialLoopResourceAndSettingsAsMcl) {
   }
 }
 
+TEST_F(MclRobust, AFullDiskNamesTheFileAndTheReason) {
+  // "write_labelled_groups: writing to the stream failed" named neither the file nor why.
+  const fs::path tiny = dir_ / "tiny-fs";
+  fs::create_directories(tiny);
+  if (std::system(("mount -t tmpfs -o size=4k tmpfs '" + tiny.string() + "' 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "cannot mount a small tmpfs here (needs root and mount rights)";
+  file("big.abc", planted_abc(30, 40, 0.3, 0.01, false, 26));
+  std::string out, err;
+  const int rc = run("big.abc --abc --backend cpu --quiet -o '" + (tiny / "out.txt").string() + "'",
+                     &out, &err);
+  std::system(("umount '" + tiny.string() + "'").c_str());
+  EXPECT_EQ(rc, 1) << err;
+  EXPECT_NE(err.find((tiny / "out.txt").string()), std::string::npos) << err;
+  EXPECT_NE(err.find("No space left on device"), std::string::npos) << err;
+}
+
 TEST_F(MclRobust, VersionAndHelp) {
   std::string out;
   ASSERT_EQ(run("--version", &out), 0);
