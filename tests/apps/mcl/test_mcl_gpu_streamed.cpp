@@ -13,6 +13,7 @@
 
 #include "mcl.hpp"
 #include "mcl_checkpoint.hpp"
+#include "mcl_gpu_test_util.hpp"
 #include "mcl_test_util.hpp"
 #include "opsparse/context.hpp"
 #include "opsparse/device_csr.hpp"
@@ -24,16 +25,6 @@ namespace {
 using namespace opsparse;
 using namespace opsparse::mcl;
 using namespace opsparse::mcl::test;
-
-#define REQUIRE_GPU()                                                                     \
-  do {                                                                                    \
-    std::string why_;                                                                     \
-    if (!opsparse::gpu_available(&why_)) {                                                \
-      if (opsparse::test::gpu_required())                                                 \
-        FAIL() << "OPSPARSE_REQUIRE_GPU=1 but no usable GPU: " << why_;                   \
-      GTEST_SKIP() << "no usable GPU: " << why_;                                          \
-    }                                                                                     \
-  } while (0)
 
 struct streamed_files {
   static constexpr const char* name = "gpu_streamed";
