@@ -273,6 +273,18 @@ class BFSResult(NamedTuple):
     eccentricity: np.ndarray     #: largest level reached
     closeness: np.ndarray        #: (reached - 1) / level_sum, 0 when nothing else is reached
 
+    def level_array(self, unreached: int = -1) -> np.ndarray:
+        """The levels as a dense len(sources) x n array, ``unreached`` (default -1) where the
+        search did not reach a vertex. The sparse ``levels`` stores every reached vertex, the
+        source at level 0 included, but its ``.toarray()`` shows 0 for unreached ones too."""
+        if self.levels is None:
+            raise ValueError("the search ran with levels=False: no levels to lay out")
+        m = self.levels
+        out = np.full(m.shape, unreached, dtype=np.int64)
+        rows = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
+        out[rows, m.indices] = m.data
+        return out
+
 
 def msbfs(graph, sources, *, undirected: bool = False, max_depth: int | None = None,
           levels: bool = True, batch: int = 0, direction: str = "auto", backend: str = "auto",

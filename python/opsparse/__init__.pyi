@@ -66,6 +66,7 @@ class BFSResult(NamedTuple):
     level_sum: np.ndarray
     eccentricity: np.ndarray
     closeness: np.ndarray
+    def level_array(self, unreached: int = ...) -> np.ndarray: ...
 
 def msbfs(graph: GraphLike, sources: Any, *, undirected: bool = ..., max_depth: int | None = ...,
           levels: bool = ..., batch: int = ..., direction: Literal["auto", "push", "pull"] = ...,

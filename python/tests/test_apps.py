@@ -144,3 +144,16 @@ def test_against_cpp_programs(datasets, app, tmp_path):
         assert (int(row[1]), int(row[2]), int(row[3])) == \
             (r.reached[i], r.level_sum[i], r.eccentricity[i])
         assert float(row[4]) == pytest.approx(r.closeness[i], rel=1e-5)
+
+
+def test_level_array_tells_the_source_from_unreached_vertices():
+    # The sparse levels' .toarray() shows 0 for the source and for unreached vertices alike.
+    import numpy as np
+    import scipy.sparse as sp
+    a = sp.csr_matrix((np.ones(4), ([0, 1, 1, 2], [1, 0, 2, 1])), shape=(4, 4))  # 0-1-2, 3 alone
+    r = opsparse.msbfs(a, [0, 3], backend="cpu")
+    assert r.levels.toarray()[0, 3] == r.levels.toarray()[0, 0] == 0
+    assert r.level_array().tolist() == [[0, 1, 2, -1], [-1, -1, -1, 0]]
+    assert r.level_array(unreached=-9999)[0, 3] == -9999
+    with pytest.raises(ValueError, match="levels=False"):
+        opsparse.msbfs(a, [0], levels=False, backend="cpu").level_array()
