@@ -257,12 +257,6 @@ std::unique_ptr<backend<T>> make_gpu_backend(int device = -1,
 }
 #endif
 
-/// Sorts each row's entries by column on `threads` OpenMP threads (0: all): an iterate
-/// downloaded as the GPU left it, when a second iterate does not fit on the device to sort it
-/// there.
-template <class T>
-void sort_row_entries(host_csr<T>& m, int threads);
-
 /// Splits rows into consecutive blocks of at most `max_products` multiplications each (a single
 /// row that alone exceeds it gets a block of its own). `prefix[i]` is the number of products of
 /// rows [0, i), rows + 1 entries.

@@ -9,7 +9,6 @@
 #include <fstream>
 #include <stdexcept>
 #include <system_error>
-#include <type_traits>
 #include <vector>
 
 #include "opsparse/output_file.hpp"

@@ -196,29 +196,6 @@ template run_result<double> run<double>(backend<double>&, const host_csr<double>
                                         const std::function<void(const iteration_info&)>&,
                                         const run_options&);
 
-template <class T>
-void sort_row_entries(host_csr<T>& m, int threads) {
-  if (threads <= 0) threads = omp_get_max_threads();
-#pragma omp parallel num_threads(threads)
-  {
-    std::vector<std::pair<index_t, T>> row;
-#pragma omp for schedule(dynamic, 256)
-    for (index_t i = 0; i < m.rows; ++i) {
-      const offset_t b = m.rpt[i], e = m.rpt[i + 1];
-      row.clear();
-      for (offset_t k = b; k < e; ++k) row.emplace_back(m.col[k], m.val[k]);
-      std::sort(row.begin(), row.end(),
-                [](const auto& x, const auto& y) { return x.first < y.first; });
-      for (offset_t k = b; k < e; ++k) {
-        m.col[k] = row[k - b].first;
-        m.val[k] = row[k - b].second;
-      }
-    }
-  }
-}
-template void sort_row_entries<float>(host_csr<float>&, int);
-template void sort_row_entries<double>(host_csr<double>&, int);
-
 void write_clusters(std::ostream& os, const clustering& c, const std::vector<std::string>& labels) {
   io::write_labelled_groups(os, c.clusters, labels);
 }

@@ -23,7 +23,7 @@
 // When the next iterate itself does not fit beside the current one (its bound: each row keeps
 // at most max(S, R) entries, ties aside, and no more than its products), it is assembled in
 // pinned host memory instead, block by block, and uploaded once the current one is freed
-// (mcl_streamed.cuh): the same kernels, the same iterates, one iterate on the device at a time.
+// (mcl_next_iterate.cuh): the same kernels, the same iterates, one iterate on the device at a time.
 // Every size is taken within the memory budget (gpu_backend_options::memory_budget).
 #include <cub/cub.cuh>
 #include <thrust/iterator/constant_iterator.h>
@@ -39,10 +39,10 @@
 #include <vector>
 
 #include "mcl.hpp"
+#include "mcl_device_memory_budget.cuh"
 #include "mcl_fused.cuh"
 #include "mcl_gpu_kernels.cuh"
 #include "mcl_iterate_rows.cuh"
-#include "mcl_device_memory_budget.cuh"
 #include "mcl_next_iterate.cuh"
 #include "opsparse/context.hpp"
 #include "opsparse/dense_rows.cuh"
@@ -65,7 +65,6 @@ constexpr long long fused_max_rank = 1 << 20;
 /// Entries a row of the next iterate is assumed to keep when no pruning rule was given
 /// (backend::set_prune_rule), and the fused expansion's room for a row's kept entries.
 constexpr long long assumed_kept_per_row = 2048;
-
 
 template <class T>
 class gpu_backend final : public backend<T>, public device_iterate<T> {
@@ -143,15 +142,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   }
 
   void set_prune_rule(const prune_rule& rule) override {
-    // The most entries a pruned row keeps, ties aside (mcl_prune.hpp): max(S, R) with a
-    // selection; without one, the cutoff's survivors (each at least the cutoff, summing to at
-    // most 1) or R; without either, the whole row.
-    long long k = std::numeric_limits<long long>::max();
-    if (rule.select > 0)
-      k = std::max(rule.select, rule.recover);
-    else if (rule.cutoff > 0)
-      k = std::max<long long>(rule.recover, static_cast<long long>(1.0 / rule.cutoff) + 1);
-    kept_per_row_ = k;
+    kept_per_row_ = kept_entries_bound(rule, std::numeric_limits<long long>::max());
   }
 
   std::vector<index_t> expansion_blocks(long long max_products) override {
@@ -509,18 +500,11 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   offset_t expanded_nnz() const override { return expanded_nnz_; }
 
   host_csr<T> download() override {
-    // The iterate's rows are unsorted (see the constructor): sorted by column here, once, into
-    // the spare arrays, so that callers get a canonical CSR; on the host when a second iterate
-    // does not fit on the device.
-    const std::size_t entry = sizeof(index_t) + sizeof(T);
-    if (m_sorted_ || static_cast<std::size_t>(m_.nnz()) * entry <=
-                         available_bytes(workspace_bytes() + next_.device_bytes())) {
-      sort_iterate_rows();
-      return copy_current();
-    }
-    host_csr<T> h = copy_current();
-    sort_row_entries(h, 0);
-    return h;
+    // The iterate's rows are unsorted (see the constructor): sorted by column here, once (in
+    // place, block by block, where a sorted copy does not fit), so that callers get a canonical
+    // CSR.
+    sort_iterate_rows();
+    return copy_current();
   }
 
   host_csr<T> snapshot(bool& rows_sorted) override {
@@ -669,16 +653,21 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   }
   /// Frees the workspaces of the path (fused or stored) this expansion does not take.
   void release_unused_workspace() {
-    if (fused_) {
-      e_ = device_csr<double>();
-      sorted_ = device_buffer<double>();
-      gathered_ = device_buffer<double>();
-    } else {
-      out_col_ = device_buffer<index_t>();
-      out_val_ = device_buffer<T>();
-      cand_col_ = device_buffer<index_t>();
-      cand_val_ = device_buffer<T>();
-    }
+    if (fused_)
+      release_stored_workspace();
+    else
+      release_fused_workspace();
+  }
+  void release_stored_workspace() {
+    e_ = device_csr<double>();
+    sorted_ = device_buffer<double>();
+    gathered_ = device_buffer<double>();
+  }
+  void release_fused_workspace() {
+    out_col_ = device_buffer<index_t>();
+    out_val_ = device_buffer<T>();
+    cand_col_ = device_buffer<index_t>();
+    cand_val_ = device_buffer<T>();
   }
   /// Under a memory budget, gives the memory pool's unused blocks back to the device: what the
   /// backend then holds is what it uses, and the budget bounds that. (Without one the pool keeps
@@ -689,13 +678,8 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
 
   /// Frees every expansion workspace (before a streamed iterate is uploaded).
   void release_workspace() {
-    e_ = device_csr<double>();
-    sorted_ = device_buffer<double>();
-    gathered_ = device_buffer<double>();
-    out_col_ = device_buffer<index_t>();
-    out_val_ = device_buffer<T>();
-    cand_col_ = device_buffer<index_t>();
-    cand_val_ = device_buffer<T>();
+    release_stored_workspace();
+    release_fused_workspace();
   }
 
   std::size_t scan_bytes(long long items) {

@@ -13,16 +13,9 @@ namespace opsparse::mcl {
 
 namespace {
 
-/// Entries a pruned row keeps at most, ties aside (mcl_prune.hpp): max(S, R) with a selection;
-/// without one the cutoff's survivors (each at least the cutoff, summing to at most 1) or R;
-/// with neither, the whole row.
+/// Entries a pruned row keeps at most (kept_entries_bound), at least 1 and at most every node.
 long long kept_per_row(const params& p, index_t nodes) {
-  const prune_rule r = p.rule();
-  long long k = nodes;
-  if (r.select > 0)
-    k = std::max(r.select, r.recover);
-  else if (r.cutoff > 0)
-    k = std::max<long long>(r.recover, static_cast<long long>(1.0 / r.cutoff) + 1);
+  const long long k = kept_entries_bound(p.rule(), nodes);
   return std::min<long long>(std::max<long long>(k, 1), std::max<index_t>(nodes, 1));
 }
 

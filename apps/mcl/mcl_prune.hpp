@@ -70,6 +70,19 @@ OPSPARSE_HD bool select_recovery_needs_rank_r(const prune_rule& r, offset_t n_pr
   return n_prune > r.recover;
 }
 
+/// The most entries a pruned row keeps, ties at a bar aside: max(S, R) with a selection;
+/// without one, the cutoff's survivors (each at least the cutoff, summing to at most 1; one
+/// more for the rounding of their sum) or R; with neither, the whole row (`row_entries`).
+/// It bounds an iterate's size (the memory plan, the GPU backend's placement).
+OPSPARSE_HD long long kept_entries_bound(const prune_rule& r, long long row_entries) {
+  if (r.select > 0) return r.select > r.recover ? r.select : r.recover;
+  if (r.cutoff > 0) {
+    const long long survivors = static_cast<long long>(1.0 / r.cutoff) + 1;
+    return survivors > r.recover ? survivors : r.recover;
+  }
+  return row_entries;
+}
+
 /// A row needs an order statistic (its values sorted) in cases recover and select.
 OPSPARSE_HD bool case_needs_ranks(int c) { return c == case_recover || c == case_select; }
 
