@@ -1,7 +1,7 @@
-// Host parts of apps/mcl: the iteration driver, the expansion's row blocks, the output of the
-// clusters and the convenience functions (backend, run, interpretation). The parameters are in
-// mcl_params.cpp, the input transformation in mcl_start.cpp, the interpretation in
-// mcl_interpret.cpp.
+// Host parts of apps/mcl: the iteration loop (mcl_iteration.hpp) and the single process's run
+// over a backend, the expansion's row blocks, the output of the clusters and the convenience
+// functions (backend, run, interpretation). The parameters are in mcl_params.cpp, the input
+// transformation in mcl_start.cpp, the interpretation in mcl_interpret.cpp.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -25,6 +25,7 @@
 #include "mcl.hpp"
 #include "mcl_checkpoint.hpp"
 #include "mcl_detail.hpp"
+#include "mcl_iteration.hpp"
 #include "mcl_memory_plan.hpp"
 #include "opsparse/cpu/spgemm.hpp"
 #include "opsparse/io.hpp"
@@ -59,6 +60,45 @@ std::vector<index_t> split_rows_by_products(const std::vector<offset_t>& prefix,
 // ------------------------------------------------------------------------------------------------
 // The iteration (mcl's mclProcess / doIteration)
 // ------------------------------------------------------------------------------------------------
+
+namespace detail {
+
+iteration_outcome iterate(const params& p, int first, const iteration_hooks& h) {
+  using clock = std::chrono::steady_clock;
+  iteration_outcome o;
+  o.iterations = first - 1;
+  // mcl's initial loop (-l, at -i, no convergence test), then its main loop (-L, at -I).
+  const int last = p.initial_loop + p.max_iter;
+  for (int it = first; it <= last; ++it) {
+    const auto t = clock::now();
+    const double inflation = inflation_at(p.initial_inflation, p.initial_loop, p.inflation, it);
+    // mcl measures chaos during expansion but tests it after the iteration's inflation, so the
+    // limit it interprets has been inflated once more.
+    const double chaos = h.step(it, inflation);
+    if (it > inflation_bump_after && h.note) {
+      char line[160];
+      std::snprintf(line, sizeof line,
+                    "inflation bumped to %.4f (no convergence after %d iterations: mcl raises it "
+                    "by 0.1%% each iteration from the %dth)",
+                    inflation, it - 1, inflation_bump_after);
+      h.note(line);
+    }
+    o.iterations = it;
+    const double seconds = std::chrono::duration<double>(clock::now() - t).count();
+    if (h.done) h.done(it, chaos, seconds);
+    if (it > p.initial_loop && chaos < p.chaos_limit) {
+      o.converged = true;
+      break;
+    }
+    const bool stop = h.stop && h.stop();
+    const bool save = h.save && it < last && (stop || seconds >= h.checkpoint_seconds);
+    if (save) h.save(it);
+    if (stop) throw run_interrupted(it, save);
+  }
+  return o;
+}
+
+}  // namespace detail
 
 namespace {
 
@@ -96,55 +136,40 @@ run_result<T> run_loading(backend<T>& b, const std::function<void()>& load, cons
   }
   const prune_rule rule = p.rule();
   b.set_prune_rule(rule);
-  run_result<T> r;
-  r.iterations = first - 1;
-  // mcl's initial loop (-l, at -i, no convergence test), then its main loop (-L, at -I).
-  const int last = p.initial_loop + p.max_iter;
-  for (int it = first; it <= last; ++it) {
-    const auto t1 = clock::now();
+  int blocks_run = 0;
+  detail::iteration_hooks h;
+  h.step = [&](int, double inflation) {
     const std::vector<index_t> blocks = b.expansion_blocks(p.block_products);
     for (std::size_t k = 0; k + 1 < blocks.size(); ++k) {
       b.expand(blocks[k], blocks[k + 1]);
       b.prune_normalise(rule);
     }
     b.finish_expansion();
-    // mcl measures chaos during expansion but tests it after the iteration's inflation, so the
-    // limit it interprets has been inflated once more.
+    blocks_run = blocks.empty() ? 0 : static_cast<int>(blocks.size() - 1);
     const double chaos = b.chaos();
-    const double inflation =
-        detail::inflation_at(p.initial_inflation, p.initial_loop, p.inflation, it);
-    if (it > detail::inflation_bump_after && options.note) {
-      char line[160];
-      std::snprintf(line, sizeof line,
-                    "inflation bumped to %.4f (no convergence after %d iterations: mcl raises it "
-                    "by 0.1%% each iteration from the %dth)",
-                    inflation, it - 1, detail::inflation_bump_after);
-      options.note(line);
-    }
     b.inflate_normalise(inflation);
-    r.iterations = it;
-    const double seconds = std::chrono::duration<double>(clock::now() - t1).count();
-    if (progress) {
+    return chaos;
+  };
+  if (progress)
+    h.done = [&](int it, double chaos, double seconds) {
       iteration_info info;
       info.iteration = it;
       info.chaos = chaos;
       info.expanded_nnz = b.expanded_nnz();
       info.nnz = b.nnz();
-      info.blocks = blocks.empty() ? 0 : static_cast<int>(blocks.size() - 1);
+      info.blocks = blocks_run;
       info.seconds = seconds;
       info.stats = b.stats();
       progress(info);
-    }
-    if (it > p.initial_loop && chaos < p.chaos_limit) {
-      r.converged = true;
-      break;
-    }
-    const bool stop = options.stop && options.stop->load();
-    const bool save = !options.checkpoint_dir.empty() && it < last &&
-                      (stop || seconds >= options.checkpoint_seconds);
-    if (save) save_checkpoint(b, it, options);
-    if (stop) throw run_interrupted(it, save);
-  }
+    };
+  h.note = options.note;
+  if (options.stop) h.stop = [&options] { return options.stop->load(); };
+  if (!options.checkpoint_dir.empty()) h.save = [&](int it) { save_checkpoint(b, it, options); };
+  h.checkpoint_seconds = options.checkpoint_seconds;
+  const detail::iteration_outcome o = detail::iterate(p, first, h);
+  run_result<T> r;
+  r.iterations = o.iterations;
+  r.converged = o.converged;
   r.limit = b.download();
   r.seconds = std::chrono::duration<double>(clock::now() - t0).count();
   r.stats = b.stats();

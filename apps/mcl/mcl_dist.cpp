@@ -1,5 +1,6 @@
-// Distributed MCL (mcl_dist.hpp): the iteration over a dist::grid, the exchanges between a
-// process row's blocks and its whole rows, and the pruning of whole rows.
+// Distributed MCL (mcl_dist.hpp): the grid layout's iteration over a dist::grid, the exchanges
+// between a process row's blocks and its whole rows, and the pruning of whole rows; the rows
+// layout is in mcl_dist_rows.cpp.
 #include "mcl_dist.hpp"
 
 #include <mpi.h>
@@ -19,6 +20,8 @@
 #include <vector>
 
 #include "mcl_detail.hpp"
+#include "mcl_dist_common.hpp"
+#include "mcl_iteration.hpp"
 #include "mcl_rows.hpp"
 #include "opsparse/cpu/spgemm.hpp"
 #include "opsparse/dist/detail/blocks.hpp"
@@ -36,45 +39,7 @@ namespace opsparse::mcl {
 
 namespace {
 
-using clock = std::chrono::steady_clock;
-double since(clock::time_point t) {
-  return std::chrono::duration<double>(clock::now() - t).count();
-}
-
-template <class V>
-MPI_Datatype mpi_type() {
-  if constexpr (std::is_same_v<V, float>) {
-    return MPI_FLOAT;
-  } else if constexpr (std::is_same_v<V, double>) {
-    return MPI_DOUBLE;
-  } else if constexpr (std::is_same_v<V, std::int32_t>) {
-    return MPI_INT32_T;
-  } else {
-    static_assert(std::is_same_v<V, std::int64_t>, "no MPI datatype for this element type");
-    return MPI_INT64_T;
-  }
-}
-
-/// Runs the local step f on every rank; when it throws on some, every rank throws (the layer's
-/// agreement), so that none is left waiting in the next collective.
-template <class F>
-void local_step(const dist::grid& g, const char* what, F&& f) {
-  std::exception_ptr error;
-  try {
-    f();
-  } catch (...) {
-    error = std::current_exception();
-  }
-  dist::detail::agree_on_failure(error, what, g.comm());
-}
-
-/// Elements a message of the row exchanges carries at most: 2^28, or OPSPARSE_DIST_MESSAGE_ELEMENTS
-/// when set (a test makes messages small to cut every exchange into many).
-long long message_elements() {
-  const char* v = std::getenv("OPSPARSE_DIST_MESSAGE_ELEMENTS");
-  const long long x = v ? std::atoll(v) : 0;
-  return x > 0 && x <= (1ll << 28) ? x : 1ll << 28;
-}
+using namespace detail;
 
 /// `send` (counts[d] elements for rank d of `comm`, in rank order) sent to the ranks; returns
 /// what the ranks sent here in rank order, `from` the count from each. Point to point, in
@@ -358,17 +323,6 @@ struct timed_engine {
   }
 };
 
-#if OPSPARSE_HAS_GPU_ENGINE
-/// The rank's GPU: local rank % the node's devices (ranks share them when there are more ranks
-/// than GPUs on a node). Throws on a rank that has none; *devices gets the node's count.
-int rank_device(const dist::grid& g, int* devices) {
-  if (cudaGetDeviceCount(devices) != cudaSuccess || *devices == 0) {
-    (void)cudaGetLastError();
-    throw std::runtime_error("rank " + std::to_string(g.rank()) + " has no usable CUDA device");
-  }
-  return g.rank_on_node() % *devices;
-}
-#endif
 
 /// Takes each row phase of the expansion: its rows of E on the host, in parts for the process
 /// row's ranks (spgemm_row_phases).
@@ -421,295 +375,6 @@ std::function<void(const dist::dist_csr<T>&, const phase_consumer&)> make_expans
 #endif
 }
 
-/// The start matrix checked on `root`, the verdict on every rank.
-template <class T>
-void check_start(const dist::grid& g, const host_csr<T>& start, int root) {
-  local_step(g, "opsparse-mcl-mpi: the start matrix", [&] {
-    if (g.rank() != root) return;
-    opsparse::validate(start);
-    OPSPARSE_EXPECTS(start.rows == start.cols, "the MCL start matrix must be square");
-    OPSPARSE_EXPECTS(std::all_of(start.val.begin(), start.val.end(), [](T v) { return v >= T(0); }),
-                     "the graph has negative weights, which only opsparse-mcl's CPU backend "
-                     "clusters as mcl does");
-  });
-}
-
-/// count elements at data broadcast from `root` in messages of at most message_elements().
-template <class V>
-void broadcast(V* data, long long count, int root, MPI_Comm comm) {
-  const long long chunk = message_elements();
-  for (long long at = 0; at < count; at += chunk)
-    OPSPARSE_MPI_TRY(MPI_Bcast(data + at, static_cast<int>(std::min(chunk, count - at)), mpi_type<V>(),
-                               root, comm));
-}
-
-/// The whole matrix on every rank from each rank's consecutive rows (rank r holds rows
-/// split[r] to split[r + 1] of an n-column matrix in `mine`). Collective; a buffer that cannot
-/// be allocated is refused on every rank.
-template <class T>
-host_csr<T> gather_rows_everywhere(const dist::grid& g, const host_csr<T>& mine,
-                                   const std::vector<index_t>& split, index_t n) {
-  const int ranks = g.size();
-  std::vector<long long> entries(static_cast<std::size_t>(ranks), 0);
-  long long own = static_cast<long long>(mine.nnz());
-  OPSPARSE_MPI_TRY(MPI_Allgather(&own, 1, MPI_LONG_LONG, entries.data(), 1, MPI_LONG_LONG, g.comm()));
-  host_csr<T> x;
-  local_step(g, "opsparse-mcl-mpi: room for the whole iterate", [&] {
-    long long total = 0;
-    for (const long long e : entries) total += e;
-    x = host_csr<T>(split.back(), n);
-    x.col.resize(static_cast<std::size_t>(total));
-    x.val.resize(static_cast<std::size_t>(total));
-  });
-  std::vector<offset_t> lengths(static_cast<std::size_t>(split.back()), 0);
-  for (index_t i = 0; i < mine.rows; ++i) lengths[split[g.rank()] + i] = mine.rpt[i + 1] - mine.rpt[i];
-  offset_t at = 0;
-  for (int r = 0; r < ranks; ++r) {
-    if (r == g.rank()) {
-      std::copy(mine.col.begin(), mine.col.end(), x.col.begin() + at);
-      std::copy(mine.val.begin(), mine.val.end(), x.val.begin() + at);
-    }
-    broadcast(lengths.data() + split[r], split[r + 1] - split[r], r, g.comm());
-    broadcast(x.col.data() + at, entries[r], r, g.comm());
-    broadcast(x.val.data() + at, entries[r], r, g.comm());
-    at += entries[r];
-  }
-  for (index_t i = 0; i < x.rows; ++i) x.rpt[i + 1] = x.rpt[i] + lengths[i];
-  return x;
-}
-
-/// `root`'s square matrix of n rows and nnz entries (known on every rank) on every rank's host
-/// (collective).
-template <class T>
-host_csr<T> broadcast_matrix(const dist::grid& g, const host_csr<T>& m, int root, index_t n,
-                             offset_t nnz) {
-  host_csr<T> x;
-  local_step(g, "opsparse-mcl-mpi: room for the start matrix", [&] {
-    x = g.rank() == root ? m : host_csr<T>(n, n);
-    x.col.resize(static_cast<std::size_t>(nnz));
-    x.val.resize(static_cast<std::size_t>(nnz));
-  });
-  broadcast(x.rpt.data(), static_cast<long long>(x.rpt.size()), root, g.comm());
-  broadcast(x.col.data(), static_cast<long long>(nnz), root, g.comm());
-  broadcast(x.val.data(), static_cast<long long>(nnz), root, g.comm());
-  return x;
-}
-
-/// The backend of the rows layout: opsparse-mcl's CPU backend, or its GPU backend on the rank's
-/// GPU (made on every rank or, failing on one, on none).
-template <class T>
-std::unique_ptr<backend<T>> make_rows_backend(const dist::grid& g, const params& p,
-                                              dist_engine which) {
-  std::unique_ptr<backend<T>> b;
-  local_step(g, "opsparse-mcl-mpi: the rank's backend", [&] {
-    if (which == dist_engine::cpu) {
-      b = make_cpu_backend<T>(p.threads);
-      return;
-    }
-#if OPSPARSE_HAS_GPU_ENGINE
-    int devices = 0;
-    b = make_gpu_backend<T>(rank_device(g, &devices));
-#else
-    throw std::runtime_error("this build has no GPU engine (configured with -DOPSPARSE_GPU=OFF)");
-#endif
-  });
-  return b;
-}
-
-/// Rows [first, last) of the expansion, in the backend's blocks of the whole X·X (its memory's:
-/// expansion_blocks()) cut to that range, each pruned before the next is expanded.
-template <class T>
-void expand_prune_range(backend<T>& b, const std::vector<index_t>& blocks, index_t first,
-                        index_t last, const prune_rule& rule) {
-  for (std::size_t k = 0; k + 1 < blocks.size(); ++k) {
-    const index_t r0 = std::max(blocks[k], first), r1 = std::min(blocks[k + 1], last);
-    if (r0 >= r1) continue;
-    b.expand(r0, r1);
-    b.prune_normalise(rule);
-  }
-  b.finish_expansion();
-}
-
-#if OPSPARSE_HAS_GPU_ENGINE
-/// NCCL for the rows layout where every rank owns its GPU and NCCL loads (collective); else
-/// nullptr, and *how says why the rows go through the host.
-std::unique_ptr<dist::nccl_comm> rows_nccl(const dist::grid& g, std::string* how) {
-  int devices = 0;
-  const int device = rank_device(g, &devices);
-  std::string why;
-  if (!dist::nccl_usable(g.comm(), device, &why)) {
-    *how = "the host (no NCCL: " + why + ")";
-    return nullptr;
-  }
-  try {
-    auto nccl = std::make_unique<dist::nccl_comm>(g.comm());
-    *how = "NCCL";
-    return nccl;
-  } catch (const std::exception& e) {  // agreed on by every rank: all go through the host
-    *how = std::string("the host (NCCL failed: ") + e.what() + ")";
-    return nullptr;
-  }
-}
-
-/// The ranks' kept rows gathered on every rank's GPU by NCCL, into the backend's spare arrays
-/// made its iterate: rank r's rows split[r] to split[r + 1], its entries after those of the
-/// ranks before it. Returns the gathered iterate's nnz.
-template <class T>
-offset_t gather_rows_on_devices(const dist::grid& g, dist::nccl_comm& nccl, device_iterate<T>& dev,
-                                const std::vector<index_t>& split) {
-  const int ranks = g.size(), me = g.rank();
-  // This rank's rows are the only ones in its iterate: its entries start at 0.
-  std::vector<long long> entries(static_cast<std::size_t>(ranks), 0);
-  long long own = static_cast<long long>(dev.current().nnz);
-  OPSPARSE_MPI_TRY(MPI_Allgather(&own, 1, MPI_LONG_LONG, entries.data(), 1, MPI_LONG_LONG, g.comm()));
-  offset_t before = 0, total = 0;
-  std::vector<std::size_t> rpt_bytes, col_bytes, val_bytes;
-  for (int r = 0; r < ranks; ++r) {
-    if (r == me) before = total;
-    total += entries[static_cast<std::size_t>(r)];
-    const auto e = static_cast<std::size_t>(entries[static_cast<std::size_t>(r)]);
-    rpt_bytes.push_back(static_cast<std::size_t>(split[r + 1] - split[r]) * sizeof(offset_t));
-    col_bytes.push_back(e * sizeof(index_t));
-    val_bytes.push_back(e * sizeof(T));
-  }
-  // Room first, agreed on by every rank, so that no rank is left alone in NCCL's broadcasts.
-  const offset_t* rows = nullptr;
-  typename device_iterate<T>::arrays mine, all;
-  local_step(g, "opsparse-mcl-mpi: room for the gathered iterate on the GPU", [&] {
-    rows = dev.shifted_row_pointers(split[me], split[me + 1], before);
-    mine = dev.current();
-    all = dev.spare(total);
-  });
-  nccl.allgatherv(rows, all.rpt + 1, rpt_bytes, dev.stream());
-  nccl.allgatherv(mine.col, all.col, col_bytes, dev.stream());
-  nccl.allgatherv(mine.val, all.val, val_bytes, dev.stream());
-  dev.use_spare();
-  // Done here, so that the exchange's time is its own.
-  OPSPARSE_CUDA_TRY(cudaStreamSynchronize(dev.stream()));
-  return total;
-}
-
-/// `root`'s start matrix loaded on every rank's GPU: uploaded by root alone, then broadcast GPU to
-/// GPU by NCCL into the other ranks' backends (each loaded with an empty matrix of its shape
-/// first). n and nnz: its shape, known on every rank. Collective.
-template <class T>
-void start_on_devices(const dist::grid& g, dist::nccl_comm& nccl, backend<T>& b,
-                      const host_csr<T>& start, int root, index_t n, offset_t entries) {
-  const auto nnz = static_cast<std::size_t>(entries);
-  device_iterate<T>& dev = *b.on_device();
-  typename device_iterate<T>::arrays from, to;
-  local_step(g, "opsparse-mcl-mpi: the start matrix on the GPU", [&] {
-    b.load(g.rank() == root ? start : host_csr<T>(n, n));
-    from = dev.current();
-    to = dev.spare(static_cast<offset_t>(nnz));
-  });
-  nccl.broadcast(from.rpt, to.rpt, (static_cast<std::size_t>(n) + 1) * sizeof(offset_t), root,
-                 dev.stream());
-  nccl.broadcast(from.col, to.col, nnz * sizeof(index_t), root, dev.stream());
-  nccl.broadcast(from.val, to.val, nnz * sizeof(T), root, dev.stream());
-  dev.use_spare();
-  OPSPARSE_CUDA_TRY(cudaStreamSynchronize(dev.stream()));
-}
-#endif
-
-/// dist_layout::rows (mcl_dist.hpp): the whole iterate on every rank, each expanding, pruning and
-/// inflating its share of the rows with opsparse-mcl's CPU or GPU backend, the kept rows then
-/// broadcast: GPU to GPU by NCCL where each rank owns its GPU (the iterate then stays on the
-/// devices), else through the host.
-template <class T>
-dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const params& p,
-                            const std::function<void(const dist_iteration_info&)>& progress,
-                            int root, dist_engine which) {
-  const auto t0 = clock::now();
-  const int me = g.rank(), ranks = g.size();
-  long long shape[2] = {start.rows, static_cast<long long>(start.nnz())};
-  OPSPARSE_MPI_TRY(MPI_Bcast(shape, 2, MPI_LONG_LONG, root, g.comm()));
-  const auto n = static_cast<index_t>(shape[0]);
-  offset_t nnz = static_cast<offset_t>(shape[1]);
-  const prune_rule rule = p.rule();
-  const std::unique_ptr<backend<T>> b = make_rows_backend<T>(g, p, which);
-  dist_run_result<T> r;
-  r.row_exchange = "the host";
-  // GPU to GPU where every rank owns its GPU: X then stays on the devices, the start matrix
-  // broadcast there; else X on every rank's host, loaded into its backend at each iteration.
-  device_iterate<T>* dev = nullptr;
-  host_csr<T> x;
-#if OPSPARSE_HAS_GPU_ENGINE
-  std::unique_ptr<dist::nccl_comm> nccl;
-  if (b->on_device()) {
-    nccl = rows_nccl(g, &r.row_exchange);
-    if (nccl) dev = b->on_device();
-  }
-  if (dev) start_on_devices(g, *nccl, *b, start, root, n, nnz);
-#endif
-  if (!dev) x = broadcast_matrix(g, start, root, n, nnz);
-  r.start_seconds = since(t0);
-  for (int it = 1; it <= p.initial_loop + p.max_iter; ++it) {
-    const auto t1 = clock::now();
-    const double power = detail::inflation_at(p.initial_inflation, p.initial_loop, p.inflation, it);
-    std::vector<index_t> split;
-    double chaos = 0, expand_seconds = 0;
-    offset_t expanded = 0;
-    host_csr<T> mine;
-    local_step(g, "opsparse-mcl-mpi: expanding and pruning the rank's rows", [&] {
-      // Equal shares of the products, the same split on every rank (the same X).
-      // (With NCCL, X stays on the devices: start_on_devices put it there.)
-      if (!dev) b->load(x);
-      std::vector<offset_t> before;
-      if (!b->on_device()) {  // the CPU backend: counted here; the GPU's by expansion_blocks
-        const std::vector<offset_t> per_row = cpu::row_products(x, x);
-        before.assign(per_row.size() + 1, 0);
-        for (std::size_t i = 0; i < per_row.size(); ++i) before[i + 1] = before[i] + per_row[i];
-      }
-      x = {};
-      const std::vector<index_t> blocks = b->expansion_blocks(0);
-      if (b->on_device()) before = b->on_device()->row_products_prefix();
-      split = cpu::balanced_row_blocks(before, ranks);
-      expand_prune_range(*b, blocks, split[me], split[me + 1], rule);
-      chaos = b->chaos();
-      b->inflate_normalise(power);
-      expanded = b->expanded_nnz();
-      if (!dev) {
-        const host_csr<T> all = b->download();
-        mine = dist::detail::take_rows(all, {split[me]}, {split[me + 1]});
-      }
-      expand_seconds = since(t1);
-    });
-    const auto t2 = clock::now();
-#if OPSPARSE_HAS_GPU_ENGINE
-    if (dev) nnz = gather_rows_on_devices(g, *nccl, *dev, split);
-#endif
-    if (!dev) {
-      x = gather_rows_everywhere(g, mine, split, n);
-      nnz = x.nnz();
-    }
-    double maxima[3] = {chaos, expand_seconds, since(t2)};
-    OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, maxima, 3, MPI_DOUBLE, MPI_MAX, g.comm()));
-    long long sum = static_cast<long long>(expanded);
-    OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_LONG_LONG, MPI_SUM, g.comm()));
-    r.iterations = it;
-    if (progress) {
-      dist_iteration_info i;
-      i.iteration = it;
-      i.chaos = maxima[0];
-      i.expanded_nnz = sum;
-      i.nnz = nnz;
-      i.seconds = since(t1);
-      i.expand_seconds = maxima[1];
-      i.products_seconds = maxima[1];  // (fused: products, pruning and inflation together)
-      i.exchange_seconds = maxima[2];
-      progress(i);
-    }
-    if (it > p.initial_loop && maxima[0] < p.chaos_limit) {
-      r.converged = true;
-      break;
-    }
-  }
-  if (me == root) r.limit = dev ? b->download() : std::move(x);
-  r.seconds = since(t0);
-  return r;
-}
-
 }  // namespace
 
 template <class T>
@@ -718,7 +383,7 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
                                    int root, dist_engine which, dist_layout layout) {
   validate(p);
   check_start(g, start, root);
-  if (layout == dist_layout::rows) return run_rows(g, start, p, progress, root, which);
+  if (layout == dist_layout::rows) return detail::run_rows(g, start, p, progress, root, which);
   const auto t0 = clock::now();
   dist::dist_csr<T> x = dist::scatter(g, start, root);
   const index_t n = x.rows;
@@ -727,9 +392,11 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
   dist::spgemm_info info;
   const auto expand = make_expansion<T>(g, p, which, &products_seconds, &info);
   dist_run_result<T> r;
-  for (int it = 1; it <= p.initial_loop + p.max_iter; ++it) {
+  double maxima[5] = {};  // the iteration's chaos and stage seconds (every rank's maximum)
+  long long sums[2] = {};  // expanded and kept entries (all ranks)
+  detail::iteration_hooks h;
+  h.step = [&](int, double power) {
     const auto t1 = clock::now();
-    const double power = detail::inflation_at(p.initial_inflation, p.initial_loop, p.inflation, it);
     products_seconds = 0;
     double exchange_seconds = 0, prune_seconds = 0, chaos = 0;
     offset_t expanded = 0;
@@ -760,31 +427,35 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
     const auto t = clock::now();
     x = rows_to_blocks(g, kept, n);
     exchange_seconds += since(t);
-    double maxima[5] = {chaos, expand_seconds, products_seconds, exchange_seconds, prune_seconds};
+    maxima[0] = chaos;
+    maxima[1] = expand_seconds;
+    maxima[2] = products_seconds;
+    maxima[3] = exchange_seconds;
+    maxima[4] = prune_seconds;
     OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, maxima, 5, MPI_DOUBLE, MPI_MAX, g.comm()));
-    long long sums[2] = {static_cast<long long>(expanded), static_cast<long long>(x.block.nnz())};
+    sums[0] = static_cast<long long>(expanded);
+    sums[1] = static_cast<long long>(x.block.nnz());
     OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_LONG_LONG, MPI_SUM, g.comm()));
-    r.iterations = it;
-    if (progress) {
+    return maxima[0];
+  };
+  if (progress)
+    h.done = [&](int it, double chaos, double seconds) {
       dist_iteration_info i;
       i.iteration = it;
-      i.chaos = maxima[0];
+      i.chaos = chaos;
       i.expanded_nnz = sums[0];
       i.nnz = sums[1];
       i.phases = info.phases;
-      i.seconds = since(t1);
+      i.seconds = seconds;
       i.expand_seconds = maxima[1];
       i.products_seconds = maxima[2];
       i.exchange_seconds = maxima[3];
       i.prune_seconds = maxima[4];
       progress(i);
-    }
-    // As run(): the chaos of the expansion, tested after the inflation.
-    if (it > p.initial_loop && maxima[0] < p.chaos_limit) {
-      r.converged = true;
-      break;
-    }
-  }
+    };
+  const detail::iteration_outcome o = detail::iterate(p, 1, h);
+  r.iterations = o.iterations;
+  r.converged = o.converged;
   r.limit = dist::gather(g, x, root);
   r.seconds = since(t0);
   return r;

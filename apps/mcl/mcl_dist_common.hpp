@@ -1,0 +1,107 @@
+#pragma once
+// What the layouts of distributed MCL share (internal to mcl_dist.cpp, the grid layout, and
+// mcl_dist_rows.cpp, the rows layout): timing, MPI datatypes, local steps that fail together,
+// messages of bounded size, the rank's GPU and the start matrix's check.
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "mcl_dist.hpp"
+#include "opsparse/dist/detail/blocks.hpp"
+#include "opsparse/dist/detail/comm.hpp"
+#include "opsparse/dist/error.hpp"
+#if OPSPARSE_HAS_GPU_ENGINE
+#include <cuda_runtime_api.h>
+#endif
+
+namespace opsparse::mcl::detail {
+
+using clock = std::chrono::steady_clock;
+inline double since(clock::time_point t) {
+  return std::chrono::duration<double>(clock::now() - t).count();
+}
+
+template <class V>
+MPI_Datatype mpi_type() {
+  if constexpr (std::is_same_v<V, float>) {
+    return MPI_FLOAT;
+  } else if constexpr (std::is_same_v<V, double>) {
+    return MPI_DOUBLE;
+  } else if constexpr (std::is_same_v<V, std::int32_t>) {
+    return MPI_INT32_T;
+  } else {
+    static_assert(std::is_same_v<V, std::int64_t>, "no MPI datatype for this element type");
+    return MPI_INT64_T;
+  }
+}
+
+/// Runs the local step f on every rank; when it throws on some, every rank throws (the layer's
+/// agreement), so that none is left waiting in the next collective.
+template <class F>
+void local_step(const dist::grid& g, const char* what, F&& f) {
+  std::exception_ptr error;
+  try {
+    f();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  dist::detail::agree_on_failure(error, what, g.comm());
+}
+
+/// Elements a message of the row exchanges carries at most: 2^28, or OPSPARSE_DIST_MESSAGE_ELEMENTS
+/// when set (a test makes messages small to cut every exchange into many).
+inline long long message_elements() {
+  const char* v = std::getenv("OPSPARSE_DIST_MESSAGE_ELEMENTS");
+  const long long x = v ? std::atoll(v) : 0;
+  return x > 0 && x <= (1ll << 28) ? x : 1ll << 28;
+}
+
+/// count elements at data broadcast from `root` in messages of at most message_elements().
+template <class V>
+void broadcast(V* data, long long count, int root, MPI_Comm comm) {
+  const long long chunk = message_elements();
+  for (long long at = 0; at < count; at += chunk)
+    OPSPARSE_MPI_TRY(MPI_Bcast(data + at, static_cast<int>(std::min(chunk, count - at)), mpi_type<V>(),
+                               root, comm));
+}
+
+#if OPSPARSE_HAS_GPU_ENGINE
+/// The rank's GPU: local rank % the node's devices (ranks share them when there are more ranks
+/// than GPUs on a node). Throws on a rank that has none; *devices gets the node's count.
+inline int rank_device(const dist::grid& g, int* devices) {
+  if (cudaGetDeviceCount(devices) != cudaSuccess || *devices == 0) {
+    (void)cudaGetLastError();
+    throw std::runtime_error("rank " + std::to_string(g.rank()) + " has no usable CUDA device");
+  }
+  return g.rank_on_node() % *devices;
+}
+#endif
+
+/// The start matrix checked on `root`, the verdict on every rank.
+template <class T>
+void check_start(const dist::grid& g, const host_csr<T>& start, int root) {
+  local_step(g, "opsparse-mcl-mpi: the start matrix", [&] {
+    if (g.rank() != root) return;
+    opsparse::validate(start);
+    OPSPARSE_EXPECTS(start.rows == start.cols, "the MCL start matrix must be square");
+    OPSPARSE_EXPECTS(std::all_of(start.val.begin(), start.val.end(), [](T v) { return v >= T(0); }),
+                     "the graph has negative weights, which only opsparse-mcl's CPU backend "
+                     "clusters as mcl does");
+  });
+}
+
+/// dist_layout::rows (mcl_dist_rows.cpp).
+template <class T>
+dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const params& p,
+                            const std::function<void(const dist_iteration_info&)>& progress,
+                            int root, dist_engine which);
+
+}  // namespace opsparse::mcl::detail
