@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -242,7 +243,17 @@ int run_sweep(const run_context& c) {
 /// vain.
 struct stage_seconds {
   double read = 0, start = 0, warmup = 0, cluster = 0, output = 0;
+  std::uintmax_t input_bytes = 0;  ///< the input file's size (0: not a regular file)
 };
+
+/// " (N MB at G GB/s)" for the read stage, or "" when the input is not a regular file.
+std::string read_rate(const stage_seconds& t) {
+  if (t.input_bytes == 0 || t.read <= 0) return "";
+  char buf[96];
+  std::snprintf(buf, sizeof buf, " (%.1f MB at %.2f GB/s)", static_cast<double>(t.input_bytes) / 1e6,
+                static_cast<double>(t.input_bytes) / 1e9 / t.read);
+  return buf;
+}
 
 /// The lines after one clustering: overlap, unclaimed nodes, convergence, the count, the output
 /// and (--verbose) the stages.
@@ -256,6 +267,8 @@ void report_clustering(const cli_settings& s, const cluster_result& r, const sta
     if (r.stats.device_allocations >= 0)
       err << "; " << r.stats.device << ": peak device memory " << mib(r.stats.peak_device_bytes)
           << ", " << r.stats.device_allocations << " device allocations in total";
+    if (!r.stats.peak_device_breakdown.empty())
+      err << "\n[" << prog << "] peak device memory " << r.stats.peak_device_breakdown;
   }
   err << "\n[" << prog << "] output is in " << s.out_names.front() << "\n";
   if (s.common.verbose) {
@@ -263,7 +276,7 @@ void report_clustering(const cli_settings& s, const cluster_result& r, const sta
     // r.seconds (upload, iterations, download); "interpretation": the rest of cluster()
     // (the start matrix in the cell type, the backend made and freed, the interpretation).
     err << "[" << prog << "] stages: read " << std::fixed << std::setprecision(3) << t.read
-        << "s, start matrix " << t.start << "s, device start " << t.warmup << "s, iterations "
+        << "s" << read_rate(t) << ", start matrix " << t.start << "s, device start " << t.warmup << "s, iterations "
         << r.seconds << "s, interpretation " << t.cluster - r.seconds << "s (backend "
         << r.backend_seconds << "s, interpret " << r.interpret_seconds
         << "s, then waiting for the backend's release " << r.release_wait_seconds
@@ -410,6 +423,12 @@ int run_clustering(cli_settings& s, const char*& stage, std::ostream& err) {
   stage = "reading the input";
   const input_graph in = read_input(s);
   t.read = clock.lap_s();
+  {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(s.input, ec))
+      t.input_bytes = std::filesystem::file_size(s.input, ec);
+    if (ec) t.input_bytes = 0;
+  }
   stage = "building the start matrix";
   s.p.mirror = false;  // the reader has mirrored the graph (read_input)
   const host_csr<double> start = start_matrix(in.g.adj, s.p);

@@ -115,6 +115,8 @@ struct backend_stats {
   /// device held one iterate, not two.
   bool streamed = false;
   std::size_t pinned_host_bytes = 0;  ///< pinned host memory held for streamed iterates
+  /// Where the peak device memory was seen and what held it (--verbose; "" on the CPU).
+  std::string peak_device_breakdown;
 };
 
 template <class T>

@@ -5,11 +5,21 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <string>
 
 #include "opsparse/context.hpp"
 #include "opsparse/error.hpp"
 
 namespace opsparse::mcl {
+
+/// What the process's device memory held at one moment (bytes), for --verbose.
+struct device_memory_use {
+  std::size_t used = 0;          ///< the process's device memory (cudaMemGetInfo)
+  std::size_t iterate = 0;       ///< the current iterate's arrays
+  std::size_t next_iterate = 0;  ///< the next iterate's device arrays (streamed: its buffers)
+  std::size_t workspaces = 0;    ///< the expansion's workspaces
+  std::size_t pool_idle = 0;     ///< freed blocks the memory pool keeps
+};
 
 class device_memory_budget {
  public:
@@ -22,6 +32,17 @@ class device_memory_budget {
   }
 
   std::size_t bytes() const noexcept { return budget_; }
+
+  /// "at WHERE: before the backend X MiB, iterate ..., the rest R MiB": the rest is what the
+  /// backend does not count (the engine's plan and windows, CUB's and other scratch).
+  std::string describe(const char* where, const device_memory_use& u) const {
+    const std::size_t known = baseline_ + u.iterate + u.next_iterate + u.workspaces + u.pool_idle;
+    const auto mib = [](std::size_t b) { return std::to_string(b >> 20) + " MiB"; };
+    return std::string("at ") + where + ": before the backend " + mib(baseline_) + ", iterate " +
+           mib(u.iterate) + ", next iterate " + mib(u.next_iterate) + ", expansion workspaces " +
+           mib(u.workspaces) + ", idle in the pool " + mib(u.pool_idle) + ", the rest " +
+           mib(u.used > known ? u.used - known : 0);
+  }
 
   /// Device bytes the backend may still take: the budget less what the process holds beyond
   /// the baseline, within the device's free memory, plus `reusable` (the backend's own arrays

@@ -138,7 +138,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(chaos_.data(), 0, std::max<std::size_t>(1, n_) * sizeof(double), s));
     m_sorted_ = true;  // start_matrix builds sorted rows
     OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));  // the host arrays may go away
-    ctx_.note_memory();
+    note_memory("the start matrix loaded");
   }
 
   void set_prune_rule(const prune_rule& rule) override {
@@ -345,7 +345,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[5], s));
     next_.written(kept, ctx_);
     compact_pending_ = true;
-    ctx_.note_memory();
+    note_memory("a block expanded and pruned");
   }
 
   /// Rows [r0_, r1_) of X·X expanded and pruned at once (mcl_fused.cuh), appended to the next
@@ -443,7 +443,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[5], s));
     next_.written(kept, ctx_);
     compact_pending_ = true;
-    ctx_.note_memory();
+    note_memory("a block expanded and pruned (fused)");
   }
 
   /// Products of rows [r0, r1) of X·X (from the scanned per-row counts).
@@ -470,7 +470,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
       release_workspace();
       settle_memory();
     });
-    if (next_.streamed()) ctx_.note_memory();
+    if (next_.streamed()) note_memory("the streamed iterate uploaded");
   }
 
   double chaos() override {
@@ -596,6 +596,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     b.fused = fused_;
     b.streamed = next_.streamed();
     b.pinned_host_bytes = next_.host_bytes();
+    b.peak_device_breakdown = peak_breakdown_;
     return b;
   }
 
@@ -643,6 +644,21 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   }
 
   std::size_t available_bytes(std::size_t reusable) const { return budget_.available(ctx_, reusable); }
+
+  /// The process's device memory noted (context::note_memory); at a new peak, what held it.
+  void note_memory(const char* where) {
+    const std::size_t before = ctx_.peak_memory();
+    const std::size_t used = ctx_.note_memory();
+    if (used <= before) return;
+    device_memory_use u;
+    u.used = used;
+    u.iterate = m_.nnz_capacity() * (sizeof(index_t) + sizeof(T)) +
+                (static_cast<std::size_t>(n_) + 1) * sizeof(offset_t);
+    u.next_iterate = next_.device_bytes();
+    u.workspaces = workspace_bytes();
+    u.pool_idle = ctx_.pool_idle_bytes();
+    peak_breakdown_ = budget_.describe(where, u);
+  }
 
   /// Device bytes of the expansion's workspaces (all reused or freed by the next expansion).
   std::size_t workspace_bytes() const {
@@ -728,6 +744,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   bool compact_pending_ = false;
   bool m_sorted_ = true;  ///< rows of m_ sorted by column (the start matrix is)
   void* pinned_ = nullptr;
+  std::string peak_breakdown_;  ///< note_memory(): what held the peak
   index_t n_ = 0;
   index_t r0_ = 0;
   index_t next_row_ = 0;  ///< rows of next_ laid out so far (blocks come in order)
