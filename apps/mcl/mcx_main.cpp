@@ -1,7 +1,7 @@
 // opsparse-mcx: ABC <-> mcl's native matrix with a tab file, as mcl 22-282's mcxload and mcxdump
 // do it for the usual command lines (their option spellings; byte-identical files):
 //   opsparse-mcx load -abc FILE [--stream-mirror] [--stream-neg-log10|--stream-neg-log]
-//                     [-stream-tf SPEC] [-tf SPEC] [-write-tab TAB] [-o MATRIX]
+//                     [-stream-tf SPEC] [-tf SPEC] [-write-tab TAB] [--write-binary] [-o MATRIX]
 //   opsparse-mcx dump -imx MATRIX [-tab TAB] [--no-values] [-o FILE]
 // load: labels numbered in order of first appearance; duplicate arcs keep the larger weight
 // (mcxload's default -re max); --stream-mirror adds every arc's reverse; zero weights are no
@@ -30,13 +30,15 @@ using opsparse::apps::usage_error;  // apps/common/cli.hpp
 
 const char* usage =
     "Usage: opsparse-mcx load -abc FILE [--stream-mirror] [--stream-neg-log10|--stream-neg-log]\n"
-    "                         [-stream-tf SPEC] [-tf SPEC] [-write-tab TAB] [-o MATRIX]\n"
+    "                         [-stream-tf SPEC] [-tf SPEC] [-write-tab TAB] [--write-binary]\n"
+    "                         [-o MATRIX]\n"
     "       opsparse-mcx dump -imx MATRIX [-tab TAB] [--no-values] [-o FILE]\n"
     "As mcl 22-282's mcxload and mcxdump: ABC (label label [weight]) to mcl's native matrix and a\n"
     "tab file (index<TAB>label), and back. Duplicate arcs keep the larger weight (mcxload -re max);\n"
     "--stream-mirror adds every arc's reverse; weights are transformed as they are read by\n"
     "--stream-neg-log10 (then -stream-tf), the matrix by -tf (opsparse-mcl --help lists the\n"
-    "transforms). -o - (the default) is standard output.\n";
+    "transforms). --write-binary writes mcl's binary format (mcxload's bytes), which opsparse-mcl\n"
+    "and mcl read several times faster than the text. -o - (the default) is standard output.\n";
 
 /// mcx modes take options only: a word that is none is refused as one.
 void refuse_words(const char* mode, const std::vector<std::string>& words) {
@@ -45,7 +47,7 @@ void refuse_words(const char* mode, const std::vector<std::string>& words) {
 
 int run_load(const std::vector<std::string>& args) {
   std::string abc, tab, out = "-", stream_spec, matrix_spec, re = "max";
-  bool mirror = false;
+  bool mirror = false, binary = false;
   double neg_log_base = 0;
   refuse_words("load", apps::read_words(
                            args, "load",
@@ -56,6 +58,7 @@ int run_load(const std::vector<std::string>& args) {
                              {"-tf", &matrix_spec},
                              {"-re", &re}},
                             {{"--stream-mirror", [&] { mirror = true; }},
+                             {"--write-binary", [&] { binary = true; }},
                              {"--stream-neg-log10", [&] { neg_log_base = 10; }},
                              {"--stream-neg-log", [&] { neg_log_base = std::exp(1.0); }}}}));
   if (re != "max") throw usage_error("-re: only max (mcxload's default) is supported");
@@ -91,7 +94,10 @@ int run_load(const std::vector<std::string>& args) {
   }
   mcl::transform_values(g.adj, matrix_tf);
   io::output_file matrix(out);
-  io::write_mcl_native(matrix.stream(), g.adj);
+  if (binary)
+    io::write_mcl_native_binary(matrix.stream(), g.adj);
+  else
+    io::write_mcl_native(matrix.stream(), g.adj);
   if (!tab.empty()) {
     io::output_file t(tab);
     io::write_mcl_tab(t.stream(), g.labels);

@@ -314,6 +314,7 @@ std::size_t native_header_start(std::string_view text, std::size_t max_lines) {
 }
 
 bool looks_like_mcl_native(const std::string& path) {
+  if (is_mcl_native_binary(path)) return true;
   std::ifstream is(path, std::ios::binary);
   if (!is) return false;
   // The first 1000 lines (at most 1 MiB) of the file.
@@ -324,6 +325,7 @@ bool looks_like_mcl_native(const std::string& path) {
 }
 
 mcl_native_matrix read_mcl_native(const std::string& path, const read_options& options) {
+  if (is_mcl_native_binary(path)) return read_mcl_native_binary(path, options);
   std::string text = slurp(path);
   // Text before the header (mcl's examples describe themselves there) is skipped as mcl skips
   // it; blanked rather than cut, so that messages keep the file's line numbers.

@@ -22,7 +22,11 @@
 // after the line has passed 69 - width characters (continued after width + 2 blanks), values
 // are written as %.7g of the float value (mcl's cells are floats).
 //
-// Errors are opsparse::parse_error naming the file and the line.
+// mcl's binary format (mcxload --write-binary; mcl reads either) holds the same matrix with
+// float values: read_mcl_native reads both, write_mcl_native_binary writes mcxload's bytes. Its
+// offsets let the columns be decoded in parallel, several times faster than the text.
+//
+// Errors are opsparse::parse_error naming the file and the line (the byte, in a binary file).
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -44,13 +48,19 @@ struct mcl_native_matrix {
   bool has_values = false;            ///< some entry carried a ':value'
 };
 
-/// True when a line among the file's first 1000 starts with "(mclheader" (after blanks): how the
-/// automatic format detection recognises a native matrix. Text before that line is skipped when
-/// the matrix is read, as mcl skips it.
+/// True when a line among the file's first 1000 starts with "(mclheader" (after blanks), or the
+/// file is a binary native matrix: how the automatic format detection recognises a native
+/// matrix. Text before that line is skipped when the matrix is read, as mcl skips it.
 bool looks_like_mcl_native(const std::string& path);
 
-/// Reads a native matrix. read_options::nonnegative refuses negative values.
+/// True when the file starts with the binary format's cookie.
+bool is_mcl_native_binary(const std::string& path);
+
+/// Reads a native matrix, text or binary. read_options::nonnegative refuses negative values.
 mcl_native_matrix read_mcl_native(const std::string& path, const read_options& options);
+
+/// Reads a binary native matrix (read_mcl_native does when the file is one).
+mcl_native_matrix read_mcl_native_binary(const std::string& path, const read_options& options);
 
 /// Reads a native matrix as a graph: square, the same row and column domain; adj(c, r) is the
 /// value of row r in column c; labels are the domain's indices as decimal strings.
@@ -63,6 +73,13 @@ template <class V>
 void write_mcl_native(std::ostream& os, const host_csr<V>& columns,
                       const std::vector<std::int64_t>* row_ids = nullptr,
                       const std::vector<std::int64_t>* col_ids = nullptr);
+
+/// Writes `columns` as write_mcl_native does, in the binary format, as mcxload --write-binary
+/// writes it (values as floats; ids must fit 32 bits).
+template <class V>
+void write_mcl_native_binary(std::ostream& os, const host_csr<V>& columns,
+                             const std::vector<std::int64_t>* row_ids = nullptr,
+                             const std::vector<std::int64_t>* col_ids = nullptr);
 
 /// A tab file: index -> label, in the order of the file. Indices are non-negative and unique.
 struct mcl_tab {
