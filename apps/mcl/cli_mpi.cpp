@@ -22,9 +22,9 @@
 #include "common/cli.hpp"
 #include "common/options.hpp"
 #include "mcl_dist.hpp"
-#include "opsparse/dist/detail/comm.hpp"
-#include "opsparse/dist/error.hpp"
-#include "opsparse/dist/grid.hpp"
+#include "opsparse/distributed/detail/comm.hpp"
+#include "opsparse/distributed/error.hpp"
+#include "opsparse/distributed/grid.hpp"
 #include "opsparse/output_file.hpp"
 
 namespace opsparse::mcl {

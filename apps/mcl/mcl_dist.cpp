@@ -24,15 +24,15 @@
 #include "mcl_iteration.hpp"
 #include "mcl_rows.hpp"
 #include "opsparse/cpu/spgemm.hpp"
-#include "opsparse/dist/detail/blocks.hpp"
-#include "opsparse/dist/dist_csr.hpp"
-#include "opsparse/dist/error.hpp"
-#include "opsparse/dist/spgemm.hpp"
+#include "opsparse/distributed/detail/blocks.hpp"
+#include "opsparse/distributed/dist_csr.hpp"
+#include "opsparse/distributed/error.hpp"
+#include "opsparse/distributed/spgemm.hpp"
 #if OPSPARSE_HAS_GPU_ENGINE
 #include <cuda_runtime_api.h>
 
-#include "opsparse/dist/gpu_engine.hpp"
-#include "opsparse/dist/nccl.hpp"
+#include "opsparse/distributed/gpu_engine.hpp"
+#include "opsparse/distributed/nccl.hpp"
 #endif
 
 namespace opsparse::mcl {

@@ -25,7 +25,7 @@
 
 #include "mcl.hpp"
 #include "opsparse/csr.hpp"
-#include "opsparse/dist/grid.hpp"
+#include "opsparse/distributed/grid.hpp"
 
 namespace opsparse::mcl {
 

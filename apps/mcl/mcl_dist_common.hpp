@@ -15,9 +15,9 @@
 #include <type_traits>
 
 #include "mcl_dist.hpp"
-#include "opsparse/dist/detail/blocks.hpp"
-#include "opsparse/dist/detail/comm.hpp"
-#include "opsparse/dist/error.hpp"
+#include "opsparse/distributed/detail/blocks.hpp"
+#include "opsparse/distributed/detail/comm.hpp"
+#include "opsparse/distributed/error.hpp"
 #if OPSPARSE_HAS_GPU_ENGINE
 #include <cuda_runtime_api.h>
 #endif

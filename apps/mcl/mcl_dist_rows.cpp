@@ -15,7 +15,7 @@
 #include "mcl_iteration.hpp"
 #include "opsparse/cpu/spgemm.hpp"
 #if OPSPARSE_HAS_GPU_ENGINE
-#include "opsparse/dist/nccl.hpp"
+#include "opsparse/distributed/nccl.hpp"
 #endif
 
 namespace opsparse::mcl {

@@ -15,7 +15,7 @@
 
 #include "opsparse/context.hpp"
 #include "opsparse/cpu/spgemm.hpp"
-#include "opsparse/dist/gpu_engine.hpp"
+#include "opsparse/distributed/gpu_engine.hpp"
 #include "opsparse/io.hpp"
 #include "opsparse/policy.hpp"
 #include "opsparse/spgemm.hpp"
@@ -267,7 +267,7 @@ TEST_F(Gpu, RectangularRandom) {
   }
 }
 
-// The distributed layer's GPU engine (opsparse/dist/gpu_engine.hpp) alone, as dist::spgemm calls
+// The distributed layer's GPU engine (opsparse/distributed/gpu_engine.hpp) alone, as dist::spgemm calls
 // it for a stage's pieces: rectangular, empty operands, one engine and its copy reused (the
 // device buffers grow and shrink in use), against the CPU engine.
 TEST_F(Gpu, DistGpuEngineMatchesTheCpuEngine) {

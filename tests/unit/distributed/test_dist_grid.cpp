@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "dist_support.hpp"
-#include "opsparse/dist/dist_csr.hpp"
-#include "opsparse/dist/error.hpp"
+#include "opsparse/distributed/dist_csr.hpp"
+#include "opsparse/distributed/error.hpp"
 #include "test_support.hpp"
 
 namespace {

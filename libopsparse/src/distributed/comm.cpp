@@ -1,10 +1,10 @@
 // Byte transfers of the distributed layer, in messages of at most 1 GiB (MPI counts are int).
-#include "opsparse/dist/detail/comm.hpp"
+#include "opsparse/distributed/detail/comm.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "opsparse/dist/error.hpp"
+#include "opsparse/distributed/error.hpp"
 
 namespace opsparse::dist::detail {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "opsparse/dist/grid.hpp"
+#include "opsparse/distributed/grid.hpp"
 
 namespace opsparse::test {
 

@@ -14,9 +14,9 @@
 #include "dist_support.hpp"
 #include "opsparse/context.hpp"
 #include "opsparse/cpu/spgemm.hpp"
-#include "opsparse/dist/gpu_engine.hpp"
-#include "opsparse/dist/nccl.hpp"
-#include "opsparse/dist/spgemm.hpp"
+#include "opsparse/distributed/gpu_engine.hpp"
+#include "opsparse/distributed/nccl.hpp"
+#include "opsparse/distributed/spgemm.hpp"
 #include "opsparse_datasets/generators.hpp"
 #include "test_support.hpp"
 

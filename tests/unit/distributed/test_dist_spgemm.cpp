@@ -15,7 +15,7 @@
 
 #include "dist_support.hpp"
 #include "opsparse/cpu/spgemm.hpp"
-#include "opsparse/dist/spgemm.hpp"
+#include "opsparse/distributed/spgemm.hpp"
 #include "opsparse_datasets/generators.hpp"
 #include "test_support.hpp"
 

@@ -1,8 +1,8 @@
-// NCCL loaded at run time (opsparse/dist/nccl.hpp). The few types this layer passes are declared
+// NCCL loaded at run time (opsparse/distributed/nccl.hpp). The few types this layer passes are declared
 // here as NCCL 2's ABI has them since 2.0 (nccl.h: ncclResult_t and ncclDataType_t are enums,
 // ncclSuccess and ncclInt8 are 0, ncclUniqueId is 128 bytes, ncclComm_t a pointer), so that
 // neither nccl.h nor libnccl is needed to build.
-#include "opsparse/dist/nccl.hpp"
+#include "opsparse/distributed/nccl.hpp"
 
 #include <dlfcn.h>
 
@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "opsparse/dist/detail/comm.hpp"
-#include "opsparse/dist/error.hpp"
+#include "opsparse/distributed/detail/comm.hpp"
+#include "opsparse/distributed/error.hpp"
 
 namespace opsparse::dist {
 

@@ -1,6 +1,6 @@
 // The non-template parts of Sparse SUMMA: its stages, the rows of a row phase and the agreement
 // on the phase count.
-#include "opsparse/dist/spgemm.hpp"
+#include "opsparse/distributed/spgemm.hpp"
 
 #include <algorithm>
 #include <climits>

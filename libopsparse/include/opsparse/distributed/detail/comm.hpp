@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "opsparse/csr.hpp"
-#include "opsparse/dist/error.hpp"
+#include "opsparse/distributed/error.hpp"
 
 namespace opsparse::dist::detail {
 

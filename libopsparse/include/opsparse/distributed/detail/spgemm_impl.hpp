@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "opsparse/cpu/graph_ops.hpp"
-#include "opsparse/dist/detail/blocks.hpp"
-#include "opsparse/dist/detail/comm.hpp"
+#include "opsparse/distributed/detail/blocks.hpp"
+#include "opsparse/distributed/detail/comm.hpp"
 #include "opsparse/error.hpp"
 
 namespace opsparse::dist::detail {

@@ -1,5 +1,5 @@
 // The process grid, the split helpers, MPI errors and the default memory budget.
-#include "opsparse/dist/grid.hpp"
+#include "opsparse/distributed/grid.hpp"
 
 #include <cctype>
 #include <cstdlib>
@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "opsparse/dist/error.hpp"
+#include "opsparse/distributed/error.hpp"
 #include "opsparse/error.hpp"
 
 namespace opsparse::dist {

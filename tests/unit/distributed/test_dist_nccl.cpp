@@ -1,4 +1,4 @@
-// The NCCL layer's decisions, without a GPU (opsparse/dist/nccl.hpp): NCCL loads or says why, and
+// The NCCL layer's decisions, without a GPU (opsparse/distributed/nccl.hpp): NCCL loads or says why, and
 // nccl_usable gives one answer on every rank: no when OPSPARSE_NCCL=0 or when two ranks of a node
 // name one device, yes with distinct devices where NCCL loads. The transfers themselves need GPUs
 // (test_dist_gpu.cpp).
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "dist_support.hpp"
-#include "opsparse/dist/nccl.hpp"
+#include "opsparse/distributed/nccl.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "opsparse/cpu/spgemm.hpp"
-#include "opsparse/dist/detail/accumulate.hpp"
-#include "opsparse/dist/dist_csr.hpp"
-#include "opsparse/dist/grid.hpp"
+#include "opsparse/distributed/detail/accumulate.hpp"
+#include "opsparse/distributed/dist_csr.hpp"
+#include "opsparse/distributed/grid.hpp"
 
 namespace opsparse::dist {
 
@@ -118,4 +118,4 @@ dist_csr<typename Semiring::value_type> spgemm(const grid& g, const dist_csr<VA>
 
 }  // namespace opsparse::dist
 
-#include "opsparse/dist/detail/spgemm_impl.hpp"
+#include "opsparse/distributed/detail/spgemm_impl.hpp"

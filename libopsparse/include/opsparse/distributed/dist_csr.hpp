@@ -12,9 +12,9 @@
 
 #include "opsparse/cpu/graph_ops.hpp"
 #include "opsparse/csr.hpp"
-#include "opsparse/dist/detail/blocks.hpp"
-#include "opsparse/dist/detail/comm.hpp"
-#include "opsparse/dist/grid.hpp"
+#include "opsparse/distributed/detail/blocks.hpp"
+#include "opsparse/distributed/detail/comm.hpp"
+#include "opsparse/distributed/grid.hpp"
 #include "opsparse/error.hpp"
 
 namespace opsparse::dist {
