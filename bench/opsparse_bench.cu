@@ -342,163 +342,164 @@ spgemm_stats time_phases(context& ctx, timer& t, const device_csr<T>& a, const d
   return st;
 }
 
-template <class T>
-int run(const args& ar) {
-  context ctx;
-  const auto& d = ctx.device();
-  int rt = 0;
-  cudaRuntimeGetVersion(&rt);
-  std::cerr << "opsparse-bench: " << d.name << " (sm_" << d.cc_major << d.cc_minor << ", " << d.sm_count
-            << " SMs), CUDA runtime " << rt / 1000 << "." << (rt % 1000) / 10 << ", commit "
-            << OPSPARSE_GIT_COMMIT << ", " << (std::is_same_v<T, double> ? "double" : "float") << "\n";
-  timer t;
-  const double bandwidth = copy_bandwidth(ctx, t);
-  std::cerr << "opsparse-bench: copy bandwidth " << bandwidth / 1e9 << " GB/s (read + written)\n";
-  std::vector<row> rows;
-  host_csr<T> hb_fixed;
-  if (!ar.b_file.empty()) hb_fixed = io::read_matrix_market<T>(ar.b_file);
-  std::size_t k = 0;
-  for (const auto& f : ar.files) {
-    ++k;
-    const bool generated = f.rfind("gen:", 0) == 0, graph = f.rfind("graph:", 0) == 0;
-    std::string name = generated ? f.substr(4)
-                                 : std::filesystem::path(graph ? f.substr(6) : f).stem().string();
-    std::cerr << "[" << k << "/" << ar.files.size() << "] " << name << (generated ? ": generating" : ": reading") << std::flush;
-    host_csr<T> ha;
-    try {
-      if (generated) {
-#if OPSPARSE_BENCH_HAS_GEN
-        const auto colon = name.find(':');
-        const std::string nm = name.substr(0, colon);
-        const double scale = colon == std::string::npos ? 1.0 : std::stod(name.substr(colon + 1));
-        if (scale == 1.0) name = nm;
-        ha = convert<T>(datasets::paper_standin(nm, scale));
-#else
-        throw std::runtime_error("built without the data-set generators");
-#endif
-      } else if (graph) {
-        // the undirected graph (mcl's mirroring, weights max), as the graph programs read it
-        io::read_options ro;
-        ro.symmetrize = true;
-        ha = convert<T>(io::read_graph(f.substr(6), io::file_format::automatic, ro).adj);
-      } else {
-        ha = io::read_matrix_market<T>(f);
-      }
-    } catch (const std::exception& e) {
-      std::cerr << "\n  skipped: " << e.what() << "\n";
-      continue;
-    }
-    const host_csr<T>& hb = ar.b_file.empty() ? ha : hb_fixed;
-    if (ha.cols != hb.rows) {
-      std::cerr << "\n  skipped: A is " << ha.rows << "x" << ha.cols << ", B has " << hb.rows << " rows\n";
-      continue;
-    }
-    auto da = device_csr<T>::upload(ha, ctx.stream());
-    auto db = device_csr<T>::upload(hb, ctx.stream());
-    row r;
-    r.matrix = name;
-    r.variant = "opsparse";
-    r.rows = ha.rows;
-    r.nnz_a = ha.nnz();
-    std::cerr << ", timing" << std::flush;
-    spgemm_options o;
-    const auto ms = timed(ctx, t, da, db, o, ar.runs);
-    r.ms_mean = mean(ms);
-    r.ms_median = median(ms);
-    // phases (one extra run with phase events; they add synchronisations)
-    const spgemm_stats st = time_phases(ctx, t, da, db, o, r);
-    r.products = st.products;
-    r.nnz_c = st.nnz;
-    r.gflops = 2.0 * r.products / (r.ms_median * 1e6);
-    set_bounds(r, ha, hb, bandwidth);
-    // steady state: one persistent plan and C
-    {
-      plan p;
-      device_csr<T> c;
-      spgemm<plus_times<T>>(ctx, p, da.view(), db.view(), c);
-      std::vector<float> s;
-      for (int i = 0; i < ar.runs; ++i) {
-        OPSPARSE_CUDA_TRY(cudaEventRecord(t.e0, ctx.stream()));
-        spgemm<plus_times<T>>(ctx, p, da.view(), db.view(), c);
-        OPSPARSE_CUDA_TRY(cudaEventRecord(t.e1, ctx.stream()));
-        OPSPARSE_CUDA_TRY(cudaEventSynchronize(t.e1));
-        float x = 0;
-        OPSPARSE_CUDA_TRY(cudaEventElapsedTime(&x, t.e0, t.e1));
-        s.push_back(x);
-      }
-      r.steady_ms = median(s);
-      r.steady_gflops = 2.0 * r.products / (r.steady_ms * 1e6);
-      // the check: against cuSPARSE when it runs, else against the CPU engine
-      const host_csr<T> ours = c.download(ctx.stream());
-      const double tol = std::is_same_v<T, double> ? 1e-9 : 1e-4;
-      auto compare = [&](const host_csr<double>& ref, const char* who) {
-        if (ref.rpt != ours.rpt || ref.col != ours.col) return std::string("STRUCTURE DIFFERS from ") + who;
-        // relative to each row's largest magnitude (cancelling entries keep that row's error)
-        for (index_t i = 0; i < ref.rows; ++i) {
-          double scale = 1e-300;
-          for (offset_t k = ref.rpt[i]; k < ref.rpt[i + 1]; ++k) scale = std::max(scale, std::fabs(ref.val[k]));
-          for (offset_t k = ref.rpt[i]; k < ref.rpt[i + 1]; ++k)
-            if (!(std::fabs(static_cast<double>(ours.val[k]) - ref.val[k]) <= tol * scale))
-              return std::string("VALUES DIFFER from ") + who;
-        }
-        return std::string("ok vs ") + who;
-      };
-      if (ar.cusparse) {
-        std::cerr << ", cuSPARSE" << std::flush;
-        ctx.release_cached_memory();  // cuSPARSE's cudaMalloc gets the whole device
-        auto cr = bench::cusparse_spgemm(ha, hb, ar.runs);
-        if (cr.ok) {
-          r.cus_alg = cr.algorithm;
-          r.cus_ms_median = median(cr.ms);
-          r.cus_gflops = 2.0 * r.products / (r.cus_ms_median * 1e6);
-          r.speedup = r.cus_ms_median / r.ms_median;
-          r.check = compare(cr.c, "cuSPARSE");
-        } else {
-          r.cus_alg = "failed";
-          std::cerr << " (cuSPARSE failed: " << cr.error << ")";
-        }
-        if (ar.cusparse_pool && cr.ok) {
-          std::cerr << ", cuSPARSE pooled" << std::flush;
-          const auto cp = bench::cusparse_spgemm(ha, hb, ar.runs, true);
-          if (cp.ok && cp.algorithm == cr.algorithm) {
-            r.cus_pool_ms_median = median(cp.ms);
-            r.speedup_pool = r.cus_pool_ms_median / r.ms_median;
-          } else {
-            std::cerr << " (failed or another algorithm: " << cp.algorithm << " " << cp.error << ")";
-          }
-        }
-      }
-      if (r.check.empty()) r.check = compare(convert<double>(cpu::spgemm<plus_times<T>>(ha, hb)), "CPU engine");
-    }
-    std::cerr << ", " << r.check << "\n";
-    rows.push_back(r);
-    if (ar.ablation) {
-      std::vector<variant> vs = ablation_variants();
-      if (!ar.variants.empty())
-        vs.erase(std::remove_if(vs.begin(), vs.end(), [&](const variant& v) {
-                   return ("," + ar.variants + ",").find("," + std::string(v.name) + ",") ==
-                          std::string::npos;
-                 }), vs.end());
-      for (auto& v : vs) {
-        row a = r;
-        a.variant = v.name;
-        const auto vms = timed(ctx, t, da, db, v.o, ar.runs);
-        a.ms_mean = mean(vms);
-        a.ms_median = median(vms);
-        a.gflops = 2.0 * a.products / (a.ms_median * 1e6);
-        set_bounds(a, ha, hb, bandwidth);
-        time_phases(ctx, t, da, db, v.o, a);
-        a.steady_ms = a.steady_gflops = 0;
-        a.cus_alg.clear();
-        a.cus_ms_median = a.cus_gflops = a.cus_pool_ms_median = a.speedup_pool = 0;
-        a.speedup = r.ms_median / a.ms_median;  // >1: the optimisation did not pay here
-        a.check.clear();
-        rows.push_back(a);
-      }
-    }
-  }
+/// The matrix a suite entry names: "gen:NAME[:SCALE]" (the paper's stand-ins), "graph:FILE" (the
+/// undirected graph, mirrored with weights max, as the graph programs read it) or a Matrix Market
+/// file. `name` gets its name for the tables.
+std::string operand_name(const std::string& f) {
+  if (f.rfind("gen:", 0) == 0) return f.substr(4);
+  return std::filesystem::path(f.rfind("graph:", 0) == 0 ? f.substr(6) : f).stem().string();
+}
 
-  // table
+template <class T>
+host_csr<T> load_operand(const std::string& f, std::string& name) {
+  const bool generated = f.rfind("gen:", 0) == 0, graph = f.rfind("graph:", 0) == 0;
+  name = operand_name(f);
+  if (generated) {
+#if OPSPARSE_BENCH_HAS_GEN
+    const auto colon = name.find(':');
+    const std::string nm = name.substr(0, colon);
+    const double scale = colon == std::string::npos ? 1.0 : std::stod(name.substr(colon + 1));
+    if (scale == 1.0) name = nm;
+    return convert<T>(datasets::paper_standin(nm, scale));
+#else
+    throw std::runtime_error("built without the data-set generators");
+#endif
+  }
+  if (graph) {
+    io::read_options ro;
+    ro.symmetrize = true;
+    return convert<T>(io::read_graph(f.substr(6), io::file_format::automatic, ro).adj);
+  }
+  return io::read_matrix_market<T>(f);
+}
+
+/// "ok vs WHO", or what differs: the structure, or a value beyond `tol` relative to its row's
+/// largest magnitude (cancelling entries keep that row's error).
+template <class T>
+std::string compare_with(const host_csr<double>& ref, const host_csr<T>& ours, const char* who) {
+  const double tol = std::is_same_v<T, double> ? 1e-9 : 1e-4;
+  if (ref.rpt != ours.rpt || ref.col != ours.col) return std::string("STRUCTURE DIFFERS from ") + who;
+  for (index_t i = 0; i < ref.rows; ++i) {
+    double scale = 1e-300;
+    for (offset_t k = ref.rpt[i]; k < ref.rpt[i + 1]; ++k) scale = std::max(scale, std::fabs(ref.val[k]));
+    for (offset_t k = ref.rpt[i]; k < ref.rpt[i + 1]; ++k)
+      if (!(std::fabs(static_cast<double>(ours.val[k]) - ref.val[k]) <= tol * scale))
+        return std::string("VALUES DIFFER from ") + who;
+  }
+  return std::string("ok vs ") + who;
+}
+
+/// The steady state (one persistent plan and C, as an iterative app runs) into r; returns C.
+template <class T>
+host_csr<T> time_steady(context& ctx, timer& t, const device_csr<T>& da, const device_csr<T>& db,
+                        int runs, row& r) {
+  plan p;
+  device_csr<T> c;
+  spgemm<plus_times<T>>(ctx, p, da.view(), db.view(), c);
+  std::vector<float> s;
+  for (int i = 0; i < runs; ++i) {
+    OPSPARSE_CUDA_TRY(cudaEventRecord(t.e0, ctx.stream()));
+    spgemm<plus_times<T>>(ctx, p, da.view(), db.view(), c);
+    OPSPARSE_CUDA_TRY(cudaEventRecord(t.e1, ctx.stream()));
+    OPSPARSE_CUDA_TRY(cudaEventSynchronize(t.e1));
+    float x = 0;
+    OPSPARSE_CUDA_TRY(cudaEventElapsedTime(&x, t.e0, t.e1));
+    s.push_back(x);
+  }
+  r.steady_ms = median(s);
+  r.steady_gflops = 2.0 * r.products / (r.steady_ms * 1e6);
+  return c.download(ctx.stream());
+}
+
+/// cuSPARSE on the same product, timed as ours (and with a warm pool when asked), into r; the
+/// check of C against its result.
+template <class T>
+void run_cusparse(context& ctx, const host_csr<T>& ha, const host_csr<T>& hb,
+                  const host_csr<T>& ours, const args& ar, row& r) {
+  std::cerr << ", cuSPARSE" << std::flush;
+  ctx.release_cached_memory();  // cuSPARSE's cudaMalloc gets the whole device
+  auto cr = bench::cusparse_spgemm(ha, hb, ar.runs);
+  if (!cr.ok) {
+    r.cus_alg = "failed";
+    std::cerr << " (cuSPARSE failed: " << cr.error << ")";
+    return;
+  }
+  r.cus_alg = cr.algorithm;
+  r.cus_ms_median = median(cr.ms);
+  r.cus_gflops = 2.0 * r.products / (r.cus_ms_median * 1e6);
+  r.speedup = r.cus_ms_median / r.ms_median;
+  r.check = compare_with(cr.c, ours, "cuSPARSE");
+  if (!ar.cusparse_pool) return;
+  std::cerr << ", cuSPARSE pooled" << std::flush;
+  const auto cp = bench::cusparse_spgemm(ha, hb, ar.runs, true);
+  if (cp.ok && cp.algorithm == cr.algorithm) {
+    r.cus_pool_ms_median = median(cp.ms);
+    r.speedup_pool = r.cus_pool_ms_median / r.ms_median;
+  } else {
+    std::cerr << " (failed or another algorithm: " << cp.algorithm << " " << cp.error << ")";
+  }
+}
+
+/// One matrix: ours end to end, its phases and steady state, the check (against cuSPARSE when it
+/// runs, else against the CPU engine).
+template <class T>
+row measure(context& ctx, timer& t, const host_csr<T>& ha, const host_csr<T>& hb,
+            const device_csr<T>& da, const device_csr<T>& db, const std::string& name,
+            const args& ar, double bandwidth) {
+  row r;
+  r.matrix = name;
+  r.variant = "opsparse";
+  r.rows = ha.rows;
+  r.nnz_a = ha.nnz();
+  std::cerr << ", timing" << std::flush;
+  spgemm_options o;
+  const auto ms = timed(ctx, t, da, db, o, ar.runs);
+  r.ms_mean = mean(ms);
+  r.ms_median = median(ms);
+  // phases (one extra run with phase events; they add synchronisations)
+  const spgemm_stats st = time_phases(ctx, t, da, db, o, r);
+  r.products = st.products;
+  r.nnz_c = st.nnz;
+  r.gflops = 2.0 * r.products / (r.ms_median * 1e6);
+  set_bounds(r, ha, hb, bandwidth);
+  const host_csr<T> ours = time_steady(ctx, t, da, db, ar.runs, r);
+  if (ar.cusparse) run_cusparse(ctx, ha, hb, ours, ar, r);
+  if (r.check.empty()) r.check = compare_with(convert<double>(cpu::spgemm<plus_times<T>>(ha, hb)), ours, "CPU engine");
+  return r;
+}
+
+/// --ablation: the row `r` again with each chosen optimisation off (speedup > 1: it did not pay).
+template <class T>
+void run_ablation(context& ctx, timer& t, const host_csr<T>& ha, const host_csr<T>& hb,
+                  const device_csr<T>& da, const device_csr<T>& db, const row& r, const args& ar,
+                  double bandwidth, std::vector<row>& rows) {
+  std::vector<variant> vs = ablation_variants();
+  if (!ar.variants.empty())
+    vs.erase(std::remove_if(vs.begin(), vs.end(), [&](const variant& v) {
+               return ("," + ar.variants + ",").find("," + std::string(v.name) + ",") ==
+                      std::string::npos;
+             }), vs.end());
+  for (auto& v : vs) {
+    row a = r;
+    a.variant = v.name;
+    const auto vms = timed(ctx, t, da, db, v.o, ar.runs);
+    a.ms_mean = mean(vms);
+    a.ms_median = median(vms);
+    a.gflops = 2.0 * a.products / (a.ms_median * 1e6);
+    set_bounds(a, ha, hb, bandwidth);
+    time_phases(ctx, t, da, db, v.o, a);
+    a.steady_ms = a.steady_gflops = 0;
+    a.cus_alg.clear();
+    a.cus_ms_median = a.cus_gflops = a.cus_pool_ms_median = a.speedup_pool = 0;
+    a.speedup = r.ms_median / a.ms_median;
+    a.check.clear();
+    rows.push_back(a);
+  }
+}
+
+/// The tables on stdout: times and rates with the geometric means over cuSPARSE, the phases,
+/// and the bins' rows and end times.
+void print_tables(const std::vector<row>& rows) {
   std::printf("\n%-26s %-22s %9s %11s %11s %9s %9s %9s %9s %8s %8s %7s %6s  %s\n", "matrix", "variant",
               "rows", "products", "nnz(C)", "ms(med)", "GFLOPS", "steadyGF", "cusGF", "speedup",
               "bound", "%bound", "alg", "check");
@@ -545,6 +546,11 @@ int run(const args& ar) {
     line("symbolic", r.sym_bin_rows, r.sym_bin_end);
     line("numeric", r.num_bin_rows, r.num_bin_end);
   }
+}
+
+/// --csv and --json (with the run's device, runtime, commit and precision).
+template <class T>
+void write_reports(const args& ar, const std::vector<row>& rows, const device_info& d, int rt) {
   if (!ar.csv.empty()) {
     opsparse::io::output_file o(ar.csv);
     bench::write_csv(o.stream(), rows);
@@ -563,6 +569,50 @@ int run(const args& ar) {
     bench::write_json(o.stream(), info, rows);
     o.commit();
   }
+}
+
+template <class T>
+int run(const args& ar) {
+  context ctx;
+  const auto& d = ctx.device();
+  int rt = 0;
+  cudaRuntimeGetVersion(&rt);
+  std::cerr << "opsparse-bench: " << d.name << " (sm_" << d.cc_major << d.cc_minor << ", " << d.sm_count
+            << " SMs), CUDA runtime " << rt / 1000 << "." << (rt % 1000) / 10 << ", commit "
+            << OPSPARSE_GIT_COMMIT << ", " << (std::is_same_v<T, double> ? "double" : "float") << "\n";
+  timer t;
+  const double bandwidth = copy_bandwidth(ctx, t);
+  std::cerr << "opsparse-bench: copy bandwidth " << bandwidth / 1e9 << " GB/s (read + written)\n";
+  std::vector<row> rows;
+  host_csr<T> hb_fixed;
+  if (!ar.b_file.empty()) hb_fixed = io::read_matrix_market<T>(ar.b_file);
+  std::size_t k = 0;
+  for (const auto& f : ar.files) {
+    ++k;
+    std::string name;
+    host_csr<T> ha;
+    std::cerr << "[" << k << "/" << ar.files.size() << "] " << operand_name(f)
+              << (f.rfind("gen:", 0) == 0 ? ": generating" : ": reading") << std::flush;
+    try {
+      ha = load_operand<T>(f, name);
+    } catch (const std::exception& e) {
+      std::cerr << "\n  skipped: " << e.what() << "\n";
+      continue;
+    }
+    const host_csr<T>& hb = ar.b_file.empty() ? ha : hb_fixed;
+    if (ha.cols != hb.rows) {
+      std::cerr << "\n  skipped: A is " << ha.rows << "x" << ha.cols << ", B has " << hb.rows << " rows\n";
+      continue;
+    }
+    auto da = device_csr<T>::upload(ha, ctx.stream());
+    auto db = device_csr<T>::upload(hb, ctx.stream());
+    const row r = measure(ctx, t, ha, hb, da, db, name, ar, bandwidth);
+    std::cerr << ", " << r.check << "\n";
+    rows.push_back(r);
+    if (ar.ablation) run_ablation(ctx, t, ha, hb, da, db, r, ar, bandwidth, rows);
+  }
+  print_tables(rows);
+  write_reports<T>(ar, rows, d, rt);
   for (const auto& r : rows)
     if (r.variant == "opsparse" && r.check.rfind("ok", 0) != 0) return 2;
   return 0;

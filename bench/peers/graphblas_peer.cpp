@@ -219,6 +219,32 @@ int run_tc(const std::string& spec, int runs, int warm_ups, const std::string& p
 // ---------------------------------------------------------------------------------------------
 // BFS, one source after another
 
+/// One search's summary: the vertices it reached, their levels' sum and the largest level.
+struct bfs_row {
+  index_t source;
+  offset_t reached;
+  std::int64_t level_sum;
+  std::int32_t eccentricity;
+};
+
+/// The summary in the format of opsparse-msbfs --summary, byte for byte.
+void write_bfs_summary(const std::string& path, const std::vector<bfs_row>& rows,
+                       const std::vector<std::string>& labels) {
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error("cannot write " + path);
+  f << std::setprecision(12);
+  f << "# source\treached\tsum_of_levels\teccentricity\tcloseness\n";
+  for (const bfs_row& r : rows) {
+    const double closeness =
+        r.level_sum > 0 ? static_cast<double>(r.reached - 1) / static_cast<double>(r.level_sum)
+                        : 0.0;
+    f << labels[r.source] << '\t' << r.reached << '\t' << r.level_sum << '\t' << r.eccentricity
+      << '\t' << closeness << '\n';
+  }
+  f.close();
+  if (!f) throw std::runtime_error("error while writing " + path);
+}
+
 int run_bfs(const std::string& spec, const std::string& sources_arg, long long random_k,
             unsigned long long seed, bool undirected, const std::string& summary_path,
             const std::string& semiring_s) {
@@ -264,13 +290,7 @@ int run_bfs(const std::string& spec, const std::string& sources_arg, long long r
 
   if (!sources.empty()) search(sources[0]);  // warm-up, untimed
 
-  struct row {
-    index_t source;
-    offset_t reached;
-    std::int64_t level_sum;
-    std::int32_t eccentricity;
-  };
-  std::vector<row> rows;
+  std::vector<bfs_row> rows;
   rows.reserve(sources.size());
   std::vector<GrB_Index> idx(static_cast<std::size_t>(n));
   std::vector<std::int32_t> lev(static_cast<std::size_t>(n));
@@ -284,7 +304,7 @@ int run_bfs(const std::string& spec, const std::string& sources_arg, long long r
     // Untimed: the summary and the edges the search scanned (out-degrees of the reached).
     GrB_Index nv = n;
     PEER_GRB(GrB_Vector_extractTuples_INT32(idx.data(), lev.data(), &nv, v));
-    row r{s, static_cast<offset_t>(nv), 0, 0};
+    bfs_row r{s, static_cast<offset_t>(nv), 0, 0};
     for (GrB_Index p = 0; p < nv; ++p) {
       r.level_sum += lev[p];
       r.eccentricity = std::max(r.eccentricity, lev[p]);
@@ -298,22 +318,7 @@ int run_bfs(const std::string& spec, const std::string& sources_arg, long long r
   GrB_Vector_free(&v);
   GrB_Matrix_free(&A);
 
-  if (!summary_path.empty()) {
-    // The format of opsparse-msbfs --summary, byte for byte.
-    std::ofstream f(summary_path);
-    if (!f) throw std::runtime_error("cannot write " + summary_path);
-    f << std::setprecision(12);
-    f << "# source\treached\tsum_of_levels\teccentricity\tcloseness\n";
-    for (const row& r : rows) {
-      const double closeness =
-          r.level_sum > 0 ? static_cast<double>(r.reached - 1) / static_cast<double>(r.level_sum)
-                          : 0.0;
-      f << g.labels[r.source] << '\t' << r.reached << '\t' << r.level_sum << '\t'
-        << r.eccentricity << '\t' << closeness << '\n';
-    }
-    f.close();
-    if (!f) throw std::runtime_error("error while writing " + summary_path);
-  }
+  if (!summary_path.empty()) write_bfs_summary(summary_path, rows, g.labels);
 
   const double teps = ms_search > 0 ? static_cast<double>(edges_scanned) / (ms_search / 1e3) : 0;
   std::cout << std::fixed << std::setprecision(3) << "graphblas_bfs sources=" << sources.size()

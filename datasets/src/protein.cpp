@@ -33,6 +33,29 @@ std::vector<index_t> draw_cluster_sizes(const protein_params& p, detail::rng& g)
   return sizes;
 }
 
+/// The scale kappa of the in-complex edge probabilities min(1, kappa theta_i theta_j) whose
+/// expected count is target_in (bisection); complexes `start[k]` to `start[k + 1]` with `pairs`
+/// pairs in all. A huge kappa when even complete complexes fall short of the target.
+double solve_kappa(const std::vector<index_t>& start, const std::vector<double>& theta, double pairs,
+                   double target_in) {
+  const auto clusters = static_cast<index_t>(start.size() - 1);
+  auto expected_in = [&](double kappa) {
+    double e = 0;
+    for (index_t k = 0; k < clusters; ++k)
+      for (index_t i = start[k]; i < start[k + 1]; ++i)
+        for (index_t j = i + 1; j < start[k + 1]; ++j) e += std::min(1.0, kappa * theta[i] * theta[j]);
+    return e;
+  };
+  if (pairs <= target_in) return 1e300;  // complexes are complete and still short of the target
+  double lo = 0, hi = 1;
+  while (expected_in(hi) < target_in) hi *= 2;
+  for (int it = 0; it < 40; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (expected_in(mid) < target_in ? lo : hi) = mid;
+  }
+  return hi;
+}
+
 }  // namespace
 
 host_csr<double> protein_network(const protein_params& p, protein_info* info) {
@@ -63,27 +86,9 @@ host_csr<double> protein_network(const protein_params& p, protein_info* info) {
   // Solve kappa: expected internal edges = (1 - mixing) * target edges.
   const double target_edges = static_cast<double>(n) * p.avg_degree / 2.0;
   const double target_in = (1.0 - p.mixing) * target_edges;
-  auto expected_in = [&](double kappa) {
-    double e = 0;
-    for (index_t k = 0; k < clusters; ++k)
-      for (index_t i = start[k]; i < start[k + 1]; ++i)
-        for (index_t j = i + 1; j < start[k + 1]; ++j) e += std::min(1.0, kappa * theta[i] * theta[j]);
-    return e;
-  };
   double pairs = 0;
   for (index_t s : sizes) pairs += 0.5 * s * (s - 1.0);
-  double kappa;
-  if (pairs <= target_in) {
-    kappa = 1e300;  // complexes are complete and still short of the target
-  } else {
-    double lo = 0, hi = 1;
-    while (expected_in(hi) < target_in) hi *= 2;
-    for (int it = 0; it < 40; ++it) {
-      const double mid = 0.5 * (lo + hi);
-      (expected_in(mid) < target_in ? lo : hi) = mid;
-    }
-    kappa = hi;
-  }
+  const double kappa = solve_kappa(start, theta, pairs, target_in);
 
   // Proteins are labelled by a random permutation so complexes are not contiguous id ranges.
   const std::vector<index_t> label = detail::random_permutation(n, detail::derive(p.seed, 0x1abe1));

@@ -155,6 +155,105 @@ bool is_mcl_native_binary(const std::string& path) {
   return is.read(head, 4) && std::memcmp(head, cookie, 4) == 0;
 }
 
+namespace {
+
+/// The column offsets after the dimensions and domains (at c's position): checked to frame one
+/// vector each within the file, csr.rpt set from their entry counts. Returns the offsets; *body
+/// gets where the vectors start.
+std::vector<std::int64_t> read_column_frames(binary_cursor& c, std::int64_t n_cols,
+                                             host_csr<double>& csr, std::size_t* body) {
+  const std::size_t offsets_at = c.at();
+  c.need((static_cast<std::size_t>(n_cols) + 1) * sizeof(std::int64_t), "the column offsets");
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(n_cols) + 1);
+  std::memcpy(offsets.data(), c.data() + offsets_at, offsets.size() * sizeof(std::int64_t));
+  *body = offsets_at + offsets.size() * sizeof(std::int64_t);
+  const std::size_t body_bytes = c.size() - *body;
+  if (offsets[0] != 0) c.fail_at(offsets_at, "the first column's offset is not 0");
+  for (std::int64_t j = 0; j < n_cols; ++j) {
+    const std::int64_t b = offsets[j], e = offsets[j + 1];
+    const std::size_t at = offsets_at + static_cast<std::size_t>(j + 1) * sizeof(std::int64_t);
+    if (e < b || static_cast<std::uint64_t>(e) > body_bytes ||
+        static_cast<std::uint64_t>(e - b) < vector_head ||
+        (static_cast<std::uint64_t>(e - b) - vector_head) % entry_bytes != 0)
+      c.fail_at(at, "column " + std::to_string(j) + "'s offsets (" + std::to_string(b) + " to " +
+                        std::to_string(e) + ") do not frame a vector within the file");
+    csr.rpt[static_cast<std::size_t>(j) + 1] =
+        csr.rpt[static_cast<std::size_t>(j)] +
+        static_cast<offset_t>((static_cast<std::uint64_t>(e - b) - vector_head) / entry_bytes);
+  }
+  const auto last = static_cast<std::uint64_t>(offsets.back());
+  if (last != body_bytes)
+    c.fail_at(c.size(), std::to_string(body_bytes - last) + " bytes after the last column");
+  return offsets;
+}
+
+/// What is wrong with a column's vector, and where.
+struct column_error {
+  std::string what;
+  std::size_t at = 0;
+};
+
+/// Column j's vector at `v` decoded into its place in m.columns (positions in the row domain:
+/// `row_position` maps an id to its position, or is empty for the canonical domain). Returns
+/// the first thing wrong with it ("" when nothing is).
+column_error decode_column(const char* v, const char* file, std::int64_t j, mcl_native_matrix& m,
+                           const std::unordered_map<std::int64_t, index_t>& row_position,
+                           const read_options& options) {
+  host_csr<double>& csr = m.columns;
+  std::int64_t vid, n;
+  std::memcpy(&n, v, sizeof n);
+  std::memcpy(&vid, v + sizeof n, sizeof vid);
+  const offset_t first = csr.rpt[static_cast<std::size_t>(j)];
+  const offset_t count = csr.rpt[static_cast<std::size_t>(j) + 1] - first;
+  column_error err;
+  err.at = static_cast<std::size_t>(v - file);
+  const std::string column = "column " + std::to_string(vid);
+  if (vid != m.col_ids[static_cast<std::size_t>(j)]) {
+    err.what = "column " + std::to_string(j) + " has id " + std::to_string(vid) +
+               ", the domain says " + std::to_string(m.col_ids[static_cast<std::size_t>(j)]);
+    return err;
+  }
+  if (n != count) {
+    err.what = column + " says " + std::to_string(n) + " entries, its offsets frame " +
+               std::to_string(count);
+    return err;
+  }
+  std::int32_t last = -1;
+  for (offset_t k = 0; k < count; ++k) {
+    const char* e = v + vector_head + static_cast<std::size_t>(k) * entry_bytes;
+    std::int32_t row;
+    float val;
+    std::memcpy(&row, e, sizeof row);
+    std::memcpy(&val, e + sizeof row, sizeof val);
+    err.at = static_cast<std::size_t>(e - file);
+    index_t pos = row;
+    if (row_position.empty()) {
+      if (row < 0 || row >= csr.cols) pos = -1;
+    } else {
+      const auto it = row_position.find(row);
+      pos = it == row_position.end() ? -1 : it->second;
+    }
+    if (pos < 0)
+      err.what = column + ": row " + std::to_string(row) + " is not in the row domain";
+    else if (row <= last)
+      err.what = column + ": rows must increase (" + std::to_string(last) + " then " +
+                 std::to_string(row) + ")";
+    else if (!std::isfinite(val))
+      err.what = column + ": a value that is not finite";
+    else if (options.nonnegative && val < 0)
+      err.what = column + ": negative value " + std::to_string(val) +
+                 " (weights are similarities: they must be >= 0)";
+    if (!err.what.empty()) return err;
+    last = row;
+    csr.col[static_cast<std::size_t>(first + k)] = pos;
+    csr.val[static_cast<std::size_t>(first + k)] = static_cast<double>(val);
+  }
+  err.what.clear();
+  return err;
+}
+
+}  // namespace
+
 mcl_native_matrix read_mcl_native_binary(const std::string& path, const read_options& options) {
   const binary_file bytes(path);
   binary_cursor c(path, bytes);
@@ -177,100 +276,32 @@ mcl_native_matrix read_mcl_native_binary(const std::string& path, const read_opt
     for (std::int64_t i = 0; i < n_cols; ++i) m.col_ids.push_back(i);
   if (m.row_ids.empty())
     for (std::int64_t i = 0; i < n_rows; ++i) m.row_ids.push_back(i);
-  // The row domain's positions by id (canonical: the id itself).
+  // The row domain's positions by id (none for the canonical domain: the id itself).
   std::unordered_map<std::int64_t, index_t> row_position;
   if (!(flags & 2))
     for (std::size_t i = 0; i < m.row_ids.size(); ++i)
       row_position.emplace(m.row_ids[i], static_cast<index_t>(i));
-
-  const std::size_t offsets_at = c.at();
-  c.need((static_cast<std::size_t>(n_cols) + 1) * sizeof(std::int64_t), "the column offsets");
-  std::vector<std::int64_t> offsets(static_cast<std::size_t>(n_cols) + 1);
-  std::memcpy(offsets.data(), bytes.data() + offsets_at, offsets.size() * sizeof(std::int64_t));
-  const std::size_t body = offsets_at + offsets.size() * sizeof(std::int64_t);
-  const std::size_t body_bytes = bytes.size() - body;
-  // Each column's size follows from its entry count; the offsets must agree with them.
-  host_csr<double>& csr = m.columns;
-  csr = host_csr<double>(static_cast<index_t>(n_cols), static_cast<index_t>(n_rows));
-  if (offsets[0] != 0) c.fail_at(offsets_at, "the first column's offset is not 0");
-  for (std::int64_t j = 0; j < n_cols; ++j) {
-    const std::int64_t b = offsets[j], e = offsets[j + 1];
-    const std::size_t at = offsets_at + static_cast<std::size_t>(j + 1) * sizeof(std::int64_t);
-    if (e < b || static_cast<std::uint64_t>(e) > body_bytes ||
-        static_cast<std::uint64_t>(e - b) < vector_head ||
-        (static_cast<std::uint64_t>(e - b) - vector_head) % entry_bytes != 0)
-      c.fail_at(at, "column " + std::to_string(j) + "'s offsets (" + std::to_string(b) + " to " +
-                        std::to_string(e) + ") do not frame a vector within the file");
-    csr.rpt[static_cast<std::size_t>(j) + 1] =
-        csr.rpt[static_cast<std::size_t>(j)] +
-        static_cast<offset_t>((static_cast<std::uint64_t>(e - b) - vector_head) / entry_bytes);
-  }
-  if (static_cast<std::uint64_t>(offsets[static_cast<std::size_t>(n_cols)]) != body_bytes)
-    c.fail_at(bytes.size(), std::to_string(body_bytes - offsets[static_cast<std::size_t>(n_cols)]) +
-                                " bytes after the last column");
-  csr.col.resize(static_cast<std::size_t>(csr.rpt.back()));
-  csr.val.resize(static_cast<std::size_t>(csr.rpt.back()));
+  m.columns = host_csr<double>(static_cast<index_t>(n_cols), static_cast<index_t>(n_rows));
+  std::size_t body = 0;
+  const std::vector<std::int64_t> offsets = read_column_frames(c, n_cols, m.columns, &body);
+  m.columns.col.resize(static_cast<std::size_t>(m.columns.rpt.back()));
+  m.columns.val.resize(static_cast<std::size_t>(m.columns.rpt.back()));
   // The columns decoded in parallel; the first error (by column) is reported.
   std::int64_t bad_col = n_cols;
-  std::string bad_what;
-  std::size_t bad_at = 0;
+  column_error bad;
 #pragma omp parallel for schedule(dynamic, 4096)
   for (std::int64_t j = 0; j < n_cols; ++j) {
-    const char* v = bytes.data() + body + offsets[j];
-    std::int64_t vid, n;
-    std::memcpy(&n, v, sizeof n);
-    std::memcpy(&vid, v + sizeof n, sizeof vid);
-    const offset_t first = csr.rpt[static_cast<std::size_t>(j)];
-    const offset_t count = csr.rpt[static_cast<std::size_t>(j) + 1] - first;
-    std::string what;
-    std::size_t where = body + static_cast<std::size_t>(offsets[j]);
-    if (vid != m.col_ids[static_cast<std::size_t>(j)]) {
-      what = "column " + std::to_string(j) + " has id " + std::to_string(vid) + ", the domain says " +
-             std::to_string(m.col_ids[static_cast<std::size_t>(j)]);
-    } else if (n != count) {
-      what = "column " + std::to_string(vid) + " says " + std::to_string(n) +
-             " entries, its offsets frame " + std::to_string(count);
-    }
-    std::int32_t last = -1;
-    for (offset_t k = 0; what.empty() && k < count; ++k) {
-      const char* e = v + vector_head + static_cast<std::size_t>(k) * entry_bytes;
-      std::int32_t row;
-      float val;
-      std::memcpy(&row, e, sizeof row);
-      std::memcpy(&val, e + sizeof row, sizeof val);
-      where = static_cast<std::size_t>(e - bytes.data());
-      index_t pos = row;
-      if (flags & 2) {
-        if (row < 0 || row >= n_rows) pos = -1;
-      } else {
-        const auto it = row_position.find(row);
-        pos = it == row_position.end() ? -1 : it->second;
-      }
-      if (pos < 0)
-        what = "column " + std::to_string(vid) + ": row " + std::to_string(row) +
-               " is not in the row domain";
-      else if (row <= last)
-        what = "column " + std::to_string(vid) + ": rows must increase (" + std::to_string(last) +
-               " then " + std::to_string(row) + ")";
-      else if (!std::isfinite(val))
-        what = "column " + std::to_string(vid) + ": a value that is not finite";
-      else if (options.nonnegative && val < 0)
-        what = "column " + std::to_string(vid) + ": negative value " + std::to_string(val) +
-               " (weights are similarities: they must be >= 0)";
-      last = row;
-      csr.col[static_cast<std::size_t>(first + k)] = pos;
-      csr.val[static_cast<std::size_t>(first + k)] = static_cast<double>(val);
-    }
-    if (!what.empty()) {
+    column_error e = decode_column(bytes.data() + body + offsets[j], bytes.data(), j, m,
+                                   row_position, options);
+    if (!e.what.empty()) {
 #pragma omp critical(opsparse_mcl_binary_error)
       if (j < bad_col) {
         bad_col = j;
-        bad_what = what;
-        bad_at = where;
+        bad = std::move(e);
       }
     }
   }
-  if (bad_col < n_cols) c.fail_at(bad_at, bad_what);
+  if (bad_col < n_cols) c.fail_at(bad.at, bad.what);
   return m;
 }
 
