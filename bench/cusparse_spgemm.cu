@@ -11,19 +11,19 @@
 namespace opsparse::bench {
 namespace {
 
-#define BENCH_CUSPARSE(call)                                                              \
-  do {                                                                                    \
-    const cusparseStatus_t st_ = (call);                                                  \
-    if (st_ != CUSPARSE_STATUS_SUCCESS)                                                   \
-      throw std::runtime_error(std::string(#call) + ": " + cusparseGetErrorString(st_));  \
+#define BENCH_CUSPARSE(call)                                                             \
+  do {                                                                                   \
+    const cusparseStatus_t st_ = (call);                                                 \
+    if (st_ != CUSPARSE_STATUS_SUCCESS)                                                  \
+      throw std::runtime_error(std::string(#call) + ": " + cusparseGetErrorString(st_)); \
   } while (0)
-#define BENCH_CUDA(call)                                                                  \
-  do {                                                                                    \
-    const cudaError_t e_ = (call);                                                        \
-    if (e_ != cudaSuccess) {                                                              \
-      (void)cudaGetLastError();                                                           \
-      throw std::runtime_error(std::string(#call) + ": " + cudaGetErrorString(e_));       \
-    }                                                                                     \
+#define BENCH_CUDA(call)                                                            \
+  do {                                                                              \
+    const cudaError_t e_ = (call);                                                  \
+    if (e_ != cudaSuccess) {                                                        \
+      (void)cudaGetLastError();                                                     \
+      throw std::runtime_error(std::string(#call) + ": " + cudaGetErrorString(e_)); \
+    }                                                                               \
   } while (0)
 
 template <class T>
@@ -113,8 +113,8 @@ constexpr cudaDataType data_type() {
 // One end-to-end product. Returns C on the host when `keep`.
 template <class T>
 void run_once(cusparseHandle_t h, cusparseSpGEMMAlg_t alg, const host_csr<T>& a,
-              const host_csr<T>& b, const dev_mat<T>& da, const dev_mat<T>& db,
-              peer_memory& mem, bool keep, host_csr<double>* out) {
+              const host_csr<T>& b, const dev_mat<T>& da, const dev_mat<T>& db, peer_memory& mem,
+              bool keep, host_csr<double>* out) {
   cusparseSpMatDescr_t ma = nullptr, mb = nullptr, mc = nullptr;
   cusparseSpGEMMDescr_t desc = nullptr;
   std::size_t s1 = 0, s2 = 0, s3 = 0;
@@ -162,8 +162,8 @@ void run_once(cusparseHandle_t h, cusparseSpGEMMAlg_t alg, const host_csr<T>& a,
                                             &s2, nullptr));
     }
     b2 = mem.get(s2);
-    BENCH_CUSPARSE(cusparseSpGEMM_compute(h, op, op, &alpha, ma, mb, &beta, mc, ct, alg, desc,
-                                          &s2, b2));
+    BENCH_CUSPARSE(
+        cusparseSpGEMM_compute(h, op, op, &alpha, ma, mb, &beta, mc, ct, alg, desc, &s2, b2));
     int64_t rows, cols, nnz;
     BENCH_CUSPARSE(cusparseSpMatGetSize(mc, &rows, &cols, &nnz));
     c_rpt = static_cast<int*>(mem.get((rows + 1) * sizeof(int)));
@@ -194,8 +194,7 @@ void run_once(cusparseHandle_t h, cusparseSpGEMMAlg_t alg, const host_csr<T>& a,
 }  // namespace
 
 template <class T>
-cusparse_result cusparse_spgemm(const host_csr<T>& a, const host_csr<T>& b, int runs,
-                                bool pooled) {
+cusparse_result cusparse_spgemm(const host_csr<T>& a, const host_csr<T>& b, int runs, bool pooled) {
   cusparse_result r;
   cusparseHandle_t h = nullptr;
   if (cusparseCreate(&h) != CUSPARSE_STATUS_SUCCESS) {
@@ -209,8 +208,9 @@ cusparse_result cusparse_spgemm(const host_csr<T>& a, const host_csr<T>& b, int 
     cudaEvent_t e0, e1;
     BENCH_CUDA(cudaEventCreate(&e0));
     BENCH_CUDA(cudaEventCreate(&e1));
-    const std::pair<cusparseSpGEMMAlg_t, const char*> algs[] = {
-        {CUSPARSE_SPGEMM_ALG1, "ALG1"}, {CUSPARSE_SPGEMM_ALG2, "ALG2"}, {CUSPARSE_SPGEMM_ALG3, "ALG3"}};
+    const std::pair<cusparseSpGEMMAlg_t, const char*> algs[] = {{CUSPARSE_SPGEMM_ALG1, "ALG1"},
+                                                                {CUSPARSE_SPGEMM_ALG2, "ALG2"},
+                                                                {CUSPARSE_SPGEMM_ALG3, "ALG3"}};
     peer_memory mem(pooled);
     for (auto [alg, name] : algs) {
       try {

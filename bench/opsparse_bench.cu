@@ -112,7 +112,8 @@ std::vector<std::string> split_commas(const std::string& s) {
 
 po::options_description visible_options() {
   std::string names;
-  for (const variant& v : ablation_variants()) names += std::string(names.empty() ? "" : ", ") + v.name;
+  for (const variant& v : ablation_variants())
+    names += std::string(names.empty() ? "" : ", ") + v.name;
   po::options_description d(
       "usage: opsparse-bench [options] MATRIX [MATRIX ...]\n"
       "C = A*A for each MATRIX A (or C = A*B with --b), in double precision unless --float.\n"
@@ -378,10 +379,12 @@ host_csr<T> load_operand(const std::string& f, std::string& name) {
 template <class T>
 std::string compare_with(const host_csr<double>& ref, const host_csr<T>& ours, const char* who) {
   const double tol = std::is_same_v<T, double> ? 1e-9 : 1e-4;
-  if (ref.rpt != ours.rpt || ref.col != ours.col) return std::string("STRUCTURE DIFFERS from ") + who;
+  if (ref.rpt != ours.rpt || ref.col != ours.col)
+    return std::string("STRUCTURE DIFFERS from ") + who;
   for (index_t i = 0; i < ref.rows; ++i) {
     double scale = 1e-300;
-    for (offset_t k = ref.rpt[i]; k < ref.rpt[i + 1]; ++k) scale = std::max(scale, std::fabs(ref.val[k]));
+    for (offset_t k = ref.rpt[i]; k < ref.rpt[i + 1]; ++k)
+      scale = std::max(scale, std::fabs(ref.val[k]));
     for (offset_t k = ref.rpt[i]; k < ref.rpt[i + 1]; ++k)
       if (!(std::fabs(static_cast<double>(ours.val[k]) - ref.val[k]) <= tol * scale))
         return std::string("VALUES DIFFER from ") + who;
@@ -464,7 +467,8 @@ row measure(context& ctx, timer& t, const host_csr<T>& ha, const host_csr<T>& hb
   set_bounds(r, ha, hb, bandwidth);
   const host_csr<T> ours = time_steady(ctx, t, da, db, ar.runs, r);
   if (ar.cusparse) run_cusparse(ctx, ha, hb, ours, ar, r);
-  if (r.check.empty()) r.check = compare_with(convert<double>(cpu::spgemm<plus_times<T>>(ha, hb)), ours, "CPU engine");
+  if (r.check.empty())
+    r.check = compare_with(convert<double>(cpu::spgemm<plus_times<T>>(ha, hb)), ours, "CPU engine");
   return r;
 }
 
@@ -475,10 +479,13 @@ void run_ablation(context& ctx, timer& t, const host_csr<T>& ha, const host_csr<
                   double bandwidth, std::vector<row>& rows) {
   std::vector<variant> vs = ablation_variants();
   if (!ar.variants.empty())
-    vs.erase(std::remove_if(vs.begin(), vs.end(), [&](const variant& v) {
-               return ("," + ar.variants + ",").find("," + std::string(v.name) + ",") ==
-                      std::string::npos;
-             }), vs.end());
+    vs.erase(
+        std::remove_if(vs.begin(), vs.end(),
+                       [&](const variant& v) {
+                         return ("," + ar.variants + ",").find("," + std::string(v.name) + ",") ==
+                                std::string::npos;
+                       }),
+        vs.end());
   for (auto& v : vs) {
     row a = r;
     a.variant = v.name;
@@ -500,16 +507,17 @@ void run_ablation(context& ctx, timer& t, const host_csr<T>& ha, const host_csr<
 /// The tables on stdout: times and rates with the geometric means over cuSPARSE, the phases,
 /// and the bins' rows and end times.
 void print_tables(const std::vector<row>& rows) {
-  std::printf("\n%-26s %-22s %9s %11s %11s %9s %9s %9s %9s %8s %8s %7s %6s  %s\n", "matrix", "variant",
-              "rows", "products", "nnz(C)", "ms(med)", "GFLOPS", "steadyGF", "cusGF", "speedup",
-              "bound", "%bound", "alg", "check");
+  std::printf("\n%-26s %-22s %9s %11s %11s %9s %9s %9s %9s %8s %8s %7s %6s  %s\n", "matrix",
+              "variant", "rows", "products", "nnz(C)", "ms(med)", "GFLOPS", "steadyGF", "cusGF",
+              "speedup", "bound", "%bound", "alg", "check");
   double log_sum = 0, log_pool = 0;
   int n_speed = 0, n_pool = 0;
   for (const auto& r : rows) {
-    std::printf("%-26s %-22s %9lld %11lld %11lld %9.3f %9.2f %9.2f %9.2f %8.2f %8.3f %6.1f%% %6s  %s\n",
-                r.matrix.substr(0, 26).c_str(), r.variant.c_str(), r.rows, r.products, r.nnz_c,
-                r.ms_median, r.gflops, r.steady_gflops, r.cus_gflops, r.speedup, r.bound_ms,
-                100.0 * r.of_bound, r.cus_alg.c_str(), r.check.c_str());
+    std::printf(
+        "%-26s %-22s %9lld %11lld %11lld %9.3f %9.2f %9.2f %9.2f %8.2f %8.3f %6.1f%% %6s  %s\n",
+        r.matrix.substr(0, 26).c_str(), r.variant.c_str(), r.rows, r.products, r.nnz_c, r.ms_median,
+        r.gflops, r.steady_gflops, r.cus_gflops, r.speedup, r.bound_ms, 100.0 * r.of_bound,
+        r.cus_alg.c_str(), r.check.c_str());
     if (r.variant == "opsparse" && r.speedup > 0) {
       log_sum += std::log(r.speedup);
       ++n_speed;
@@ -523,18 +531,23 @@ void print_tables(const std::vector<row>& rows) {
     std::printf("geometric mean speedup over cuSPARSE (end to end): %.2fx over %d matrices\n",
                 std::exp(log_sum / n_speed), n_speed);
   if (n_pool)
-    std::printf("geometric mean speedup over cuSPARSE with a warm pool (--cusparse-pool): %.2fx "
-                "over %d matrices\n", std::exp(log_pool / n_pool), n_pool);
-  std::printf("\nphase breakdown (ms, one run with phase events):\n%-26s %-22s %8s %8s %8s %8s %8s %8s\n",
-              "matrix", "variant", "setup", "symbin", "symbolic", "numbin", "numeric", "bin%");
+    std::printf(
+        "geometric mean speedup over cuSPARSE with a warm pool (--cusparse-pool): %.2fx "
+        "over %d matrices\n",
+        std::exp(log_pool / n_pool), n_pool);
+  std::printf(
+      "\nphase breakdown (ms, one run with phase events):\n%-26s %-22s %8s %8s %8s %8s %8s %8s\n",
+      "matrix", "variant", "setup", "symbin", "symbolic", "numbin", "numeric", "bin%");
   for (const auto& r : rows) {
     const double tot = r.ph_setup + r.ph_symbin + r.ph_sym + r.ph_numbin + r.ph_num;
-    std::printf("%-26s %-22s %8.3f %8.3f %8.3f %8.3f %8.3f %7.1f%%\n", r.matrix.substr(0, 26).c_str(),
-                r.variant.c_str(), r.ph_setup, r.ph_symbin, r.ph_sym, r.ph_numbin, r.ph_num,
+    std::printf("%-26s %-22s %8.3f %8.3f %8.3f %8.3f %8.3f %7.1f%%\n",
+                r.matrix.substr(0, 26).c_str(), r.variant.c_str(), r.ph_setup, r.ph_symbin,
+                r.ph_sym, r.ph_numbin, r.ph_num,
                 tot > 0 ? 100.0 * (r.ph_symbin + r.ph_numbin) / tot : 0.0);
   }
   // Where a phase's time goes: the bins run side by side on their streams; each one's end.
-  std::printf("\nbins (rows@ms: a bin's rows and when its kernels ended, from its phase's start):\n");
+  std::printf(
+      "\nbins (rows@ms: a bin's rows and when its kernels ended, from its phase's start):\n");
   for (const auto& r : rows) {
     auto line = [](const char* what, const std::vector<long long>& n, const std::vector<float>& e) {
       std::printf("  %-9s", what);
@@ -577,9 +590,10 @@ int run(const args& ar) {
   const auto& d = ctx.device();
   int rt = 0;
   cudaRuntimeGetVersion(&rt);
-  std::cerr << "opsparse-bench: " << d.name << " (sm_" << d.cc_major << d.cc_minor << ", " << d.sm_count
-            << " SMs), CUDA runtime " << rt / 1000 << "." << (rt % 1000) / 10 << ", commit "
-            << OPSPARSE_GIT_COMMIT << ", " << (std::is_same_v<T, double> ? "double" : "float") << "\n";
+  std::cerr << "opsparse-bench: " << d.name << " (sm_" << d.cc_major << d.cc_minor << ", "
+            << d.sm_count << " SMs), CUDA runtime " << rt / 1000 << "." << (rt % 1000) / 10
+            << ", commit " << OPSPARSE_GIT_COMMIT << ", "
+            << (std::is_same_v<T, double> ? "double" : "float") << "\n";
   timer t;
   const double bandwidth = copy_bandwidth(ctx, t);
   std::cerr << "opsparse-bench: copy bandwidth " << bandwidth / 1e9 << " GB/s (read + written)\n";
@@ -601,7 +615,8 @@ int run(const args& ar) {
     }
     const host_csr<T>& hb = ar.b_file.empty() ? ha : hb_fixed;
     if (ha.cols != hb.rows) {
-      std::cerr << "\n  skipped: A is " << ha.rows << "x" << ha.cols << ", B has " << hb.rows << " rows\n";
+      std::cerr << "\n  skipped: A is " << ha.rows << "x" << ha.cols << ", B has " << hb.rows
+                << " rows\n";
       continue;
     }
     auto da = device_csr<T>::upload(ha, ctx.stream());

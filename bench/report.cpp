@@ -45,10 +45,9 @@ void write_csv(std::ostream& os, const std::vector<result_row>& rows) {
       << "," << r.products << "," << r.nnz_c << "," << r.ms_mean << "," << r.ms_median << ","
       << r.gflops << "," << r.steady_ms << "," << r.steady_gflops << "," << r.ph_setup << ","
       << r.ph_symbin << "," << r.ph_sym << "," << r.ph_numbin << "," << r.ph_num << ","
-      << csv_field(r.cus_alg) << "," << r.cus_ms_median << "," << r.cus_gflops << ","
-      << r.speedup << "," << csv_field(r.check) << "," << r.bound_ms << ","
-      << r.bound_ms_no_reuse << "," << r.of_bound << "," << r.cus_pool_ms_median << ","
-      << r.speedup_pool << "\n";
+      << csv_field(r.cus_alg) << "," << r.cus_ms_median << "," << r.cus_gflops << "," << r.speedup
+      << "," << csv_field(r.check) << "," << r.bound_ms << "," << r.bound_ms_no_reuse << ","
+      << r.of_bound << "," << r.cus_pool_ms_median << "," << r.speedup_pool << "\n";
     os << o.str();
   }
 }

@@ -43,7 +43,8 @@ std::string gpu_device_name() {
 #if OPSPARSE_HAS_GPU_ENGINE
   int device = 0;
   cudaDeviceProp prop{};
-  if (cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&prop, device) == cudaSuccess)
+  if (cudaGetDevice(&device) == cudaSuccess &&
+      cudaGetDeviceProperties(&prop, device) == cudaSuccess)
     return prop.name;
   (void)cudaGetLastError();
 #endif

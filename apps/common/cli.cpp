@@ -43,7 +43,8 @@ int run_modes(const char* program_name, const char* usage, int argc, const char*
   return run_guarded(program(program_name, usage), err, [&] {
     std::vector<std::string> args(argv + 1, argv + argc);
     std::string names;
-    for (const program_mode& m : modes) names += (names.empty() ? "" : " or ") + std::string(m.name);
+    for (const program_mode& m : modes)
+      names += (names.empty() ? "" : " or ") + std::string(m.name);
     if (args.empty()) throw usage_error("a mode is needed: " + names);
     if (args[0] == "-h" || args[0] == "--help") {
       out << usage;

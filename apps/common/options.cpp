@@ -12,8 +12,8 @@ void add_help_options(po::options_description& d) {
 }
 
 void add_backend_option(po::options_description& d, common_options& o, const char* help) {
-  d.add_options()("backend", po::value(&o.backend)->default_value("auto")->value_name("gpu|cpu|auto"),
-                  help);
+  d.add_options()("backend",
+                  po::value(&o.backend)->default_value("auto")->value_name("gpu|cpu|auto"), help);
 }
 
 void add_threads_option(po::options_description& d, common_options& o, bool te_alias) {
@@ -81,8 +81,8 @@ int checked_threads(const program& p, const po::variables_map& vm, int threads, 
   return cap_threads(p.name, option, threads, err);
 }
 
-engine_choice choose_engine(const program& p, const po::variables_map& vm,
-                            const common_options& o, std::ostream& err) {
+engine_choice choose_engine(const program& p, const po::variables_map& vm, const common_options& o,
+                            std::ostream& err) {
   engine_choice e;
   e.threads = checked_threads(p, vm, o.threads, err);
   e.which = as_usage_error([&] { return resolve_backend(o.backend, &e.why_cpu); });

@@ -88,8 +88,8 @@ struct engine_choice {
 };
 
 /// checked_threads, then --backend resolved (resolve_backend); mistakes are usage errors.
-engine_choice choose_engine(const program& p, const po::variables_map& vm,
-                            const common_options& o, std::ostream& err);
+engine_choice choose_engine(const program& p, const po::variables_map& vm, const common_options& o,
+                            std::ostream& err);
 
 /// The backend line (report_backend) unless --quiet.
 void report_engine(const program& p, const engine_choice& e, bool quiet, std::ostream& err);

@@ -31,18 +31,18 @@ struct cli_settings {
   precision prec = precision::float32;
   bool iteration_lines = true;  ///< the per-iteration lines (mcl -V all/cls turns them off)
   std::string sort_mode = "revsize";
-  bool force_connected = false; ///< -force-connected y (mcl's default is n)
-  std::string tab_file;         ///< -use-tab / -tab
-  std::string write_graph;      ///< -write-graph FILE
-  value_transform stream_tf;    ///< -abc-tf
-  value_transform matrix_tf;    ///< -tf
-  double neg_log_base = 0;      ///< --abc-neg-log10: 10, --abc-neg-log: e
-  std::vector<double> inflations;     ///< --inflations (empty: one clustering at -I)
-  std::vector<std::string> out_names; ///< one output per inflation
-  std::size_t memory_budget = 0;      ///< --memory-budget (0: the device's free memory)
-  std::string checkpoint_dir;         ///< --checkpoint
-  double checkpoint_seconds = 60;     ///< --checkpoint-interval
-  std::string resume_dir;             ///< --resume
+  bool force_connected = false;        ///< -force-connected y (mcl's default is n)
+  std::string tab_file;                ///< -use-tab / -tab
+  std::string write_graph;             ///< -write-graph FILE
+  value_transform stream_tf;           ///< -abc-tf
+  value_transform matrix_tf;           ///< -tf
+  double neg_log_base = 0;             ///< --abc-neg-log10: 10, --abc-neg-log: e
+  std::vector<double> inflations;      ///< --inflations (empty: one clustering at -I)
+  std::vector<std::string> out_names;  ///< one output per inflation
+  std::size_t memory_budget = 0;       ///< --memory-budget (0: the device's free memory)
+  std::string checkpoint_dir;          ///< --checkpoint
+  double checkpoint_seconds = 60;      ///< --checkpoint-interval
+  std::string resume_dir;              ///< --resume
 
   /// Whether the reader transforms every weight (-abc-tf, --abc-neg-log10).
   bool stream_transform() const { return !stream_tf.empty() || neg_log_base > 0; }
@@ -69,9 +69,9 @@ bool parse_cli(cli_settings& s, int argc, const char* const* argv, std::ostream&
 /// The graph as read, with what the output needs of it.
 struct input_graph {
   io::labelled_graph g;
-  bool native = false;                ///< mcl's native matrix (clustered as it is)
-  std::vector<std::int64_t> node_ids; ///< a native matrix's domain indices
-  bool canonical_ids = true;          ///< node_ids are 0..n-1
+  bool native = false;                 ///< mcl's native matrix (clustered as it is)
+  std::vector<std::int64_t> node_ids;  ///< a native matrix's domain indices
+  bool canonical_ids = true;           ///< node_ids are 0..n-1
 };
 
 /// Reads the input as mcl does, then -write-graph and -tf (cli_run.cpp).
@@ -85,8 +85,7 @@ void write_clustering(std::ostream& os, const clustering& c, const cli_settings&
 /// -force-connected y: the clusters split into their connected parts in `start`, the
 /// clustering before the split written to `out_name`-rags when that splits one (as mcl).
 void force_connected(clustering& c, const cli_settings& s, const input_graph& in,
-                     const host_csr<double>& start, const std::string& out_name,
-                     std::ostream& err);
+                     const host_csr<double>& start, const std::string& out_name, std::ostream& err);
 
 /// The lines on overlap, unclaimed nodes and a missing convergence after a clustering.
 void report_outcome(const cli_settings& s, const clustering& c, int iterations, bool converged,

@@ -81,8 +81,8 @@ cli_flavour mpi_flavour(shared_settings& sh, int ranks) {
   f.name = prog;
   f.usage = usage;
   f.help_tail = help_tail;
-  f.without = {"inflations", "block-products", "verbose", "memory-budget", "checkpoint",
-               "checkpoint-interval", "resume"};
+  f.without = {"inflations", "block-products",      "verbose", "memory-budget",
+               "checkpoint", "checkpoint-interval", "resume"};
   f.add = [](apps::po::options_description& d) {
     d.add_options()(
         "grid", apps::po::value<std::string>()->value_name("RxC"),
@@ -112,7 +112,8 @@ cli_flavour mpi_flavour(shared_settings& sh, int ranks) {
         r <= 0 || c <= 0)
       throw apps::usage_error("--grid expects RxC (e.g. 2x2), not '" + v + "'");
     if (static_cast<long long>(r) * c != ranks)
-      throw apps::usage_error("--grid " + v + " needs " + std::to_string(static_cast<long long>(r) * c) +
+      throw apps::usage_error("--grid " + v + " needs " +
+                              std::to_string(static_cast<long long>(r) * c) +
                               " ranks, this job has " + std::to_string(ranks));
     sh.grid_rows = r;
     sh.grid_cols = c;
@@ -127,9 +128,9 @@ void print_iteration(const dist_iteration_info& it, bool verbose, std::ostream& 
   if (verbose)
     os << "  expanded " << it.expanded_nnz << "  time " << std::setprecision(3) << it.seconds
        << "s: expansion " << it.expand_seconds << "s (local products " << it.products_seconds
-       << "s, the rest " << it.expand_seconds - it.products_seconds << "s, "
-       << it.phases << (it.phases == 1 ? " phase" : " phases") << "), row exchanges "
-       << it.exchange_seconds << "s, pruning " << it.prune_seconds << "s";
+       << "s, the rest " << it.expand_seconds - it.products_seconds << "s, " << it.phases
+       << (it.phases == 1 ? " phase" : " phases") << "), row exchanges " << it.exchange_seconds
+       << "s, pruning " << it.prune_seconds << "s";
   err << os.str() << "\n";
 }
 
@@ -169,9 +170,9 @@ void finish(const cli_settings& s, const input_graph& in, const host_csr<double>
 /// The run on every rank in cell type T; `s`, `in` and `start` are rank 0's.
 template <class T>
 int run_as(const dist::grid& g, dist_engine engine, cli_settings& s, const shared_settings& sh,
-           const input_graph& in,
-           const host_csr<double>& start, std::vector<std::unique_ptr<io::output_file>>& out,
-           apps::stopwatch& clock, std::ostream& err) {
+           const input_graph& in, const host_csr<double>& start,
+           std::vector<std::unique_ptr<io::output_file>>& out, apps::stopwatch& clock,
+           std::ostream& err) {
   const bool root = g.rank() == 0;
   host_csr<T> cells;
   if (root) cells = convert<T>(start);  // as the CPU backend's load_cells rounds them
@@ -179,8 +180,8 @@ int run_as(const dist::grid& g, dist_engine engine, cli_settings& s, const share
     if (root && !sh.quiet && sh.iteration_lines) print_iteration(it, sh.verbose, err);
   };
   clock.lap_s();
-  const dist_run_result<T> r = run_distributed<T>(g, cells, sh.p, progress, 0, engine,
-                                                  sh.rows_layout ? dist_layout::rows : dist_layout::grid);
+  const dist_run_result<T> r = run_distributed<T>(
+      g, cells, sh.p, progress, 0, engine, sh.rows_layout ? dist_layout::rows : dist_layout::grid);
   clock.lap_s();
   std::exception_ptr error;
   if (root) {
@@ -236,8 +237,9 @@ int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
       s.p.mirror = false;  // the reader has mirrored the graph (read_input)
       start = start_matrix(in.g.adj, s.p);
       if (has_negative_values(start))
-        throw std::invalid_argument("the graph has negative weights, which the distributed "
-                                    "iterations do not cluster as mcl does (use opsparse-mcl)");
+        throw std::invalid_argument(
+            "the graph has negative weights, which the distributed "
+            "iterations do not cluster as mcl does (use opsparse-mcl)");
     } catch (...) {
       error = std::current_exception();
     }
@@ -260,10 +262,11 @@ int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
         << clock.lap_s() << "s; " << g.size() << " ranks on a " << g.rows() << "x" << g.cols()
         << " grid, " << (sh.p.threads > 0 ? std::to_string(sh.p.threads) : "default")
         << " threads each; " << (sh.prec == precision::float32 ? "float" : "double") << "; -I "
-        << sh.p.inflation << " -P " << sh.p.prune << " -S " << sh.p.select << " -R "
-        << sh.p.recover << " -pct " << sh.p.pct << "\n";
-  return sh.prec == precision::float32 ? run_as<float>(g, engine, s, sh, in, start, out, clock, err)
-                                       : run_as<double>(g, engine, s, sh, in, start, out, clock, err);
+        << sh.p.inflation << " -P " << sh.p.prune << " -S " << sh.p.select << " -R " << sh.p.recover
+        << " -pct " << sh.p.pct << "\n";
+  return sh.prec == precision::float32
+             ? run_as<float>(g, engine, s, sh, in, start, out, clock, err)
+             : run_as<double>(g, engine, s, sh, in, start, out, clock, err);
 }
 
 }  // namespace

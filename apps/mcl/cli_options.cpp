@@ -231,19 +231,42 @@ po::options_description visible_options(apps::common_options& common, const cli_
 /// the parser could read them as something else.
 void reject_unsupported_mcl_options(int argc, const char* const* argv,
                                     const po::options_description& known, const char* program) {
-  static const char* const unsupported[] = {
-      "aa", "analyze", "ap", "ax", "check-connected", "di", "digits", "dm", "ds", "dump",
-      "dump-interval", "dump-modulo", "dump-stem", "etc", "expect-values", "i3",
-      "icl", "if", "jury-charter", "show", "show-log", "show-schemes", "sif",
-      "sparse", "write-binary", "write-expanded", "write-graphx", "write-limit"};
+  static const char* const unsupported[] = {"aa",
+                                            "analyze",
+                                            "ap",
+                                            "ax",
+                                            "check-connected",
+                                            "di",
+                                            "digits",
+                                            "dm",
+                                            "ds",
+                                            "dump",
+                                            "dump-interval",
+                                            "dump-modulo",
+                                            "dump-stem",
+                                            "etc",
+                                            "expect-values",
+                                            "i3",
+                                            "icl",
+                                            "if",
+                                            "jury-charter",
+                                            "show",
+                                            "show-log",
+                                            "show-schemes",
+                                            "sif",
+                                            "sparse",
+                                            "write-binary",
+                                            "write-expanded",
+                                            "write-graphx",
+                                            "write-limit"};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.size() < 2 || a[0] != '-') continue;
     std::string name = a.substr(a.find_first_not_of('-'));
     name = name.substr(0, name.find('='));
     if (std::find(std::begin(unsupported), std::end(unsupported), name) != std::end(unsupported))
-      throw usage_error("mcl's option '" + a.substr(0, a.find('=')) +
-                        "' is not supported by " + program);
+      throw usage_error("mcl's option '" + a.substr(0, a.find('=')) + "' is not supported by " +
+                        program);
     // "-I2", "-ofile": mcl reads no value glued to a single-dash option, and neither does this
     // program (the parser would take it as -I 2); a negative number is a value.
     const bool number = a.find_first_not_of("0123456789.eE+-", 1) == std::string::npos;
@@ -309,8 +332,7 @@ double as_mcl_float(double x) { return static_cast<double>(static_cast<float>(x)
 /// -scheme, -I, -P/-p, -S, -R, -pct, --threads/-te, --max-iter/-L and the loops into s.p.
 void read_params(const po::variables_map& vm, cli_settings& s, std::ostream& err) {
   params& p = s.p;
-  if (vm.count("scheme"))
-    apps::as_usage_error([&] { apply_scheme(p, vm["scheme"].as<int>()); });
+  if (vm.count("scheme")) apps::as_usage_error([&] { apply_scheme(p, vm["scheme"].as<int>()); });
   if (vm.count("resource"))
     apps::as_usage_error([&] { apply_resource(p, vm["resource"].as<long long>()); });
   if (vm.count("l")) p.initial_loop = vm["l"].as<int>();
@@ -349,26 +371,38 @@ void read_params(const po::variables_map& vm, cli_settings& s, std::ostream& err
 void read_modes(const po::variables_map& vm, cli_settings& s) {
   if (vm.count("overlap")) {
     const std::string v = vm["overlap"].as<std::string>();
-    if (v == "cut") s.p.overlap = overlap_mode::cut;
-    else if (v == "keep") s.p.overlap = overlap_mode::keep;
-    else if (v == "split") s.p.overlap = overlap_mode::split;
-    else throw usage_error("-overlap expects cut, keep or split, not '" + v + "'");
+    if (v == "cut")
+      s.p.overlap = overlap_mode::cut;
+    else if (v == "keep")
+      s.p.overlap = overlap_mode::keep;
+    else if (v == "split")
+      s.p.overlap = overlap_mode::split;
+    else
+      throw usage_error("-overlap expects cut, keep or split, not '" + v + "'");
   }
   if (vm.count("force-connected"))
     s.force_connected = mcl_yes_no("-force-connected", vm["force-connected"].as<std::string>());
   if (vm.count("precision")) {
     const std::string v = vm["precision"].as<std::string>();
-    if (v == "float") s.prec = precision::float32;
-    else if (v == "double") s.prec = precision::float64;
-    else throw usage_error("--precision expects float or double, not '" + v + "'");
+    if (v == "float")
+      s.prec = precision::float32;
+    else if (v == "double")
+      s.prec = precision::float64;
+    else
+      throw usage_error("--precision expects float or double, not '" + v + "'");
   }
   if (vm.count("format")) {
     const std::string v = vm["format"].as<std::string>();
-    if (v == "abc") s.format = io::file_format::abc;
-    else if (v == "mtx") s.format = io::file_format::matrix_market;
-    else if (v == "edges") s.format = io::file_format::edge_list;
-    else if (v == "mcl") s.format = io::file_format::mcl_native;
-    else throw usage_error("--format expects abc, mtx, edges or mcl, not '" + v + "'");
+    if (v == "abc")
+      s.format = io::file_format::abc;
+    else if (v == "mtx")
+      s.format = io::file_format::matrix_market;
+    else if (v == "edges")
+      s.format = io::file_format::edge_list;
+    else if (v == "mcl")
+      s.format = io::file_format::mcl_native;
+    else
+      throw usage_error("--format expects abc, mtx, edges or mcl, not '" + v + "'");
     if (vm.count("abc") && s.format != io::file_format::abc)
       throw usage_error("--abc contradicts --format " + v);
   } else if (vm.count("abc")) {
@@ -386,7 +420,8 @@ void read_verbosity(const po::variables_map& vm, cli_settings& s) {
   static const char* const modes[] = {"all", "pruning", "explain", "cls"};
   auto check_mode = [&](const char* opt, const std::string& m) {
     if (std::find(std::begin(modes), std::end(modes), m) == std::end(modes))
-      throw usage_error(std::string(opt) + " expects all, pruning, explain or cls, not '" + m + "'");
+      throw usage_error(std::string(opt) + " expects all, pruning, explain or cls, not '" + m +
+                        "'");
   };
   if (vm.count("v"))
     for (const std::string& m : vm["v"].as<std::vector<std::string>>()) {
@@ -413,9 +448,9 @@ void read_transforms(const po::variables_map& vm, cli_settings& s) {
   if (vm.count("sort")) {
     s.sort_mode = vm["sort"].as<std::string>();
     if (s.sort_mode != "revsize" && s.sort_mode != "size" && s.sort_mode != "lex")
-      throw usage_error("-sort expects revsize, size or lex, not '" + s.sort_mode + "'" +
-                        (s.sort_mode == "none" ? " (mcl's internal order, none, is not supported)"
-                                               : ""));
+      throw usage_error(
+          "-sort expects revsize, size or lex, not '" + s.sort_mode + "'" +
+          (s.sort_mode == "none" ? " (mcl's internal order, none, is not supported)" : ""));
   }
   // --abc-neg-log10 takes the logarithm of the weight as read (1e-100 gives 100), -abc-tf
   // transforms mcl's float value (where 1e-100 is 0): mcl's order and arithmetic.
@@ -450,16 +485,18 @@ void resolve_input(cli_settings& s) {
   if (s.stream_transform() &&
       (s.format == io::file_format::mcl_native || s.format == io::file_format::matrix_market ||
        (s.format == io::file_format::automatic && mtx_by_name)))
-    throw usage_error("-abc-tf and --abc-neg-log(10) transform the weights of ABC input; use -tf "
-                      "for a matrix");
+    throw usage_error(
+        "-abc-tf and --abc-neg-log(10) transform the weights of ABC input; use -tf "
+        "for a matrix");
 }
 
 /// --inflations: the sweep's inflations, each checked as -I is.
 void read_inflations(const po::variables_map& vm, cli_settings& s) {
   if (!vm.count("inflations")) return;
   if (vm.count("output"))
-    throw usage_error("--inflations writes one file per inflation: -o is refused (-odir DIR "
-                      "chooses their folder)");
+    throw usage_error(
+        "--inflations writes one file per inflation: -o is refused (-odir DIR "
+        "chooses their folder)");
   if (vm.count("az")) throw usage_error("--inflations and -az do not go together");
   const std::string list_s = vm["inflations"].as<std::string>();
   std::stringstream list(list_s);
@@ -517,8 +554,7 @@ void name_outputs(const po::variables_map& vm, cli_settings& s) {
 void check_sweep_distinct(const cli_settings& s) {
   for (std::size_t i = 0; i < s.inflations.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
-      if (as_mcl_float(s.inflations[i]) == as_mcl_float(s.inflations[j]))
-      {
+      if (as_mcl_float(s.inflations[i]) == as_mcl_float(s.inflations[j])) {
         std::ostringstream os;
         os << "--inflations lists the inflation " << s.inflations[j] << " twice";
         if (s.inflations[i] != s.inflations[j])
@@ -533,14 +569,19 @@ std::size_t parse_bytes(const std::string& option, const std::string& v) {
   const double x = std::strtod(v.c_str(), &end);
   double scale = 1;
   const std::string suffix = end ? std::string(end) : std::string();
-  if (suffix == "K" || suffix == "k") scale = 1024.0;
-  else if (suffix == "M") scale = 1024.0 * 1024;
-  else if (suffix == "G") scale = 1024.0 * 1024 * 1024;
-  else if (suffix == "T") scale = 1024.0 * 1024 * 1024 * 1024;
+  if (suffix == "K" || suffix == "k")
+    scale = 1024.0;
+  else if (suffix == "M")
+    scale = 1024.0 * 1024;
+  else if (suffix == "G")
+    scale = 1024.0 * 1024 * 1024;
+  else if (suffix == "T")
+    scale = 1024.0 * 1024 * 1024 * 1024;
   else if (!suffix.empty() || end == v.c_str())
     throw usage_error(option + " expects bytes, as 40e9 or 40G, not '" + v + "'");
   const double bytes = x * scale;
-  if (!(bytes >= 1) || bytes > 1e18) throw usage_error(option + " must be at least 1 byte, not '" + v + "'");
+  if (!(bytes >= 1) || bytes > 1e18)
+    throw usage_error(option + " must be at least 1 byte, not '" + v + "'");
   return static_cast<std::size_t>(bytes);
 }
 
@@ -551,14 +592,14 @@ void read_memory(const po::variables_map& vm, cli_settings& s) {
   if (vm.count("checkpoint")) s.checkpoint_dir = vm["checkpoint"].as<std::string>();
   if (vm.count("resume")) s.resume_dir = vm["resume"].as<std::string>();
   if (vm.count("checkpoint-interval")) {
-    if (!vm.count("checkpoint"))
-      throw usage_error("--checkpoint-interval needs --checkpoint DIR");
+    if (!vm.count("checkpoint")) throw usage_error("--checkpoint-interval needs --checkpoint DIR");
     s.checkpoint_seconds = vm["checkpoint-interval"].as<double>();
     if (!(s.checkpoint_seconds >= 0))
       throw usage_error("--checkpoint-interval must be >= 0 seconds");
   }
   if ((vm.count("checkpoint") || vm.count("resume")) && vm.count("inflations"))
-    throw usage_error("--checkpoint and --resume are for one clustering, not an --inflations sweep");
+    throw usage_error(
+        "--checkpoint and --resume are for one clustering, not an --inflations sweep");
   if (s.checkpoint_dir.empty() && vm.count("checkpoint"))
     throw usage_error("--checkpoint needs a folder");
 }

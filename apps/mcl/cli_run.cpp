@@ -73,8 +73,9 @@ class backend_decision {
   apps::backend get(const host_csr<double>& start, std::string& why_cpu) {
     if (has_negative_values(start)) {  // the CPU's, whatever the probe says (see mcl.hpp)
       if (choice_ == "gpu")
-        throw std::invalid_argument("--backend gpu: the graph has negative weights, which only "
-                                    "the CPU backend clusters as mcl does (--backend cpu or auto)");
+        throw std::invalid_argument(
+            "--backend gpu: the graph has negative weights, which only "
+            "the CPU backend clusters as mcl does (--backend cpu or auto)");
       why_cpu = "negative weights, which the CPU backend clusters as mcl does";
       return apps::backend::cpu;
     }
@@ -119,7 +120,8 @@ void write_and_commit(io::output_file& file, F&& write) {
 /// handler removes their temporary files and ends the program).
 std::atomic<bool> stop_requested{false};
 volatile std::sig_atomic_t stop_signal = 0;
-struct sigaction previous_int {}, previous_term {};
+struct sigaction previous_int {
+}, previous_term{};
 
 extern "C" void request_stop(int sig) {
   if (stop_requested.load()) {
@@ -154,7 +156,8 @@ run_options make_run_options(const cli_settings& s, const host_csr<double>& star
     install_stop_handlers();
     o.stop = &stop_requested;
   }
-  if (!s.common.quiet) o.note = [&err](const std::string& line) { err << "[" << prog << "] " << line << "\n"; };
+  if (!s.common.quiet)
+    o.note = [&err](const std::string& line) { err << "[" << prog << "] " << line << "\n"; };
   if (s.common.verbose)
     o.on_plan = [&err](const memory_plan& plan) {
       for (const std::string& line : describe(plan)) err << "[" << prog << "] " << line << "\n";
@@ -176,8 +179,8 @@ void print_iteration(const iteration_info& it, bool verbose, std::ostream& err) 
       os << "  device allocations " << it.stats.device_allocations << "  device memory "
          << mib(it.stats.current_device_bytes);
     if (it.stats.expand_ms >= 0 && it.stats.fused)
-      os << "  gpu ms: expand+prune (fused) " << std::setprecision(2) << it.stats.expand_ms
-         << " (" << it.stats.products << " products), gather " << it.stats.prune_ms;
+      os << "  gpu ms: expand+prune (fused) " << std::setprecision(2) << it.stats.expand_ms << " ("
+         << it.stats.products << " products), gather " << it.stats.prune_ms;
     else if (it.stats.expand_ms >= 0)
       os << "  gpu ms: expand " << std::setprecision(2) << it.stats.expand_ms << " ("
          << it.stats.products << " products; symbolic " << it.stats.symbolic_ms << ", numeric "
@@ -204,36 +207,35 @@ int run_sweep(const run_context& c) {
   // clm info's measures of each clustering over the graph as clustered (mirrored unless native).
   const host_csr<double>& measured = c.in.g.adj;
   std::ostringstream table;
-  table << "[" << prog << "] inflation  clusters  iterations  seconds  mass-fraction  area-fraction\n";
+  table << "[" << prog
+        << "] inflation  clusters  iterations  seconds  mass-fraction  area-fraction\n";
   cluster_sweep(
       c.start, s.p, s.inflations, c.gpu, s.prec, c.progress,
-                [&](std::size_t k, const cluster_result& rk) {
-                  clustering cl = rk.result;
-                  if (s.sort_mode != "revsize") sort_clusters(cl, s.sort_mode);
-                  force_connected(cl, s, c.in, c.start, s.out_names[k], c.err);
-                  write_and_commit(*c.out_files[k], [&](std::ostream& os) {
-                    write_clustering(os, cl, s, c.in, c.start.rows, c.err);
-                  });
-                  clm::partition part;
-                  part.nodes = c.start.rows;
-                  part.clusters = cl.clusters;
-                  // (no fractions for overlapping clusters, which are no partition)
-                  double mass = NAN, area = NAN;
-                  if (cl.overlap == 0 || s.p.overlap != overlap_mode::keep) {
-                    const clm::info info = clm::measure(measured, part);
-                    mass = info.mass_fraction;
-                    area = info.area_fraction;
-                  }
-                  char row[160];
-                  std::snprintf(row, sizeof row, "%9g  %8zu  %10d  %7.3f  %13.4f  %13.6f",
-                                s.inflations[k], cl.clusters.size(), rk.iterations, rk.seconds,
-                                mass, area);
-                  table << "[" << prog << "] " << row << "\n";
-                  if (!s.common.quiet)
-                    c.err << "[" << prog << "] -I " << s.inflations[k] << ": "
-                          << cl.clusters.size() << " clusters, output is in " << s.out_names[k]
-                          << "\n";
-                },
+      [&](std::size_t k, const cluster_result& rk) {
+        clustering cl = rk.result;
+        if (s.sort_mode != "revsize") sort_clusters(cl, s.sort_mode);
+        force_connected(cl, s, c.in, c.start, s.out_names[k], c.err);
+        write_and_commit(*c.out_files[k], [&](std::ostream& os) {
+          write_clustering(os, cl, s, c.in, c.start.rows, c.err);
+        });
+        clm::partition part;
+        part.nodes = c.start.rows;
+        part.clusters = cl.clusters;
+        // (no fractions for overlapping clusters, which are no partition)
+        double mass = NAN, area = NAN;
+        if (cl.overlap == 0 || s.p.overlap != overlap_mode::keep) {
+          const clm::info info = clm::measure(measured, part);
+          mass = info.mass_fraction;
+          area = info.area_fraction;
+        }
+        char row[160];
+        std::snprintf(row, sizeof row, "%9g  %8zu  %10d  %7.3f  %13.4f  %13.6f", s.inflations[k],
+                      cl.clusters.size(), rk.iterations, rk.seconds, mass, area);
+        table << "[" << prog << "] " << row << "\n";
+        if (!s.common.quiet)
+          c.err << "[" << prog << "] -I " << s.inflations[k] << ": " << cl.clusters.size()
+                << " clusters, output is in " << s.out_names[k] << "\n";
+      },
       s.memory_budget);
   if (!s.common.quiet) c.err << table.str();
   return 0;
@@ -250,7 +252,8 @@ struct stage_seconds {
 std::string read_rate(const stage_seconds& t) {
   if (t.input_bytes == 0 || t.read <= 0) return "";
   char buf[96];
-  std::snprintf(buf, sizeof buf, " (%.1f MB at %.2f GB/s)", static_cast<double>(t.input_bytes) / 1e6,
+  std::snprintf(buf, sizeof buf, " (%.1f MB at %.2f GB/s)",
+                static_cast<double>(t.input_bytes) / 1e6,
                 static_cast<double>(t.input_bytes) / 1e9 / t.read);
   return buf;
 }
@@ -275,12 +278,12 @@ void report_clustering(const cli_settings& s, const cluster_result& r, const sta
     // "device start": the wait for the GPU's context beyond the read; "iterations":
     // r.seconds (upload, iterations, download); "interpretation": the rest of cluster()
     // (the start matrix in the cell type, the backend made and freed, the interpretation).
-    err << "[" << prog << "] stages: read " << std::fixed << std::setprecision(3) << t.read
-        << "s" << read_rate(t) << ", start matrix " << t.start << "s, device start " << t.warmup << "s, iterations "
-        << r.seconds << "s, interpretation " << t.cluster - r.seconds << "s (backend "
-        << r.backend_seconds << "s, interpret " << r.interpret_seconds
-        << "s, then waiting for the backend's release " << r.release_wait_seconds
-        << "s), output " << t.output << "s\n";
+    err << "[" << prog << "] stages: read " << std::fixed << std::setprecision(3) << t.read << "s"
+        << read_rate(t) << ", start matrix " << t.start << "s, device start " << t.warmup
+        << "s, iterations " << r.seconds << "s, interpretation " << t.cluster - r.seconds
+        << "s (backend " << r.backend_seconds << "s, interpret " << r.interpret_seconds
+        << "s, then waiting for the backend's release " << r.release_wait_seconds << "s), output "
+        << t.output << "s\n";
   }
 }
 
@@ -360,7 +363,8 @@ void write_clustering(std::ostream& os, const clustering& c, const cli_settings&
     write_clusters(os, c, labels);
   } else {
     if (!s.tab_file.empty() && !s.common.quiet)
-      err << "[" << s.prog << "] -use-tab is for a native matrix; the input's own labels "
+      err << "[" << s.prog
+          << "] -use-tab is for a native matrix; the input's own labels "
              "are written\n";
     write_clusters(os, c, in.g.labels);
   }
@@ -438,7 +442,8 @@ int run_clustering(cli_settings& s, const char*& stage, std::ostream& err) {
   const apps::backend chosen = decision.get(start, why_cpu);
   const bool gpu = chosen == apps::backend::gpu;
   t.warmup = clock.lap_s();
-  if (!s.common.quiet) apps::report_backend(prog, chosen, gpu ? decision.device_name() : why_cpu, err);
+  if (!s.common.quiet)
+    apps::report_backend(prog, chosen, gpu ? decision.device_name() : why_cpu, err);
   if (s.common.verbose) print_start(s, start, chosen, why_cpu, err);
 
   auto progress = [&](const iteration_info& it) {
@@ -456,8 +461,7 @@ int run_clustering(cli_settings& s, const char*& stage, std::ostream& err) {
   } catch (const run_interrupted& stop) {
     err << "[" << prog << "] stopped by signal " << stop_signal << " after iteration "
         << stop.iteration;
-    if (stop.checkpointed)
-      err << "; --resume " << s.checkpoint_dir << " continues from there";
+    if (stop.checkpointed) err << "; --resume " << s.checkpoint_dir << " continues from there";
     err << "\n";
     return 128 + static_cast<int>(stop_signal);
   }

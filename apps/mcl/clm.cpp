@@ -20,17 +20,18 @@ partition read_partition(const std::string& path) {
                                  m.columns.col.begin() + m.columns.rpt[c + 1]);
     for (index_t v : members) {
       if (seen[v])
-        throw parse_error(path, 0, "not a partition: node " + std::to_string(m.row_ids[v]) +
-                                       " is in two clusters");
+        throw parse_error(
+            path, 0,
+            "not a partition: node " + std::to_string(m.row_ids[v]) + " is in two clusters");
       seen[v] = 1;
     }
     if (!members.empty()) p.clusters.push_back(std::move(members));
   }
   const auto missing = std::find(seen.begin(), seen.end(), 0);
   if (missing != seen.end())
-    throw parse_error(path, 0, "not a partition: node " +
-                                   std::to_string(m.row_ids[missing - seen.begin()]) +
-                                   " is in no cluster");
+    throw parse_error(path, 0,
+                      "not a partition: node " + std::to_string(m.row_ids[missing - seen.begin()]) +
+                          " is in no cluster");
   return p;
 }
 
@@ -71,8 +72,10 @@ distance compare(const partition& a, const partition& b, distance_mode mode) {
     d.d2 = N - sum_b;
   } else if (mode == distance_mode::mirkin) {
     double sa = 0, sb = 0;
-    for (const auto& c : a.clusters) sa += static_cast<double>(c.size()) * static_cast<double>(c.size());
-    for (const auto& c : b.clusters) sb += static_cast<double>(c.size()) * static_cast<double>(c.size());
+    for (const auto& c : a.clusters)
+      sa += static_cast<double>(c.size()) * static_cast<double>(c.size());
+    for (const auto& c : b.clusters)
+      sb += static_cast<double>(c.size()) * static_cast<double>(c.size());
     d.d1 = sa - sum_meet;
     d.d2 = sb - sum_meet;
   }

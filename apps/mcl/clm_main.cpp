@@ -47,14 +47,17 @@ const char* usage =
 int run_dist(const std::vector<std::string>& args) {
   std::string mode_s = "sj", out_name = "-", digits;
   bool chain = false;
-  const std::vector<std::string> files = apps::read_words(
-      args, "dist",
-      {{{"-mode", &mode_s}, {"-o", &out_name}, {"-digits", &digits}},
-       {{"--chain", [&] { chain = true; }}}});
+  const std::vector<std::string> files =
+      apps::read_words(args, "dist",
+                       {{{"-mode", &mode_s}, {"-o", &out_name}, {"-digits", &digits}},
+                        {{"--chain", [&] { chain = true; }}}});
   clm::distance_mode mode = clm::distance_mode::split_join;
-  if (mode_s == "vi") mode = clm::distance_mode::variance_of_information;
-  else if (mode_s == "mk") mode = clm::distance_mode::mirkin;
-  else if (mode_s != "sj") throw usage_error("-mode expects sj, vi or mk, not '" + mode_s + "'");
+  if (mode_s == "vi")
+    mode = clm::distance_mode::variance_of_information;
+  else if (mode_s == "mk")
+    mode = clm::distance_mode::mirkin;
+  else if (mode_s != "sj")
+    throw usage_error("-mode expects sj, vi or mk, not '" + mode_s + "'");
   if (files.size() < 2) throw usage_error("dist needs at least two clusterings");
   std::vector<clm::partition> parts;
   for (const std::string& f : files) parts.push_back(clm::read_partition(f));
@@ -70,8 +73,8 @@ int run_dist(const std::vector<std::string>& args) {
       else
         std::snprintf(buf, sizeof buf, "d=%.0f\td1=%.0f\td2=%.0f", d.d, d.d1, d.d2);
       os << buf << "\tnn=" << parts[i].nodes << "\tc1=" << parts[i].clusters.size()
-          << "\tc2=" << parts[j].clusters.size() << "\tn1=" << files[i] << "\tn2=" << files[j]
-          << (mode == clm::distance_mode::split_join ? "\t\n" : "\n");
+         << "\tc2=" << parts[j].clusters.size() << "\tn1=" << files[i] << "\tn2=" << files[j]
+         << (mode == clm::distance_mode::split_join ? "\t\n" : "\n");
     }
   out.commit();
   return 0;
@@ -102,7 +105,8 @@ int run_info(const std::vector<std::string>& args) {
 }
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  return apps::run_modes(prog, usage, argc, argv, out, err, {{"dist", run_dist}, {"info", run_info}},
+  return apps::run_modes(prog, usage, argc, argv, out, err,
+                         {{"dist", run_dist}, {"info", run_info}},
                          "; clm's other modes are not provided");
 }
 

@@ -31,25 +31,25 @@ enum class overlap_mode {
 
 /// Parameters with mcl 22-282's defaults (`mcl -z`; the defaults are scheme 6).
 struct params {
-  double inflation = 2.0;   ///< -I, in (0, 30]; used rounded to float, as mcl reads it
-  long long prune = 10000;  ///< -P: cutoff 0.99999/P (0: no cutoff); -p f sets P = (int)(1/f)
-  long long select = 1100;  ///< -S (0: no selection)
-  long long recover = 1400; ///< -R (0: no recovery)
-  int pct = 90;             ///< -pct: recover when the kept mass is below pct percent
-  int max_iter = 10000;     ///< mcl's main loop length (-L)
-  int initial_loop = 0;     ///< -l: iterations before the main loop, at initial_inflation, with
-                            ///< no convergence test (mcl's initial loop)
+  double inflation = 2.0;    ///< -I, in (0, 30]; used rounded to float, as mcl reads it
+  long long prune = 10000;   ///< -P: cutoff 0.99999/P (0: no cutoff); -p f sets P = (int)(1/f)
+  long long select = 1100;   ///< -S (0: no selection)
+  long long recover = 1400;  ///< -R (0: no recovery)
+  int pct = 90;              ///< -pct: recover when the kept mass is below pct percent
+  int max_iter = 10000;      ///< mcl's main loop length (-L)
+  int initial_loop = 0;      ///< -l: iterations before the main loop, at initial_inflation, with
+                             ///< no convergence test (mcl's initial loop)
   double initial_inflation = 2.0;  ///< -i: the initial loop's inflation
-  double chaos_limit = 1e-4;  ///< mcl stops when the chaos of an expansion is below this
-  bool discard_loops = true;  ///< --discard-loops=y: drop input loops, add max-weight loops
+  double chaos_limit = 1e-4;       ///< mcl stops when the chaos of an expansion is below this
+  bool discard_loops = true;       ///< --discard-loops=y: drop input loops, add max-weight loops
   /// Mirror every arc, merging by the maximum (mcl --abc). Off: the graph is used as it is, as
   /// mcl uses a native matrix (a directed one stays directed).
   bool mirror = true;
   double loop_scale = -1;     ///< -c: multiply loops by this, rounded to float (negative: off)
   double pre_inflation = -1;  ///< -pi: inflate the input once (negative: not used)
   overlap_mode overlap = overlap_mode::cut;
-  int threads = 0;                ///< -te: CPU threads (0: OpenMP default)
-  long long block_products = 0;   ///< expand in row blocks of at most this many products (0: auto)
+  int threads = 0;               ///< -te: CPU threads (0: OpenMP default)
+  long long block_products = 0;  ///< expand in row blocks of at most this many products (0: auto)
 
   prune_rule rule() const {
     prune_rule r;
@@ -109,8 +109,8 @@ struct backend_stats {
   /// need an order statistic.
   double expand_ms = -1, prune_ms = -1, sort_ms = -1;
   double symbolic_ms = -1, numeric_ms = -1;  ///< the expansion's two phases (engine's events)
-  long long products = -1;  ///< multiplications of the last expansion (all blocks)
-  bool fused = false;       ///< the last expansion was fused with its pruning (mcl_fused.cuh)
+  long long products = -1;                   ///< multiplications of the last expansion (all blocks)
+  bool fused = false;  ///< the last expansion was fused with its pruning (mcl_fused.cuh)
   /// The last expansion's next iterate went through pinned host memory (mcl_streamed.cuh): the
   /// device held one iterate, not two.
   bool streamed = false;
@@ -228,8 +228,8 @@ inline constexpr offset_t gpu_block_pruned_row_entries = 4096;
 enum class iterate_placement { automatic, device, streamed };
 
 /// Whether the GPU backend expands and prunes at once (mcl_fused.cuh): `automatic` for dense
-/// expansions (at least as many products a row as there are columns, on average), where the unpruned
-/// rows would be nearly dense; `always` and `never` for tests and the benchmark's ablation
+/// expansions (at least as many products a row as there are columns, on average), where the
+/// unpruned rows would be nearly dense; `always` and `never` for tests and the benchmark's ablation
 /// (the program reads OPSPARSE_MCL_FUSED=1 or 0).
 enum class fused_expansion { automatic, always, never };
 
@@ -251,8 +251,8 @@ struct gpu_backend_options {
 template <class T>
 std::unique_ptr<backend<T>> make_gpu_backend(int device, const gpu_backend_options& opt);
 template <class T>
-std::unique_ptr<backend<T>> make_gpu_backend(int device = -1,
-                                             offset_t block_pruned_rows = gpu_block_pruned_row_entries) {
+std::unique_ptr<backend<T>> make_gpu_backend(
+    int device = -1, offset_t block_pruned_rows = gpu_block_pruned_row_entries) {
   gpu_backend_options o;
   o.block_pruned_rows = block_pruned_rows;
   return make_gpu_backend<T>(device, o);
@@ -270,7 +270,7 @@ std::vector<index_t> split_rows_by_products(const std::vector<offset_t>& prefix,
 // ------------------------------------------------------------------------------------------------
 
 struct iteration_info {
-  int iteration = 0;          ///< 1-based
+  int iteration = 0;  ///< 1-based
   double chaos = 0;
   offset_t expanded_nnz = 0;  ///< nnz of X·X before pruning (all blocks)
   offset_t nnz = 0;           ///< nnz of the iterate after inflation

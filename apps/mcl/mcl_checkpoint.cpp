@@ -74,7 +74,8 @@ void put(std::ostream& os, const V& v) {
 }
 template <class V>
 void put_array(std::ostream& os, const std::vector<V>& v) {
-  os.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(V)));
+  os.write(reinterpret_cast<const char*>(v.data()),
+           static_cast<std::streamsize>(v.size() * sizeof(V)));
 }
 
 class reader {
@@ -124,10 +125,10 @@ std::uint64_t fingerprint(const host_csr<double>& start, const params& p, precis
   h = mix(h, hash_vector(start.rpt, threads));
   h = mix(h, hash_vector(start.col, threads));
   h = mix(h, hash_vector(start.val, threads));
-  for (double x : {p.inflation, static_cast<double>(p.prune), static_cast<double>(p.select),
-                   static_cast<double>(p.recover), static_cast<double>(p.pct),
-                   static_cast<double>(p.max_iter), p.chaos_limit,
-                   static_cast<double>(p.initial_loop), p.initial_inflation})
+  for (double x :
+       {p.inflation, static_cast<double>(p.prune), static_cast<double>(p.select),
+        static_cast<double>(p.recover), static_cast<double>(p.pct), static_cast<double>(p.max_iter),
+        p.chaos_limit, static_cast<double>(p.initial_loop), p.initial_inflation})
     h = mix(h, as_bits(x));
   return mix(h, prec == precision::float32 ? 4 : 8);
 }
@@ -163,11 +164,13 @@ state<T> read(const std::string& dir, std::uint64_t fp) {
   if (in.get<std::uint32_t>() != version) in.fail("was written by another version of opsparse-mcl");
   const auto cell = in.get<std::uint32_t>();
   if (cell != sizeof(T))
-    in.fail(std::string("holds ") + (cell == 4 ? "float" : "double") + " cells, and this run uses " +
-            (sizeof(T) == 4 ? "float" : "double") + " (--precision)");
+    in.fail(std::string("holds ") + (cell == 4 ? "float" : "double") +
+            " cells, and this run uses " + (sizeof(T) == 4 ? "float" : "double") +
+            " (--precision)");
   if (in.get<std::uint64_t>() != fp)
-    in.fail("was written for another input or other options (the graph, -I, -P, -S, -R, -pct, "
-            "--max-iter, -tf, -c, -pi and the loops must be the same as when it was written)");
+    in.fail(
+        "was written for another input or other options (the graph, -I, -P, -S, -R, -pct, "
+        "--max-iter, -tf, -c, -pi and the loops must be the same as when it was written)");
   state<T> s;
   s.iteration = static_cast<int>(in.get<std::int64_t>());
   s.rows_sorted = in.get<std::int64_t>() != 0;

@@ -20,8 +20,8 @@ namespace opsparse::mcl::checkpoint {
 
 template <class T>
 struct state {
-  int iteration = 0;         ///< iterations done (1-based count)
-  bool rows_sorted = true;   ///< the backend's rows were in column order (backend::snapshot)
+  int iteration = 0;        ///< iterations done (1-based count)
+  bool rows_sorted = true;  ///< the backend's rows were in column order (backend::snapshot)
   host_csr<T> iterate;
 };
 

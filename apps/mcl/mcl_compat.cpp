@@ -36,7 +36,8 @@ value_transform value_transform::parse(const std::string& spec) {
   std::size_t pos = 0;
   const std::string s = spec;
   if (!trim(s).empty() && trim(s).back() == ',')
-    throw std::invalid_argument("an empty step in '" + spec + "' (steps are separated by one "
+    throw std::invalid_argument("an empty step in '" + spec +
+                                "' (steps are separated by one "
                                 "comma, none before the first or after the last)");
   while (pos < s.size()) {
     std::size_t end = s.find(',', pos);
@@ -48,7 +49,8 @@ value_transform value_transform::parse(const std::string& spec) {
     // or empty spec is no transform at all).
     if (item.empty()) {
       if (trim(s).empty()) break;
-      throw std::invalid_argument("an empty step in '" + spec + "' (steps are separated by one "
+      throw std::invalid_argument("an empty step in '" + spec +
+                                  "' (steps are separated by one "
                                   "comma, none before the first or after the last)");
     }
     if (item[0] == '#')
@@ -62,8 +64,8 @@ value_transform value_transform::parse(const std::string& spec) {
     const std::string name = trim(item.substr(0, open));
     const std::string arg = trim(item.substr(open + 1, item.size() - open - 2));
     static const std::pair<const char*, op> names[] = {
-        {"gq", op::gq},     {"gt", op::gt},       {"lq", op::lq},   {"lt", op::lt},
-        {"ceil", op::ceil}, {"floor", op::floor}, {"mul", op::mul}, {"add", op::add},
+        {"gq", op::gq},     {"gt", op::gt},       {"lq", op::lq},         {"lt", op::lt},
+        {"ceil", op::ceil}, {"floor", op::floor}, {"mul", op::mul},       {"add", op::add},
         {"pow", op::pow},   {"log", op::log},     {"neglog", op::neglog}, {"exp", op::exp}};
     const auto it = std::find_if(std::begin(names), std::end(names),
                                  [&](const auto& n) { return name == n.first; });
@@ -110,7 +112,8 @@ double value_transform::operator()(double v) const {
       case op::exp: v = f > 0 ? std::pow(f, v) : std::exp(v); break;
     }
     v = as_float(v);  // every step in float, as mcl: -log10 of 0.1f is 1 there, not 0.99999999
-    if (v == 0) return 0;  // a value a step removes is gone: floor(f) after lt(f) does not revive it
+    if (v == 0)
+      return 0;  // a value a step removes is gone: floor(f) after lt(f) does not revive it
   }
   return as_float(v);
 }

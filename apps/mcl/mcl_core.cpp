@@ -180,7 +180,8 @@ run_result<T> run_loading(backend<T>& b, const std::function<void()>& load, cons
 /// `converted` with its values converted on `threads` threads (convert() took 0.2 s on one
 /// thread for 44 million entries).
 template <class T>
-const host_csr<T>& in_cell_type(const host_csr<double>& start, host_csr<T>& converted, int threads) {
+const host_csr<T>& in_cell_type(const host_csr<double>& start, host_csr<T>& converted,
+                                int threads) {
   if constexpr (std::is_same_v<T, double>) {
     return start;
   } else {
@@ -203,7 +204,8 @@ template <class T>
 run_result<T> run(backend<T>& b, const host_csr<T>& start, const params& p,
                   const std::function<void(const iteration_info&)>& progress,
                   const run_options& options) {
-  return run_loading(b, [&] { b.load(start); }, p, progress, options);
+  return run_loading(
+      b, [&] { b.load(start); }, p, progress, options);
 }
 
 template <class T>
@@ -265,8 +267,8 @@ void check_memory_plan(const backend<T>& b, const host_csr<double>& start, const
                        const run_options& options) {
   std::vector<offset_t> first;
   if (b.device_budget() > 0) first = cpu::row_products(start, start);
-  const memory_plan plan = plan_memory(start, p, sizeof(T), first, b.device_budget(),
-                                       host_available_bytes());
+  const memory_plan plan =
+      plan_memory(start, p, sizeof(T), first, b.device_budget(), host_available_bytes());
   if (options.on_plan) options.on_plan(plan);
   if (plan.placement == planned_placement::refused)
     throw std::runtime_error("the network does not fit: " + plan.reason);
@@ -283,8 +285,8 @@ cluster_result run_and_interpret(backend<T>& b, const host_csr<double>& start, c
   const auto since = [](clock::time_point t) {
     return std::chrono::duration<double>(clock::now() - t).count();
   };
-  run_result<T> r =
-      run_loading(b, [&] { b.load_cells(start, p.threads); }, p, progress, options);
+  run_result<T> r = run_loading(
+      b, [&] { b.load_cells(start, p.threads); }, p, progress, options);
   // The backend is released on another thread while the limit is interpreted here: a GPU
   // backend returns tens of GB with one cudaFree per array, ~1.4 ms per 4 GB on an H200.
   auto released = std::async(std::launch::async, [&release] {

@@ -130,7 +130,8 @@ class cpu_backend final : public backend<T> {
   void finish_expansion() override {
     // Rows no block expanded (a distributed rank expands only its own: mcl_dist.cpp's rows
     // layout) are empty: their row pointers follow the last expanded row's.
-    for (std::size_t i = 1; i < next_rpt_.size(); ++i) next_rpt_[i] = std::max(next_rpt_[i], next_rpt_[i - 1]);
+    for (std::size_t i = 1; i < next_rpt_.size(); ++i)
+      next_rpt_[i] = std::max(next_rpt_[i], next_rpt_[i - 1]);
     m_.rpt.swap(next_rpt_);
     m_.col.swap(next_col_);
     m_.val.swap(next_val_);
@@ -182,12 +183,12 @@ class cpu_backend final : public backend<T> {
 
   /// One thread's dense accumulator and buffers, kept across rows and iterations.
   struct row_workspace {
-    std::vector<double> acc;     ///< sums by column
-    std::vector<char> present;   ///< columns the current row touched
-    std::vector<index_t> cols;   ///< those columns, in order of first touch
-    std::vector<T> vals;         ///< the row's values as cells (T)
-    std::vector<T> tmp;          ///< decide()'s rank scratch
-    std::vector<cell> kept;      ///< survivors of the rows done by this thread
+    std::vector<double> acc;    ///< sums by column
+    std::vector<char> present;  ///< columns the current row touched
+    std::vector<index_t> cols;  ///< those columns, in order of first touch
+    std::vector<T> vals;        ///< the row's values as cells (T)
+    std::vector<T> tmp;         ///< decide()'s rank scratch
+    std::vector<cell> kept;     ///< survivors of the rows done by this thread
   };
 
   /// Row i of X·X summed in w.acc: returns its length, its columns in w.cols in ascending order
@@ -197,7 +198,8 @@ class cpu_backend final : public backend<T> {
   template <bool CellProducts>
   offset_t expand_row(index_t i, row_workspace& w, offset_t products_bound) const {
     const auto product = [](T a, T b) {
-      return CellProducts ? static_cast<double>(a * b) : static_cast<double>(a) * static_cast<double>(b);
+      return CellProducts ? static_cast<double>(a * b)
+                          : static_cast<double>(a) * static_cast<double>(b);
     };
     // A row with products for a good part of the columns flags its columns and finds them
     // by a scan afterwards (ascending); a sparser one lists them on first touch and sorts.
@@ -334,8 +336,10 @@ class cpu_backend final : public backend<T> {
   static offset_t drop_zero_sums(row_workspace& w) {
     std::size_t kept = 0;
     for (const index_t j : w.cols) {
-      if (w.acc[j] != 0.0) w.cols[kept++] = j;
-      else w.present[j] = 0;  // (acc[j] is 0 already)
+      if (w.acc[j] != 0.0)
+        w.cols[kept++] = j;
+      else
+        w.present[j] = 0;  // (acc[j] is 0 already)
     }
     w.cols.resize(kept);
     return static_cast<offset_t>(kept);
@@ -418,8 +422,10 @@ class cpu_backend final : public backend<T> {
             decide(rule, w.vals.data(), n, w.tmp, chaos_[static_cast<std::size_t>(i)]);
         decisions_[r] = d;
         where[r] = {omp_get_thread_num(), static_cast<offset_t>(w.kept.size())};
-        if (d.emergency) w.kept.emplace_back(i, T(1));
-        else keep_survivors(w, d);
+        if (d.emergency)
+          w.kept.emplace_back(i, T(1));
+        else
+          keep_survivors(w, d);
       }
     }
     expanded_nnz_ += expanded;

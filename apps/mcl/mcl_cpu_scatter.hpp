@@ -21,11 +21,14 @@ namespace opsparse::mcl::detail {
 
 #ifdef OPSPARSE_MCL_SCATTER
 /// Whether scatter_add can run here.
-inline bool scatter_add_supported() { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"); }
+inline bool scatter_add_supported() {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+}
 
 /// acc[col[k]] += double(a) * double(val[k]) for k in [0, n); col's n values are distinct.
 __attribute__((target("avx512f,avx512vl"))) inline void scatter_add(double* acc, const index_t* col,
-                                                          const float* val, offset_t n, float a) {
+                                                                    const float* val, offset_t n,
+                                                                    float a) {
   static_assert(sizeof(index_t) == 4, "the gathers take 32-bit column indices");
   const __m512d va = _mm512_set1_pd(static_cast<double>(a));
   offset_t k = 0;
@@ -50,8 +53,10 @@ __attribute__((target("avx512f,avx512vl"))) inline void scatter_add(double* acc,
 /// Lists the row summed in acc[0, cols): each j with acc[j] != 0 appended to out, (float)acc[j]
 /// to vals, every acc[j] reset to 0; returns the count. out and vals need room for cols + 8
 /// (each step stores eight lanes, of which the first popcount are kept).
-__attribute__((target("avx512f,avx512vl,popcnt"))) inline offset_t take_sums(double* acc, index_t cols,
-                                                                        index_t* out, float* vals) {
+__attribute__((target("avx512f,avx512vl,popcnt"))) inline offset_t take_sums(double* acc,
+                                                                             index_t cols,
+                                                                             index_t* out,
+                                                                             float* vals) {
   offset_t n = 0;
   __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   index_t j = 0;

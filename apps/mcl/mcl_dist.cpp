@@ -53,7 +53,8 @@ std::vector<V> exchange(const std::vector<V>& send, const std::vector<long long>
   int me = 0;
   OPSPARSE_MPI_TRY(MPI_Comm_rank(comm, &me));
   from.assign(static_cast<std::size_t>(n), 0);
-  OPSPARSE_MPI_TRY(MPI_Alltoall(counts.data(), 1, MPI_LONG_LONG, from.data(), 1, MPI_LONG_LONG, comm));
+  OPSPARSE_MPI_TRY(
+      MPI_Alltoall(counts.data(), 1, MPI_LONG_LONG, from.data(), 1, MPI_LONG_LONG, comm));
   long long received = 0;
   for (const long long c : from) received += c;
   std::vector<V> in;
@@ -65,7 +66,8 @@ std::vector<V> exchange(const std::vector<V>& send, const std::vector<long long>
   }
   OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm));
   if (failed) throw std::runtime_error("opsparse-mcl-mpi: out of memory in an exchange of rows");
-  std::vector<long long> sdispl(static_cast<std::size_t>(n), 0), rdispl(static_cast<std::size_t>(n), 0);
+  std::vector<long long> sdispl(static_cast<std::size_t>(n), 0),
+      rdispl(static_cast<std::size_t>(n), 0);
   for (int d = 1; d < n; ++d) {
     sdispl[d] = sdispl[d - 1] + counts[d - 1];
     rdispl[d] = rdispl[d - 1] + from[d - 1];
@@ -84,8 +86,8 @@ std::vector<V> exchange(const std::vector<V>& send, const std::vector<long long>
       OPSPARSE_MPI_TRY(MPI_Isend(send.data() + sdispl[d] + at,
                                  static_cast<int>(std::min(chunk, counts[d] - at)), mpi_type<V>(),
                                  d, 0, comm, &requests.emplace_back()));
-  OPSPARSE_MPI_TRY(MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
-                               MPI_STATUSES_IGNORE));
+  OPSPARSE_MPI_TRY(
+      MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
   return in;
 }
 
@@ -278,8 +280,8 @@ host_csr<T> prune_inflate(const host_csr<T>& e, index_t first_row, const prune_r
 #pragma omp for schedule(dynamic, 64)
     for (index_t i = 0; i < rows; ++i) {
       double c = 0;
-      decisions[i] = detail::decide_row(rule, e.val.data() + e.rpt[i], e.rpt[i + 1] - e.rpt[i],
-                                        tmp, c, /*signed_values=*/false);
+      decisions[i] = detail::decide_row(rule, e.val.data() + e.rpt[i], e.rpt[i + 1] - e.rpt[i], tmp,
+                                        c, /*signed_values=*/false);
       largest = std::max(largest, c);
     }
   }
@@ -315,14 +317,15 @@ template <class T>
 struct timed_engine {
   dist::cpu_engine<plus_times<double>> cpu;
   double* seconds;
-  host_csr<double> operator()(const host_csr<T>& a, const host_csr<T>& b) const { return cpu(a, b); }
+  host_csr<double> operator()(const host_csr<T>& a, const host_csr<T>& b) const {
+    return cpu(a, b);
+  }
   void accumulate(const host_csr<T>& a, const host_csr<T>& b, host_csr<double>& c) const {
     const auto t = clock::now();
     cpu.accumulate(a, b, c);
     *seconds += since(t);
   }
 };
-
 
 /// Takes each row phase of the expansion: its rows of E on the host, in parts for the process
 /// row's ranks (spgemm_row_phases).
@@ -351,7 +354,7 @@ std::function<void(const dist::dist_csr<T>&, const phase_consumer&)> make_expans
     int devices = 0;
     const int device = rank_device(g, &devices);
     gpu = std::make_shared<dist::gpu_engine<plus_times<double>, T, T>>(opsparse::spgemm_options{},
-                                                                      device);
+                                                                       device);
     // A phase's product is held on the device too, by each of the ranks sharing it: the budget
     // is at most half the device's memory a rank (the estimate counts 24 bytes a product, of
     // which C takes at most 12 there: a quarter of the device).
@@ -392,7 +395,7 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
   dist::spgemm_info info;
   const auto expand = make_expansion<T>(g, p, which, &products_seconds, &info);
   dist_run_result<T> r;
-  double maxima[5] = {};  // the iteration's chaos and stage seconds (every rank's maximum)
+  double maxima[5] = {};   // the iteration's chaos and stage seconds (every rank's maximum)
   long long sums[2] = {};  // expanded and kept entries (all ranks)
   detail::iteration_hooks h;
   h.step = [&](int, double power) {

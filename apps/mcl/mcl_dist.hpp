@@ -86,10 +86,9 @@ struct dist_run_result {
 /// expansion's memory; OPSPARSE_DIST_MEMORY sets the budget). dist_engine::gpu needs a
 /// build with the GPU engine and a GPU on every rank (std::runtime_error on every rank otherwise).
 template <class T>
-dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start, const params& p,
-                                   const std::function<void(const dist_iteration_info&)>& progress =
-                                       {},
-                                   int root = 0, dist_engine engine = dist_engine::cpu,
-                                   dist_layout layout = dist_layout::grid);
+dist_run_result<T> run_distributed(
+    const dist::grid& g, const host_csr<T>& start, const params& p,
+    const std::function<void(const dist_iteration_info&)>& progress = {}, int root = 0,
+    dist_engine engine = dist_engine::cpu, dist_layout layout = dist_layout::grid);
 
 }  // namespace opsparse::mcl

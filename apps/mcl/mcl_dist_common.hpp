@@ -69,8 +69,8 @@ template <class V>
 void broadcast(V* data, long long count, int root, MPI_Comm comm) {
   const long long chunk = message_elements();
   for (long long at = 0; at < count; at += chunk)
-    OPSPARSE_MPI_TRY(MPI_Bcast(data + at, static_cast<int>(std::min(chunk, count - at)), mpi_type<V>(),
-                               root, comm));
+    OPSPARSE_MPI_TRY(MPI_Bcast(data + at, static_cast<int>(std::min(chunk, count - at)),
+                               mpi_type<V>(), root, comm));
 }
 
 #if OPSPARSE_HAS_GPU_ENGINE

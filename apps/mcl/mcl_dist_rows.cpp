@@ -31,7 +31,8 @@ host_csr<T> gather_rows_everywhere(const dist::grid& g, const host_csr<T>& mine,
   const int ranks = g.size();
   std::vector<long long> entries(static_cast<std::size_t>(ranks), 0);
   long long own = static_cast<long long>(mine.nnz());
-  OPSPARSE_MPI_TRY(MPI_Allgather(&own, 1, MPI_LONG_LONG, entries.data(), 1, MPI_LONG_LONG, g.comm()));
+  OPSPARSE_MPI_TRY(
+      MPI_Allgather(&own, 1, MPI_LONG_LONG, entries.data(), 1, MPI_LONG_LONG, g.comm()));
   host_csr<T> x;
   local_step(g, "opsparse-mcl-mpi: room for the whole iterate", [&] {
     long long total = 0;
@@ -41,7 +42,8 @@ host_csr<T> gather_rows_everywhere(const dist::grid& g, const host_csr<T>& mine,
     x.val.resize(static_cast<std::size_t>(total));
   });
   std::vector<offset_t> lengths(static_cast<std::size_t>(split.back()), 0);
-  for (index_t i = 0; i < mine.rows; ++i) lengths[split[g.rank()] + i] = mine.rpt[i + 1] - mine.rpt[i];
+  for (index_t i = 0; i < mine.rows; ++i)
+    lengths[split[g.rank()] + i] = mine.rpt[i + 1] - mine.rpt[i];
   offset_t at = 0;
   for (int r = 0; r < ranks; ++r) {
     if (r == g.rank()) {
@@ -140,7 +142,8 @@ offset_t gather_rows_on_devices(const dist::grid& g, dist::nccl_comm& nccl, devi
   // This rank's rows are the only ones in its iterate: its entries start at 0.
   std::vector<long long> entries(static_cast<std::size_t>(ranks), 0);
   long long own = static_cast<long long>(dev.current().nnz);
-  OPSPARSE_MPI_TRY(MPI_Allgather(&own, 1, MPI_LONG_LONG, entries.data(), 1, MPI_LONG_LONG, g.comm()));
+  OPSPARSE_MPI_TRY(
+      MPI_Allgather(&own, 1, MPI_LONG_LONG, entries.data(), 1, MPI_LONG_LONG, g.comm()));
   offset_t before = 0, total = 0;
   std::vector<std::size_t> rpt_bytes, col_bytes, val_bytes;
   for (int r = 0; r < ranks; ++r) {
@@ -271,7 +274,8 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
     maxima[2] = since(t2);
     OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, maxima, 3, MPI_DOUBLE, MPI_MAX, g.comm()));
     expanded_sum = static_cast<long long>(expanded);
-    OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &expanded_sum, 1, MPI_LONG_LONG, MPI_SUM, g.comm()));
+    OPSPARSE_MPI_TRY(
+        MPI_Allreduce(MPI_IN_PLACE, &expanded_sum, 1, MPI_LONG_LONG, MPI_SUM, g.comm()));
     return maxima[0];
   };
   if (progress)

@@ -51,8 +51,8 @@ enum : unsigned { overflow_candidates = 1u, overflow_output = 2u };
 
 /// Device counters of one fused expansion (one allocation, zeroed before the visit).
 struct counters {
-  unsigned long long out_cursor;   ///< entries requested in the output buffer (all rows)
-  unsigned long long expanded;     ///< entries of the unpruned expansion (sum of row lengths)
+  unsigned long long out_cursor;  ///< entries requested in the output buffer (all rows)
+  unsigned long long expanded;    ///< entries of the unpruned expansion (sum of row lengths)
   unsigned flags;
 };
 
@@ -106,7 +106,7 @@ struct prune_epilogue {
   int cap;            ///< candidates per thread block
   index_t* cand_col;  ///< cap entries per thread block (blockIdx.x)
   T* cand_val;
-  index_t* out_col;   ///< the output buffer: kept entries, a row's contiguous, rows in any order
+  index_t* out_col;  ///< the output buffer: kept entries, a row's contiguous, rows in any order
   T* out_val;
   unsigned long long out_cap;
   offset_t* row_base;   ///< per local row: where its kept entries start in the output buffer
@@ -181,7 +181,8 @@ struct prune_epilogue {
   /// Keeps the candidates whose value passes keep(v), in order, in place; rebuilds s.hist from
   /// them when `rehist`. Returns how many remain.
   template <class Keep>
-  __device__ int compact(shared_storage& s, index_t* col, T* val, int n, Keep keep, bool rehist) const {
+  __device__ int compact(shared_storage& s, index_t* col, T* val, int n, Keep keep,
+                         bool rehist) const {
     if (rehist) zero_hist(s);
     int out = 0;
     for (int base = 0; base < n; base += block_threads) {
@@ -372,12 +373,13 @@ struct prune_epilogue {
   /// tau_cap) and drops the candidates below it; marks the row bad when that frees too little.
   __device__ __noinline__ void raise_tau(shared_storage& s, index_t* cc, T* cv) const {
     find_rank_bucket(s, rank_k);
-    unsigned next = s.found_bucket < 0 ? s.tau : static_cast<unsigned>(s.found_bucket) << hist_shift;
+    unsigned next =
+        s.found_bucket < 0 ? s.tau : static_cast<unsigned>(s.found_bucket) << hist_shift;
     if (rank_k == 0) next = tau_cap;  // nothing is ranked: only the cutoff bounds the row
     if (next > tau_cap) next = tau_cap;
     if (next > s.tau) {
-      const int kept = compact(s, cc, cv, s.n_cand,
-                               [next](T v) { return key32(static_cast<double>(v)) >= next; }, true);
+      const int kept = compact(
+          s, cc, cv, s.n_cand, [next](T v) { return key32(static_cast<double>(v)) >= next; }, true);
       __syncthreads();
       if (threadIdx.x == 0) {
         s.n_cand = kept;
@@ -420,12 +422,15 @@ struct prune_epilogue {
     const prune_decision d = decide(
         rule, pcase, np, mass_prune,
         [&](long long k) { return static_cast<double>(select(s, cv, n, k)); },
-        [&](double at_least, long long& count, double& mass) { measure(s, cv, n, at_least, count, mass); });
+        [&](double at_least, long long& count, double& mass) {
+          measure(s, cv, n, at_least, count, mass);
+        });
     const double bar = d.bar, mass = d.mass;
     const long long count = d.count;
     if (threadIdx.x == 0) {
       chaos[r0 + row] = (mx - ssq) * static_cast<double>(count);
-      const unsigned long long base = atomicAdd(&cnt->out_cursor, static_cast<unsigned long long>(count));
+      const unsigned long long base =
+          atomicAdd(&cnt->out_cursor, static_cast<unsigned long long>(count));
       s.base = base;
       row_count[row] = count;
       row_base[row] = static_cast<offset_t>(base);

@@ -1,6 +1,6 @@
 // The GPU backend: one opsparse::context and ONE opsparse::plan for the whole run; expansion with
-// opsparse::spgemm<plus_times<double>> into a reused device_csr; pruning (cutoff, selection at rank S,
-// recovery at rank R, all as mcl does, see mcl_prune.hpp), renormalisation, inflation and chaos
+// opsparse::spgemm<plus_times<double>> into a reused device_csr; pruning (cutoff, selection at rank
+// S, recovery at rank R, all as mcl does, see mcl_prune.hpp), renormalisation, inflation and chaos
 // as CUDA kernels and CUB calls on the device. Only scalars (products, kept entries, chaos) come
 // back to the host during the run; the limit is downloaded once at the end.
 //
@@ -13,8 +13,8 @@
 // Every device array is grow-only and reused, so that once the iterates stop growing an
 // iteration allocates nothing (opsparse::device_allocation_count() shows it with -V).
 //
-// Dense expansions (at least as many products a row as there are columns, on average) are expanded and
-// pruned at once (mcl_fused.cuh): the unpruned rows never reach device memory and no symbolic
+// Dense expansions (at least as many products a row as there are columns, on average) are expanded
+// and pruned at once (mcl_fused.cuh): the unpruned rows never reach device memory and no symbolic
 // phase sizes them. Sparse ones go through the engine's product and the pruning kernels below.
 //
 // When the expansion would not fit in device memory (estimated from its number of products,
@@ -115,28 +115,30 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     m_.set_shape(n_, n_, ctx_.memory());
     m_.set_nnz(start.nnz(), ctx_.memory());
     OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m_.rpt(), start.rpt.data(),
-                                      start.rpt.size() * sizeof(offset_t), cudaMemcpyHostToDevice, s));
+                                      start.rpt.size() * sizeof(offset_t), cudaMemcpyHostToDevice,
+                                      s));
     if (m_.nnz()) {
       OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m_.col(), start.col.data(),
-                                        start.col.size() * sizeof(index_t), cudaMemcpyHostToDevice, s));
+                                        start.col.size() * sizeof(index_t), cudaMemcpyHostToDevice,
+                                        s));
       if constexpr (std::is_same_v<V, T>) {
-        OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m_.val(), start.val.data(),
-                                          start.val.size() * sizeof(T), cudaMemcpyHostToDevice, s));
+        OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m_.val(), start.val.data(), start.val.size() * sizeof(T),
+                                          cudaMemcpyHostToDevice, s));
       } else {
         device_buffer<V> staged;  // from the pool: its release is ordered after the transform
         staged.reserve(start.val.size(), ctx_.memory());
         OPSPARSE_CUDA_TRY(cudaMemcpyAsync(staged.data(), start.val.data(),
                                           start.val.size() * sizeof(V), cudaMemcpyHostToDevice, s));
-        OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(staged.data(), m_.val(),
-                                                          static_cast<long long>(start.val.size()),
-                                                          cast_to<T>{}, s));
+        OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(
+            staged.data(), m_.val(), static_cast<long long>(start.val.size()), cast_to<T>{}, s));
       }
     }
     next_.arrays().set_shape(n_, n_, ctx_.memory());
     chaos_.reserve(std::max<std::size_t>(1, static_cast<std::size_t>(n_)));
     products_.reserve(static_cast<std::size_t>(n_) + 1);
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(chaos_.data(), 0, std::max<std::size_t>(1, n_) * sizeof(double), s));
-    m_sorted_ = true;  // start_matrix builds sorted rows
+    OPSPARSE_CUDA_TRY(
+        cudaMemsetAsync(chaos_.data(), 0, std::max<std::size_t>(1, n_) * sizeof(double), s));
+    m_sorted_ = true;                             // start_matrix builds sorted rows
     OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));  // the host arrays may go away
     note_memory("the start matrix loaded");
   }
@@ -180,9 +182,10 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     // (spgemm_dense_rows_fit: ~1.8M columns on an H100; the fused windows take any width):
     // unfused, its long rows would go to global hash tables, where a 2M-node dense network had
     // not finished its second iteration after 300 s (the 1M-node one's fused expansion: 14 s).
-    fused_ = fused_mode_ == fused_expansion::always ||
-             (fused_mode_ == fused_expansion::automatic &&
-              (total / std::max<offset_t>(1, n_) >= n_ || (dense && !spgemm_dense_rows_fit(ctx_, n_))));
+    fused_ =
+        fused_mode_ == fused_expansion::always ||
+        (fused_mode_ == fused_expansion::automatic &&
+         (total / std::max<offset_t>(1, n_) >= n_ || (dense && !spgemm_dense_rows_fit(ctx_, n_))));
     release_unused_workspace();
     settle_memory();
 
@@ -197,16 +200,18 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
                                   3 * static_cast<long long>(sizeof(offset_t));
     const long long per_product_stored =
         static_cast<long long>(2 * sizeof(index_t) + 4 * sizeof(double));
-    const std::size_t min_workspace = static_cast<std::size_t>(
-        fused_ ? std::min<long long>(n_, 1 << 16) * per_row_out
-               : std::min<long long>(total, 1 << 24) * per_product_stored);
-    const bool streamed = placement_ == iterate_placement::streamed ||
-                (placement_ == iterate_placement::automatic && next_bytes + min_workspace > avail);
+    const std::size_t min_workspace =
+        static_cast<std::size_t>(fused_ ? std::min<long long>(n_, 1 << 16) * per_row_out
+                                        : std::min<long long>(total, 1 << 24) * per_product_stored);
+    const bool streamed =
+        placement_ == iterate_placement::streamed ||
+        (placement_ == iterate_placement::automatic && next_bytes + min_workspace > avail);
     next_.begin(n_, streamed, bound, ctx_);
     if (streamed) settle_memory();  // the next iterate's device entries were freed
     const std::size_t room = streamed ? avail : avail > next_bytes ? avail - next_bytes : 0;
     // A row no block expands has no chaos (a distributed rank expands only its own rows).
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(chaos_.data(), 0, static_cast<std::size_t>(n_) * sizeof(double), s));
+    OPSPARSE_CUDA_TRY(
+        cudaMemsetAsync(chaos_.data(), 0, static_cast<std::size_t>(n_) * sizeof(double), s));
 
     if (fused_) {
       // Nothing unpruned is stored: a row costs its kept entries (at most max(S, R) and ties;
@@ -296,8 +301,8 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     cub_scratch(scan_bytes(static_cast<long long>(m) + 1));
 
     OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[0], s));
-    prune_stats_kernel<T, TEAM><<<grid, block_threads, 0, s>>>(m, e_.rpt(), e_.val(), rule,
-                                                               stat_.data(), seg_off_.data());
+    prune_stats_kernel<T, TEAM>
+        <<<grid, block_threads, 0, s>>>(m, e_.rpt(), e_.val(), rule, stat_.data(), seg_off_.data());
     check_launch("prune_stats_kernel");
     OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[1], s));
     // Order statistics: the values that rows needing a rank-S or rank-R value rank among
@@ -384,8 +389,8 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     // Room for K kept entries a row (at most 2,048 assumed; the visit runs again with the exact
     // size when rows keep more).
     unsigned long long out_cap = std::max<unsigned long long>(
-        out_col_.capacity(),
-        static_cast<unsigned long long>(m) * static_cast<unsigned long long>(std::min(k, 1984ll) + 64));
+        out_col_.capacity(), static_cast<unsigned long long>(m) *
+                                 static_cast<unsigned long long>(std::min(k, 1984ll) + 64));
     const csr_view<T> b = m_.view();
     csr_view<T> a = b;
     a.rows = m;
@@ -417,7 +422,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
       times_.expand += elapsed(0, 1);
       times_.numeric += elapsed(0, 1);
       if (c.flags & fused::overflow_candidates) {
-          expand_unfused(r0_, r1_);
+        expand_unfused(r0_, r1_);
         prune_expanded(rule);
         return;
       }
@@ -449,7 +454,8 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   /// Products of rows [r0, r1) of X·X (from the scanned per-row counts).
   long long products_between(index_t r0, index_t r1) {
     if (r0 == 0 && r1 == n_) return total_products_;
-    return static_cast<long long>(read_scalar(products_.data() + r1) - read_scalar(products_.data() + r0));
+    return static_cast<long long>(read_scalar(products_.data() + r1) -
+                                  read_scalar(products_.data() + r0));
   }
 
   /// The key (float bits) of the cutoff: every cell at or above the cutoff has a key at or above.
@@ -483,16 +489,16 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     cub_scratch(bytes);
     OPSPARSE_CUDA_TRY(cub::DeviceReduce::Max(cub_.data(), bytes, chaos_.data(), chaos_out_.data(),
                                              static_cast<long long>(n_), s));
-    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(pinned_, chaos_out_.data(), sizeof(double),
-                                      cudaMemcpyDeviceToHost, s));
+    OPSPARSE_CUDA_TRY(
+        cudaMemcpyAsync(pinned_, chaos_out_.data(), sizeof(double), cudaMemcpyDeviceToHost, s));
     OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
     return *static_cast<double*>(pinned_);
   }
 
   void inflate_normalise(double power) override {
     if (n_ == 0) return;
-    inflate_kernel<T><<<warp_grid(n_), block_threads, 0, ctx_.stream()>>>(n_, m_.rpt(),
-                                                                           m_.val(), power);
+    inflate_kernel<T>
+        <<<warp_grid(n_), block_threads, 0, ctx_.stream()>>>(n_, m_.rpt(), m_.val(), power);
     check_launch("inflate_kernel");
   }
 
@@ -624,9 +630,9 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   void leave_rows_empty(index_t from, index_t to) {
     if (from >= to) return;
     const thrust::constant_iterator<offset_t> zero(0);
-    OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(zero, next_.arrays().rpt() + from + 1,
-                                                      static_cast<long long>(to) - from,
-                                                      plus_offset{next_.appended()}, ctx_.stream()));
+    OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(
+        zero, next_.arrays().rpt() + from + 1, static_cast<long long>(to) - from,
+        plus_offset{next_.appended()}, ctx_.stream()));
   }
   /// The next iterate's nnz at most (ties at the selection's bar aside): products_ holds the
   /// per-row counts, not yet scanned.
@@ -643,7 +649,9 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     return prefix;
   }
 
-  std::size_t available_bytes(std::size_t reusable) const { return budget_.available(ctx_, reusable); }
+  std::size_t available_bytes(std::size_t reusable) const {
+    return budget_.available(ctx_, reusable);
+  }
 
   /// The process's device memory noted (context::note_memory); at a new peak, what held it.
   void note_memory(const char* where) {
@@ -700,8 +708,8 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
 
   std::size_t scan_bytes(long long items) {
     std::size_t bytes = 0;
-    OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, keep_.data(), items,
-                                                    ctx_.stream()));
+    OPSPARSE_CUDA_TRY(
+        cub::DeviceScan::ExclusiveSum(nullptr, bytes, keep_.data(), items, ctx_.stream()));
     return bytes;
   }
   void cub_scratch(std::size_t bytes) {
@@ -714,8 +722,8 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     return ms;
   }
   offset_t read_scalar(const offset_t* d) {
-    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(pinned_, d, sizeof(offset_t), cudaMemcpyDeviceToHost,
-                                      ctx_.stream()));
+    OPSPARSE_CUDA_TRY(
+        cudaMemcpyAsync(pinned_, d, sizeof(offset_t), cudaMemcpyDeviceToHost, ctx_.stream()));
     OPSPARSE_CUDA_TRY(cudaStreamSynchronize(ctx_.stream()));
     return *static_cast<offset_t*>(pinned_);
   }
@@ -729,13 +737,13 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   context ctx_;
   offset_t block_pruned_rows_;  ///< mean expanded row length from which a block prunes a row
   fused_expansion fused_mode_;
-  int fused_max_window_;          ///< tests: columns per fused window (0: as many as fit)
+  int fused_max_window_;  ///< tests: columns per fused window (0: as many as fit)
   iterate_placement placement_;
   device_memory_budget budget_;  ///< made after ctx_: counts from the context's memory
-  bool explicit_budget_;  ///< the budget was given (else: the device's free memory)
+  bool explicit_budget_;         ///< the budget was given (else: the device's free memory)
   long long kept_per_row_ = assumed_kept_per_row;  ///< a pruned row's entries at most
-  bool fused_ = false;            ///< this expansion is fused with its pruning
-  long long total_products_ = 0;  ///< products of the whole expansion
+  bool fused_ = false;                             ///< this expansion is fused with its pruning
+  long long total_products_ = 0;                   ///< products of the whole expansion
   index_t r1_ = 0;
   plan plan_;
   spgemm_options opt_;
@@ -748,13 +756,13 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   index_t n_ = 0;
   index_t r0_ = 0;
   index_t next_row_ = 0;  ///< rows of next_ laid out so far (blocks come in order)
-  device_csr<T> m_;     // current iterate X (rows are mcl columns)
+  device_csr<T> m_;       // current iterate X (rows are mcl columns)
   next_iterate<T> next_;  // the next iterate, assembled block by block
-  device_csr<double> e_;        // the expanded block (double sums), reused by every product
+  device_csr<double> e_;  // the expanded block (double sums), reused by every product
   device_buffer<double> sorted_;
   device_buffer<row_stat> stat_;
   device_buffer<row_decision> dec_;
-  device_buffer<double> gathered_;  ///< values ranked by pruning, by row, before the sort
+  device_buffer<double> gathered_;   ///< values ranked by pruning, by row, before the sort
   device_buffer<offset_t> seg_off_;  ///< where each row's ranked values start (m + 1)
   device_buffer<offset_t> keep_;
   device_buffer<offset_t> products_;

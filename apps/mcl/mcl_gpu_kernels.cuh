@@ -209,9 +209,8 @@ __global__ void prune_decide_kernel(index_t m, index_t r0, const offset_t* __res
                                     const double* __restrict__ val,
                                     const double* __restrict__ sorted,
                                     const offset_t* __restrict__ seg_off, prune_rule rule,
-                                    const row_stat* __restrict__ st,
-                                    row_decision* __restrict__ dec, offset_t* __restrict__ keep,
-                                    double* __restrict__ chaos) {
+                                    const row_stat* __restrict__ st, row_decision* __restrict__ dec,
+                                    offset_t* __restrict__ keep, double* __restrict__ chaos) {
   const long long row = team_row<TEAM>();
   if (row >= m) return;
   const offset_t b = rpt[row], e = rpt[row + 1];
@@ -239,15 +238,12 @@ __global__ void prune_decide_kernel(index_t m, index_t r0, const offset_t* __res
 // unless the arrays hold one block of an iterate streamed to the host: base 0, rpt_base the
 // entries of the blocks before).
 template <class T, int TEAM>
-__global__ void prune_compact_kernel(index_t m, index_t r0, offset_t rpt_base, offset_t base,
-                                     const offset_t* __restrict__ rpt,
-                                     const index_t* __restrict__ col,
-                                     const double* __restrict__ val,
-                                     const row_stat* __restrict__ st,
-                                     const row_decision* __restrict__ dec,
-                                     const offset_t* __restrict__ offs,
-                                     offset_t* __restrict__ out_rpt, index_t* __restrict__ out_col,
-                                     T* __restrict__ out_val) {
+__global__ void prune_compact_kernel(
+    index_t m, index_t r0, offset_t rpt_base, offset_t base, const offset_t* __restrict__ rpt,
+    const index_t* __restrict__ col, const double* __restrict__ val,
+    const row_stat* __restrict__ st, const row_decision* __restrict__ dec,
+    const offset_t* __restrict__ offs, offset_t* __restrict__ out_rpt,
+    index_t* __restrict__ out_col, T* __restrict__ out_val) {
   const long long row = team_row<TEAM>();
   if (row >= m) return;
   const offset_t out = base + offs[row];

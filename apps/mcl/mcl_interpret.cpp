@@ -66,7 +66,8 @@ struct node_blocks {
   node_blocks(index_t nodes, int t)
       : n(nodes),
         threads(t),
-        count((static_cast<std::size_t>(nodes) + interpret_block_nodes - 1) / interpret_block_nodes) {}
+        count((static_cast<std::size_t>(nodes) + interpret_block_nodes - 1) /
+              interpret_block_nodes) {}
   /// Block b's nodes [first, second).
   std::pair<index_t, index_t> range(std::size_t b) const {
     const index_t d0 = static_cast<index_t>(b) * interpret_block_nodes;
@@ -264,8 +265,10 @@ inline void reach_systems(index_t d, const limit_dag& dag, const attractor_syste
   bool closed = true;
   for (offset_t k = dag.start[d]; k < dag.end[d] && closed; ++k) {
     const index_t c = systems.code[dag.col[k]];
-    if (c >= 0) member.push_back(c);
-    else closed = false;
+    if (c >= 0)
+      member.push_back(c);
+    else
+      closed = false;
   }
   if (!closed) {
     member.resize(first);
@@ -381,8 +384,10 @@ std::vector<std::vector<index_t>> split_overlap(const memberships& m, index_t n,
     const std::ptrdiff_t size = m.last(d) - c;
     if (size == 1) {
       index_t& rep = unique_rep[c[0]];
-      if (rep < 0) rep = d;
-      else g.unite(rep, d);
+      if (rep < 0)
+        rep = d;
+      else
+        g.unite(rep, d);
       continue;
     }
     for (std::ptrdiff_t a = 0; a < size; ++a)
@@ -426,7 +431,8 @@ cluster_lists cut_or_keep(const memberships& m, bool keep, index_t n_clusters,
   std::vector<index_t> part_start(parts + 1, n_clusters);
   part_start[0] = 0;
   for (std::size_t t = 1; t < parts; ++t) {
-    const offset_t want = out.start.back() * static_cast<offset_t>(t) / static_cast<offset_t>(parts);
+    const offset_t want =
+        out.start.back() * static_cast<offset_t>(t) / static_cast<offset_t>(parts);
     part_start[t] = static_cast<index_t>(
         std::lower_bound(out.start.begin(), out.start.end(), want) - out.start.begin());
     part_start[t] = std::min(std::max(part_start[t], part_start[t - 1]), n_clusters);
@@ -453,9 +459,9 @@ std::vector<std::vector<index_t>> revsize_clusters(const cluster_lists& l, index
   for (index_t c = 0; c < n_clusters; ++c) {
     const offset_t size = l.start[c + 1] - l.start[c];
     if (size == 0) continue;
-    order.emplace_back(static_cast<std::uint64_t>(n - size) << 32 |
-                           static_cast<std::uint32_t>(l.flat[l.start[c]]),
-                       c);
+    order.emplace_back(
+        static_cast<std::uint64_t>(n - size) << 32 | static_cast<std::uint32_t>(l.flat[l.start[c]]),
+        c);
   }
   parallel_sort(
       order.begin(), order.end(),
@@ -497,8 +503,8 @@ clustering interpret(const host_csr<T>& limit, overlap_mode mode, int threads) {
     out.clusters = split_overlap(m, n, n_clusters);
     return out;
   }
-  out.clusters = revsize_clusters(cut_or_keep(m, mode == overlap_mode::keep, n_clusters, nodes),
-                                  n, threads);
+  out.clusters =
+      revsize_clusters(cut_or_keep(m, mode == overlap_mode::keep, n_clusters, nodes), n, threads);
   return out;
 }
 

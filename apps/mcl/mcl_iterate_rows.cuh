@@ -28,16 +28,14 @@ inline offset_t sum_capped(context& ctx, const offset_t* counts, index_t n, long
   const cudaStream_t s = ctx.stream();
   std::size_t bytes = 0;
   const capped_at f{static_cast<offset_t>(cap)};
-  OPSPARSE_CUDA_TRY(cub::DeviceReduce::TransformReduce(nullptr, bytes, counts, out.data(),
-                                                       static_cast<long long>(n),
-                                                       cuda::std::plus<offset_t>{}, f,
-                                                       offset_t{0}, s));
+  OPSPARSE_CUDA_TRY(cub::DeviceReduce::TransformReduce(
+      nullptr, bytes, counts, out.data(), static_cast<long long>(n), cuda::std::plus<offset_t>{}, f,
+      offset_t{0}, s));
   out.reserve(1, ctx.memory());
   temp.reserve(std::max<std::size_t>(bytes, 1), ctx.memory());
-  OPSPARSE_CUDA_TRY(cub::DeviceReduce::TransformReduce(temp.data(), bytes, counts, out.data(),
-                                                       static_cast<long long>(n),
-                                                       cuda::std::plus<offset_t>{}, f,
-                                                       offset_t{0}, s));
+  OPSPARSE_CUDA_TRY(cub::DeviceReduce::TransformReduce(
+      temp.data(), bytes, counts, out.data(), static_cast<long long>(n),
+      cuda::std::plus<offset_t>{}, f, offset_t{0}, s));
   offset_t* host = static_cast<offset_t*>(ctx.pinned(sizeof(offset_t)));
   OPSPARSE_CUDA_TRY(cudaMemcpyAsync(host, out.data(), sizeof(offset_t), cudaMemcpyDeviceToHost, s));
   OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
@@ -64,18 +62,16 @@ void sort_rows_in_blocks(context& ctx, device_csr<T>& m, std::size_t max_entries
     if (nnz == 0) continue;
     // the block's row pointers counted from its first entry
     segments.reserve(static_cast<std::size_t>(rows) + 1, ctx.memory());
-    OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(m.rpt() + r0, segments.data(),
-                                                      static_cast<long long>(rows) + 1,
-                                                      plus_offset{-base}, s));
+    OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(
+        m.rpt() + r0, segments.data(), static_cast<long long>(rows) + 1, plus_offset{-base}, s));
     col.reserve(static_cast<std::size_t>(nnz), ctx.memory());
     val.reserve(static_cast<std::size_t>(nnz), ctx.memory());
     std::size_t bytes = 0;
-    opsparse::detail::segmented_sort<T>(ctx, segments.data(), rows, nnz, nullptr, nullptr,
-                                        nullptr, nullptr, nullptr, bytes);
+    opsparse::detail::segmented_sort<T>(ctx, segments.data(), rows, nnz, nullptr, nullptr, nullptr,
+                                        nullptr, nullptr, bytes);
     temp.reserve(bytes + 16, ctx.memory());
-    opsparse::detail::segmented_sort<T>(ctx, segments.data(), rows, nnz, m.col() + base,
-                                        col.data(), m.val() + base, val.data(), temp.data(),
-                                        bytes);
+    opsparse::detail::segmented_sort<T>(ctx, segments.data(), rows, nnz, m.col() + base, col.data(),
+                                        m.val() + base, val.data(), temp.data(), bytes);
     OPSPARSE_CUDA_TRY(cudaMemcpyAsync(m.col() + base, col.data(),
                                       static_cast<std::size_t>(nnz) * sizeof(index_t),
                                       cudaMemcpyDeviceToDevice, s));

@@ -42,8 +42,9 @@ memory_plan plan_memory(const host_csr<double>& start, const params& p, std::siz
   m.kept_per_row = kept_per_row(p, start.rows);
   m.entry_bytes = sizeof(index_t) + cell_bytes;
   const std::size_t rows_bytes = (static_cast<std::size_t>(m.nodes) + 1) * sizeof(offset_t);
-  m.iterate_bound = static_cast<std::size_t>(m.nodes) * static_cast<std::size_t>(m.kept_per_row) *
-                        m.entry_bytes + rows_bytes;
+  m.iterate_bound =
+      static_cast<std::size_t>(m.nodes) * static_cast<std::size_t>(m.kept_per_row) * m.entry_bytes +
+      rows_bytes;
   // The first iterate after pruning: each row's products capped at K, at least the start's.
   std::size_t est = 0;
   if (first_products.size() == static_cast<std::size_t>(m.nodes)) {
@@ -59,8 +60,8 @@ memory_plan plan_memory(const host_csr<double>& start, const params& p, std::siz
   m.host_available = host_available;
   // The program holds the graph as read and the start matrix (a double and a column a cell),
   // and the limit it downloads (an iterate) at the end.
-  m.host_fixed = 2 * (static_cast<std::size_t>(m.start_nnz) * (sizeof(index_t) + sizeof(double)) +
-                      rows_bytes);
+  m.host_fixed =
+      2 * (static_cast<std::size_t>(m.start_nnz) * (sizeof(index_t) + sizeof(double)) + rows_bytes);
   const auto host_fits = [&](std::size_t iterates_on_host) {
     return host_available == 0 || m.host_fixed + iterates_on_host <= host_available;
   };
@@ -122,8 +123,8 @@ std::vector<std::string> describe(const memory_plan& m) {
   lines.push_back(b.str());
   std::ostringstream c;
   if (m.device_budget > 0)
-    c << "  device budget " << gigabytes(m.device_budget) << "; host: "
-      << gigabytes(m.host_fixed) << " for the graph and the start matrix, "
+    c << "  device budget " << gigabytes(m.device_budget) << "; host: " << gigabytes(m.host_fixed)
+      << " for the graph and the start matrix, "
       << (m.host_available ? gigabytes(m.host_available) : std::string("unknown")) << " available";
   else
     c << "  host: " << gigabytes(m.host_fixed) << " for the graph and the start matrix, "
@@ -131,19 +132,13 @@ std::vector<std::string> describe(const memory_plan& m) {
   lines.push_back(c.str());
   std::ostringstream d;
   switch (m.placement) {
-    case planned_placement::device:
-      d << "  placement: both iterates on the device";
-      break;
+    case planned_placement::device: d << "  placement: both iterates on the device"; break;
     case planned_placement::streamed:
       d << "  placement: one iterate on the device, the next streamed through pinned host memory "
            "when it does not fit beside it";
       break;
-    case planned_placement::host:
-      d << "  placement: host memory (CPU backend)";
-      break;
-    case planned_placement::refused:
-      d << "  placement: none fits: " << m.reason;
-      break;
+    case planned_placement::host: d << "  placement: host memory (CPU backend)"; break;
+    case planned_placement::refused: d << "  placement: none fits: " << m.reason; break;
   }
   if (m.placement != planned_placement::refused && !m.bound_fits)
     d << " (for the estimate; the bound does not fit, so a later iterate denser than the first "

@@ -26,17 +26,17 @@ enum class planned_placement {
 struct memory_plan {
   index_t nodes = 0;
   offset_t start_nnz = 0;
-  long long kept_per_row = 0;       ///< K: a pruned row's entries at most (ties aside)
-  std::size_t entry_bytes = 0;      ///< a column index and a cell
-  std::size_t iterate_bound = 0;    ///< bytes of one iterate at most (nodes x min(nodes, K))
-  std::size_t iterate_estimate = 0; ///< bytes of the iterate after the first expansion at most
-  std::size_t workspace = 0;        ///< the least expansion workspace (a block of rows)
-  std::size_t device_budget = 0;    ///< 0: no device
-  std::size_t host_fixed = 0;       ///< the graph, the start matrix and its cells as read
-  std::size_t host_available = 0;   ///< MemAvailable
+  long long kept_per_row = 0;        ///< K: a pruned row's entries at most (ties aside)
+  std::size_t entry_bytes = 0;       ///< a column index and a cell
+  std::size_t iterate_bound = 0;     ///< bytes of one iterate at most (nodes x min(nodes, K))
+  std::size_t iterate_estimate = 0;  ///< bytes of the iterate after the first expansion at most
+  std::size_t workspace = 0;         ///< the least expansion workspace (a block of rows)
+  std::size_t device_budget = 0;     ///< 0: no device
+  std::size_t host_fixed = 0;        ///< the graph, the start matrix and its cells as read
+  std::size_t host_available = 0;    ///< MemAvailable
   planned_placement placement = planned_placement::host;
-  bool bound_fits = true;           ///< the placement holds for the bound, not only the estimate
-  std::string reason;               ///< why refused: the memory needed, available, what helps
+  bool bound_fits = true;  ///< the placement holds for the bound, not only the estimate
+  std::string reason;      ///< why refused: the memory needed, available, what helps
 };
 
 /// The plan for clustering `start` with `p` in cells of `cell_bytes`, on a device with

@@ -47,7 +47,8 @@ class streamed_iterate {
   void begin() {
     if (!copy_) {
       OPSPARSE_CUDA_TRY(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
-      for (auto& e : written_) OPSPARSE_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      for (auto& e : written_)
+        OPSPARSE_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
       for (auto& e : copied_) {
         OPSPARSE_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
         OPSPARSE_CUDA_TRY(cudaEventRecord(e, copy_));  // nothing to wait for yet
@@ -65,7 +66,8 @@ class streamed_iterate {
   };
   /// Device room for the next block's `kept` entries: `compute` first waits until the block that
   /// last used these buffers has been copied out (their growth is then ordered after it too).
-  block_arrays next_block(offset_t kept, const opsparse::detail::pool_ref& pool, cudaStream_t compute) {
+  block_arrays next_block(offset_t kept, const opsparse::detail::pool_ref& pool,
+                          cudaStream_t compute) {
     OPSPARSE_CUDA_TRY(cudaStreamWaitEvent(compute, copied_[turn_], 0));
     const std::size_t n = std::max<std::size_t>(1, static_cast<std::size_t>(kept));
     col_[turn_].reserve(n, pool);
@@ -79,12 +81,13 @@ class streamed_iterate {
   void commit(offset_t kept, cudaStream_t compute) {
     OPSPARSE_CUDA_TRY(cudaEventRecord(written_[turn_], compute));
     OPSPARSE_CUDA_TRY(cudaStreamWaitEvent(copy_, written_[turn_], 0));
-    for_pieces(total_, kept, [&](std::size_t chunk, std::size_t at, std::size_t from, std::size_t n) {
-      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(host_col_[chunk] + at, col_[turn_].data() + from,
-                                        n * sizeof(index_t), cudaMemcpyDeviceToHost, copy_));
-      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(host_val_[chunk] + at, val_[turn_].data() + from,
-                                        n * sizeof(T), cudaMemcpyDeviceToHost, copy_));
-    });
+    for_pieces(
+        total_, kept, [&](std::size_t chunk, std::size_t at, std::size_t from, std::size_t n) {
+          OPSPARSE_CUDA_TRY(cudaMemcpyAsync(host_col_[chunk] + at, col_[turn_].data() + from,
+                                            n * sizeof(index_t), cudaMemcpyDeviceToHost, copy_));
+          OPSPARSE_CUDA_TRY(cudaMemcpyAsync(host_val_[chunk] + at, val_[turn_].data() + from,
+                                            n * sizeof(T), cudaMemcpyDeviceToHost, copy_));
+        });
     OPSPARSE_CUDA_TRY(cudaEventRecord(copied_[turn_], copy_));
     total_ += kept;
     turn_ ^= 1;

@@ -41,7 +41,8 @@ void validate(const params& p) {
       !(mcl_float(p.initial_inflation) > 0.0))
     throw std::invalid_argument("-i (initial inflation) must be in (0, 30], not " +
                                 num(p.initial_inflation));
-  if (p.threads < 0) throw std::invalid_argument("-te must be >= 0, not " + std::to_string(p.threads));
+  if (p.threads < 0)
+    throw std::invalid_argument("-te must be >= 0, not " + std::to_string(p.threads));
   if (p.block_products < 0)
     throw std::invalid_argument("--block-products must be >= 0, not " +
                                 std::to_string(p.block_products));
@@ -50,10 +51,9 @@ void validate(const params& p) {
 
 void apply_scheme(params& p, int scheme) {
   // mcl's preset resource schemes (--show-schemes): P, S, R, pct.
-  static const long long table[7][4] = {{3000, 400, 500, 90},   {4000, 500, 600, 90},
-                                        {5000, 600, 700, 90},   {6000, 700, 800, 90},
-                                        {7000, 800, 900, 90},   {10000, 1100, 1400, 90},
-                                        {10000, 1200, 1600, 90}};
+  static const long long table[7][4] = {
+      {3000, 400, 500, 90}, {4000, 500, 600, 90},    {5000, 600, 700, 90},   {6000, 700, 800, 90},
+      {7000, 800, 900, 90}, {10000, 1100, 1400, 90}, {10000, 1200, 1600, 90}};
   if (scheme < 1 || scheme > 7)
     throw std::invalid_argument("-scheme must be 1..7, not " + std::to_string(scheme));
   const long long* s = table[scheme - 1];
@@ -98,8 +98,7 @@ std::string settings_table(const params& p, const std::string& warn_pct,
   return out;
 }
 
-std::string default_output_name(const std::string& input, const params& p,
-                                int inflation_decimals) {
+std::string default_output_name(const std::string& input, const params& p, int inflation_decimals) {
   // mcl's make_output_name: "I%.1f", then "pi%.1f" and "c%.1f" when used, dots removed.
   char buf[64];
   std::string suffix;

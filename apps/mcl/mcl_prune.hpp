@@ -41,12 +41,12 @@ inline constexpr double keep_all_recovery_bar = 0.0;
 
 /// What a row needs after the cutoff pass.
 enum prune_case : int {
-  case_cutoff = 0,    ///< the cutoff result stands (bar = cutoff)
-  case_keep_all = 1,  ///< recovery with at most R entries: the whole expanded row stays (its
-                      ///< negative values aside)
-  case_emergency = 2, ///< R == 0 and nothing survived: a loop of weight 1
-  case_recover = 3,   ///< recovery to rank R of the expanded row
-  case_select = 4,    ///< selection at rank S, possibly followed by recovery
+  case_cutoff = 0,     ///< the cutoff result stands (bar = cutoff)
+  case_keep_all = 1,   ///< recovery with at most R entries: the whole expanded row stays (its
+                       ///< negative values aside)
+  case_emergency = 2,  ///< R == 0 and nothing survived: a loop of weight 1
+  case_recover = 3,    ///< recovery to rank R of the expanded row
+  case_select = 4,     ///< selection at rank S, possibly followed by recovery
 };
 
 OPSPARSE_HD int prune_case_of(const prune_rule& r, offset_t n_full, offset_t n_prune,
@@ -99,13 +99,11 @@ struct prune_decision {
 /// count, mass) counts and sums the row's entries at or above bar. Both backends' GPU paths
 /// call it (the stored expansion's pruning kernels and the fused expansion's epilogue).
 template <class Rank, class Measure>
-OPSPARSE_HD prune_decision decide(const prune_rule& r, int pcase, offset_t n_prune, double mass_prune,
-                                  Rank&& rank, Measure&& measure) {
+OPSPARSE_HD prune_decision decide(const prune_rule& r, int pcase, offset_t n_prune,
+                                  double mass_prune, Rank&& rank, Measure&& measure) {
   prune_decision d{r.cutoff, static_cast<long long>(n_prune), mass_prune};
   switch (pcase) {
-    case case_emergency:
-      d = prune_decision{0.0, 1, 1.0};
-      break;
+    case case_emergency: d = prune_decision{0.0, 1, 1.0}; break;
     case case_keep_all:
       d.bar = keep_all_recovery_bar;
       measure(d.bar, d.count, d.mass);
@@ -127,8 +125,7 @@ OPSPARSE_HD prune_decision decide(const prune_rule& r, int pcase, offset_t n_pru
       }
       break;
     }
-    default:
-      break;  // the cutoff result stands
+    default: break;  // the cutoff result stands
   }
   return d;
 }

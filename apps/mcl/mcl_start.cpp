@@ -106,7 +106,7 @@ class start_rows {
   /// weight.
   double weight(const std::pair<index_t, double>& e, index_t i) const {
     double w = e.second;
-    if (e.first == i) w *= loop_scale_;  // -c
+    if (e.first == i) w *= loop_scale_;                                // -c
     return p_.pre_inflation >= 0 ? std::pow(w, p_.pre_inflation) : w;  // -pi
   }
 
@@ -165,7 +165,8 @@ class start_rows {
     for (const auto& e : row) largest = std::max(largest, e.second);
     const double first = 1.0 / largest;  // -c can still make the loop exceed 1
     double top = 0;
-    for (const auto& e : row) top = std::max(top, e.second * first * (e.first == i ? loop_scale_ : 1.0));
+    for (const auto& e : row)
+      top = std::max(top, e.second * first * (e.first == i ? loop_scale_ : 1.0));
     for (auto& e : row) {
       const double w = e.second * first * (e.first == i ? loop_scale_ : 1.0) / top;
       e.second = p_.pre_inflation >= 0 ? std::pow(w, p_.pre_inflation) : w;
@@ -254,9 +255,9 @@ host_csr<double> start_matrix_parallel(const start_rows& rows, int threads) {
 }  // namespace
 
 host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p) {
-  OPSPARSE_EXPECTS(adjacency.rows == adjacency.cols,
-                   "the graph's adjacency must be square, not " + std::to_string(adjacency.rows) +
-                       "x" + std::to_string(adjacency.cols));
+  OPSPARSE_EXPECTS(adjacency.rows == adjacency.cols, "the graph's adjacency must be square, not " +
+                                                         std::to_string(adjacency.rows) + "x" +
+                                                         std::to_string(adjacency.cols));
   // mcl mirrors every arc and merges duplicates by their maximum (--abc streaming); a native
   // matrix is taken as it is (p.mirror off), without a copy.
   host_csr<double> mirrored;

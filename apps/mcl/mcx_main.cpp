@@ -34,7 +34,8 @@ const char* usage =
     "                         [-o MATRIX]\n"
     "       opsparse-mcx dump -imx MATRIX [-tab TAB] [--no-values] [-o FILE]\n"
     "As mcl 22-282's mcxload and mcxdump: ABC (label label [weight]) to mcl's native matrix and a\n"
-    "tab file (index<TAB>label), and back. Duplicate arcs keep the larger weight (mcxload -re max);\n"
+    "tab file (index<TAB>label), and back. Duplicate arcs keep the larger weight (mcxload -re "
+    "max);\n"
     "--stream-mirror adds every arc's reverse; weights are transformed as they are read by\n"
     "--stream-neg-log10 (then -stream-tf), the matrix by -tf (opsparse-mcl --help lists the\n"
     "transforms). --write-binary writes mcl's binary format (mcxload's bytes), which opsparse-mcl\n"
@@ -42,25 +43,26 @@ const char* usage =
 
 /// mcx modes take options only: a word that is none is refused as one.
 void refuse_words(const char* mode, const std::vector<std::string>& words) {
-  if (!words.empty()) throw usage_error(std::string(mode) + ": unsupported option '" + words[0] + "'");
+  if (!words.empty())
+    throw usage_error(std::string(mode) + ": unsupported option '" + words[0] + "'");
 }
 
 int run_load(const std::vector<std::string>& args) {
   std::string abc, tab, out = "-", stream_spec, matrix_spec, re = "max";
   bool mirror = false, binary = false;
   double neg_log_base = 0;
-  refuse_words("load", apps::read_words(
-                           args, "load",
-                           {{{"-abc", &abc},
-                             {"-write-tab", &tab},
-                             {"-o", &out},
-                             {"-stream-tf", &stream_spec},
-                             {"-tf", &matrix_spec},
-                             {"-re", &re}},
-                            {{"--stream-mirror", [&] { mirror = true; }},
-                             {"--write-binary", [&] { binary = true; }},
-                             {"--stream-neg-log10", [&] { neg_log_base = 10; }},
-                             {"--stream-neg-log", [&] { neg_log_base = std::exp(1.0); }}}}));
+  refuse_words("load",
+               apps::read_words(args, "load",
+                                {{{"-abc", &abc},
+                                  {"-write-tab", &tab},
+                                  {"-o", &out},
+                                  {"-stream-tf", &stream_spec},
+                                  {"-tf", &matrix_spec},
+                                  {"-re", &re}},
+                                 {{"--stream-mirror", [&] { mirror = true; }},
+                                  {"--write-binary", [&] { binary = true; }},
+                                  {"--stream-neg-log10", [&] { neg_log_base = 10; }},
+                                  {"--stream-neg-log", [&] { neg_log_base = std::exp(1.0); }}}}));
   if (re != "max") throw usage_error("-re: only max (mcxload's default) is supported");
   if (abc.empty()) throw usage_error("load needs -abc FILE");
   mcl::value_transform stream_tf, matrix_tf;
@@ -132,7 +134,8 @@ int run_dump(const std::vector<std::string>& args) {
       if (m.columns.val[k] == 0) continue;  // mcxdump writes no zero entries
       f.stream() << name(m.col_ids[c]) << '\t' << name(m.row_ids[m.columns.col[k]]);
       if (values) {
-        std::snprintf(buf, sizeof buf, "\t%.7g", static_cast<double>(static_cast<float>(m.columns.val[k])));
+        std::snprintf(buf, sizeof buf, "\t%.7g",
+                      static_cast<double>(static_cast<float>(m.columns.val[k])));
         f.stream() << buf;
       }
       f.stream() << '\n';
@@ -142,7 +145,8 @@ int run_dump(const std::vector<std::string>& args) {
 }
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  return apps::run_modes(prog, usage, argc, argv, out, err, {{"load", run_load}, {"dump", run_dump}});
+  return apps::run_modes(prog, usage, argc, argv, out, err,
+                         {{"load", run_load}, {"dump", run_dump}});
 }
 
 }  // namespace

@@ -44,7 +44,8 @@ struct union_find {
 /// and find() ends at the smallest node of the class whatever the order of the unions.
 class concurrent_union_find {
  public:
-  concurrent_union_find(index_t n, int threads) : parent_(new std::atomic<index_t>[static_cast<std::size_t>(n)]) {
+  concurrent_union_find(index_t n, int threads)
+      : parent_(new std::atomic<index_t>[static_cast<std::size_t>(n)]) {
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
     for (index_t v = 0; v < n; ++v) parent_[v].store(v, std::memory_order_relaxed);
   }
@@ -96,8 +97,8 @@ class node_set {
 
  private:
   static std::size_t hash(index_t v) {
-    return static_cast<std::size_t>((static_cast<std::uint64_t>(static_cast<std::uint32_t>(v)) *
-                                     0x9e3779b97f4a7c15ULL) >> 32);
+    return static_cast<std::size_t>(
+        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(v)) * 0x9e3779b97f4a7c15ULL) >> 32);
   }
   void grow() {
     std::vector<index_t> keys;

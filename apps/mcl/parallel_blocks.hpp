@@ -43,11 +43,13 @@ void parallel_sort(It first, It last, Less less, int threads) {
   while (parts < static_cast<std::size_t>(threads) && parts < 64) parts *= 2;
   std::vector<std::size_t> bound(parts + 1);
   for (std::size_t i = 0; i <= parts; ++i) bound[i] = n * i / parts;
-  for_blocks(parts, threads, [&](std::size_t i) { std::sort(first + bound[i], first + bound[i + 1], less); });
+  for_blocks(parts, threads,
+             [&](std::size_t i) { std::sort(first + bound[i], first + bound[i + 1], less); });
   for (std::size_t width = 1; width < parts; width *= 2)
     for_blocks(parts / (2 * width), threads, [&](std::size_t j) {
       const std::size_t i = j * 2 * width;
-      std::inplace_merge(first + bound[i], first + bound[i + width], first + bound[i + 2 * width], less);
+      std::inplace_merge(first + bound[i], first + bound[i + width], first + bound[i + 2 * width],
+                         less);
     });
 }
 

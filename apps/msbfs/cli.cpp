@@ -66,30 +66,30 @@ struct settings {
 po::options_description visible_options(settings& s) {
   po::options_description d(usage);
   apps::add_help_options(d);
-  d.add_options()
-      ("sources,s", po::value(&s.sources_arg)->value_name("FILE|IDS"),
-       "a file with one id per line, or a comma-separated list of ids (duplicates allowed)")
-      ("random", po::value(&s.random_k)->value_name("K"), "K distinct random sources")
-      ("seed", po::value(&s.seed_s)->default_value("1"), "seed of --random")
-      ("undirected,u", po::bool_switch(&s.undirected),
-       "follow edges both ways (symmetrise A); default: directed, u -> v only")
-      ("batch,b", po::value(&s.batch)->default_value(0),
-       "sources per batch (0: from the graph size: about 2^24 visited entries per batch on the "
-       "CPU; on the GPU, three bitmaps of n x batch bits within a quarter of the free memory; "
-       "at most 1024)")
-      ("direction", po::value(&s.direction_s)->default_value("auto"),
-       "auto (push while the frontier is small, pull through the transpose with bitmaps of 64 "
-       "sources per word when it is large: the GPU once for the rest of a batch, the CPU level "
-       "by level), push or pull; the results are the same")
-      ("max-depth", po::value(&s.max_depth)->default_value(-1),
-       "stop after this level (-1: none); the summaries count only the levels searched")
-      ("levels", po::value(&s.levels_path)->value_name("FILE"),
-       "write 'source<TAB>vertex<TAB>level' for every vertex reached (FILE is written under a "
-       "temporary name and renamed at the end: a failed run leaves an existing FILE as it was)")
-      ("summary", po::value(&s.summary_path)->value_name("FILE"),
-       "write 'source<TAB>reached<TAB>sum_of_levels<TAB>eccentricity<TAB>closeness' per source "
-       "(as defined above)")
-      ("format", po::value(&s.format_s)->default_value("auto"), "auto, mtx, edges or abc");
+  d.add_options()(
+      "sources,s", po::value(&s.sources_arg)->value_name("FILE|IDS"),
+      "a file with one id per line, or a comma-separated list of ids (duplicates allowed)")(
+      "random", po::value(&s.random_k)->value_name("K"), "K distinct random sources")(
+      "seed", po::value(&s.seed_s)->default_value("1"), "seed of --random")(
+      "undirected,u", po::bool_switch(&s.undirected),
+      "follow edges both ways (symmetrise A); default: directed, u -> v only")(
+      "batch,b", po::value(&s.batch)->default_value(0),
+      "sources per batch (0: from the graph size: about 2^24 visited entries per batch on the "
+      "CPU; on the GPU, three bitmaps of n x batch bits within a quarter of the free memory; "
+      "at most 1024)")(
+      "direction", po::value(&s.direction_s)->default_value("auto"),
+      "auto (push while the frontier is small, pull through the transpose with bitmaps of 64 "
+      "sources per word when it is large: the GPU once for the rest of a batch, the CPU level "
+      "by level), push or pull; the results are the same")(
+      "max-depth", po::value(&s.max_depth)->default_value(-1),
+      "stop after this level (-1: none); the summaries count only the levels searched")(
+      "levels", po::value(&s.levels_path)->value_name("FILE"),
+      "write 'source<TAB>vertex<TAB>level' for every vertex reached (FILE is written under a "
+      "temporary name and renamed at the end: a failed run leaves an existing FILE as it was)")(
+      "summary", po::value(&s.summary_path)->value_name("FILE"),
+      "write 'source<TAB>reached<TAB>sum_of_levels<TAB>eccentricity<TAB>closeness' per source "
+      "(as defined above)")("format", po::value(&s.format_s)->default_value("auto"),
+                            "auto, mtx, edges or abc");
   apps::add_backend_option(d, s.common);
   apps::add_threads_option(d, s.common);
   apps::add_report_options(d, s.common, "no progress and no backend line on stderr");
@@ -98,8 +98,8 @@ po::options_description visible_options(settings& s) {
 
 /// --seed's value: boost reads "-1" into an unsigned as 2^64 - 1, so the digits are checked here.
 std::uint64_t parse_seed(const std::string& s) {
-  const bool digits = !s.empty() && s.size() <= 20 &&
-                      s.find_first_not_of("0123456789") == std::string::npos;
+  const bool digits =
+      !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
   errno = 0;
   const unsigned long long v = digits ? std::strtoull(s.c_str(), nullptr, 10) : 0;
   if (!digits || errno == ERANGE)
@@ -179,8 +179,8 @@ class reporter {
     total_reached_ += reached;
     if (levels_) write_levels(r);
     if (!s_.common.quiet)
-      err_ << program << ": batch " << batch_no_ << "/" << batches_ << ": sources "
-           << r.first + 1 << "-" << r.first + r.summary.size() << ", " << r.depth << " levels"
+      err_ << program << ": batch " << batch_no_ << "/" << batches_ << ": sources " << r.first + 1
+           << "-" << r.first + r.summary.size() << ", " << r.depth << " levels"
            << (r.note.empty() ? "" : " (" + r.note + ")") << ", " << reached << " reached, "
            << std::fixed << std::setprecision(1) << r.ms << " ms" << std::defaultfloat << "\n";
     if (s_.common.verbose)
@@ -269,18 +269,21 @@ int run(settings& s, std::ostream& out, std::ostream& err) {
         const double words = std::ceil(b / 64);
         return "the GPU backend keeps the graph (" +
                format_bytes(8.0 * (n + 1) + 4.0 * static_cast<double>(a.nnz())) +
-               ") and, for a batch of " + std::to_string(s.opt.batch) + " sources, three bitmaps "
-               "of n x ceil(batch/64) words (" + format_bytes(3 * n * words * 8) + "); a smaller "
+               ") and, for a batch of " + std::to_string(s.opt.batch) +
+               " sources, three bitmaps "
+               "of n x ceil(batch/64) words (" +
+               format_bytes(3 * n * words * 8) +
+               "); a smaller "
                "--batch processes the sources in more parts (e.g. --batch " +
-               std::to_string(std::max<index_t>(1, s.opt.batch / 4)) + "), --backend cpu "
+               std::to_string(std::max<index_t>(1, s.opt.batch / 4)) +
+               "), --backend cpu "
                "searches in host memory";
       });
   const double ms_search = clock.lap_ms();
   report.finish(sources.size(), out);
   if (s.common.verbose) {
     apps::print_stage_ms(err, program, "search", 9, ms_search);
-    err << ", " << be->edges_traversed() << " edges traversed, " << be->products()
-        << " products\n";
+    err << ", " << be->edges_traversed() << " edges traversed, " << be->products() << " products\n";
   }
   return 0;
 }

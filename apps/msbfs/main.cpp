@@ -3,4 +3,6 @@
 
 #include "msbfs/msbfs.hpp"
 
-int main(int argc, char** argv) { return opsparse::msbfs::run_cli(argc, argv, std::cout, std::cerr); }
+int main(int argc, char** argv) {
+  return opsparse::msbfs::run_cli(argc, argv, std::cout, std::cerr);
+}

@@ -38,7 +38,8 @@ index_t default_batch(index_t n, std::size_t sources, offset_t budget) {
   const offset_t by_size = budget / std::max<offset_t>(n, 1);
   offset_t b = std::clamp<offset_t>(by_size, 1, 1024);
   if (b >= 64) b -= b % 64;  // whole 64-bit words of the GPU's bitmaps
-  return static_cast<index_t>(std::max<offset_t>(1, std::min<offset_t>(b, static_cast<offset_t>(sources))));
+  return static_cast<index_t>(
+      std::max<offset_t>(1, std::min<offset_t>(b, static_cast<offset_t>(sources))));
 }
 
 void run_batches(backend& be, const host_csr<pattern>& a, const std::vector<index_t>& sources,
@@ -47,9 +48,10 @@ void run_batches(backend& be, const host_csr<pattern>& a, const std::vector<inde
   for (index_t s : sources)
     OPSPARSE_EXPECTS(s >= 0 && s < a.rows, "source " + std::to_string(s) + " is not a vertex");
   OPSPARSE_EXPECTS(opt.batch >= 0, "the batch size must be positive (0: automatic)");
-  const std::size_t batch = opt.batch > 0 ? static_cast<std::size_t>(opt.batch)
-                                          : static_cast<std::size_t>(default_batch(
-                                                a.rows, sources.size(), be.batch_budget()));
+  const std::size_t batch =
+      opt.batch > 0
+          ? static_cast<std::size_t>(opt.batch)
+          : static_cast<std::size_t>(default_batch(a.rows, sources.size(), be.batch_budget()));
   be.load(a, opt.symmetric);
   be.configure(opt.dir, opt.keep_levels);
   for (std::size_t first = 0; first < sources.size(); first += batch) {
@@ -90,7 +92,8 @@ result search(backend& be, const host_csr<pattern>& a, const std::vector<index_t
     if (!opt.keep_levels) return;
     // Append the batch's rows.
     const offset_t base = out.levels.nnz();
-    for (index_t i = 0; i < r.levels.rows; ++i) out.levels.rpt.push_back(base + r.levels.rpt[i + 1]);
+    for (index_t i = 0; i < r.levels.rows; ++i)
+      out.levels.rpt.push_back(base + r.levels.rpt[i + 1]);
     out.levels.col.insert(out.levels.col.end(), r.levels.col.begin(), r.levels.col.end());
     out.levels.val.insert(out.levels.val.end(), r.levels.val.begin(), r.levels.val.end());
     out.levels.rows += r.levels.rows;
@@ -143,8 +146,7 @@ std::vector<index_t> resolve_sources(const std::vector<std::string>& ids,
                                      const std::string& graph_name) {
   std::unordered_map<std::string, index_t> index;
   index.reserve(labels.size());
-  for (std::size_t v = 0; v < labels.size(); ++v)
-    index.emplace(labels[v], static_cast<index_t>(v));
+  for (std::size_t v = 0; v < labels.size(); ++v) index.emplace(labels[v], static_cast<index_t>(v));
   std::vector<index_t> out;
   out.reserve(ids.size());
   for (const std::string& id : ids) {
@@ -179,8 +181,8 @@ std::vector<std::string> parse_sources_argument(const std::string& value) {
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = value.find(',', start);
-    const std::string id = trim(value.substr(start, comma == std::string::npos ? std::string::npos
-                                                                                : comma - start));
+    const std::string id =
+        trim(value.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (id.empty())
       throw std::invalid_argument("--sources '" + value +
                                   "' is neither a file nor a comma-separated list of ids");

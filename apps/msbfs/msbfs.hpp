@@ -52,10 +52,10 @@ using level_t = std::int32_t;
 
 /// One BFS row's results.
 struct source_summary {
-  index_t source = 0;           ///< vertex number in A
-  offset_t reached = 0;         ///< vertices reached, the source included
-  std::int64_t level_sum = 0;   ///< sum of the levels of the reached vertices
-  level_t eccentricity = 0;     ///< largest level reached
+  index_t source = 0;          ///< vertex number in A
+  offset_t reached = 0;        ///< vertices reached, the source included
+  std::int64_t level_sum = 0;  ///< sum of the levels of the reached vertices
+  level_t eccentricity = 0;    ///< largest level reached
   double closeness() const {
     return level_sum > 0 ? static_cast<double>(reached - 1) / static_cast<double>(level_sum) : 0.0;
   }
@@ -119,21 +119,21 @@ std::unique_ptr<backend> make_gpu_backend();
 index_t default_batch(index_t n, std::size_t sources, offset_t budget);
 
 struct options {
-  index_t batch = 0;        ///< sources per batch; 0: default_batch
-  level_t max_depth = -1;   ///< stop after this level; negative: no limit
-  bool keep_levels = false; ///< download V of every batch (batch_result::levels)
-  bool symmetric = false;   ///< A is symmetric (undirected), so pulling needs no transpose
+  index_t batch = 0;         ///< sources per batch; 0: default_batch
+  level_t max_depth = -1;    ///< stop after this level; negative: no limit
+  bool keep_levels = false;  ///< download V of every batch (batch_result::levels)
+  bool symmetric = false;    ///< A is symmetric (undirected), so pulling needs no transpose
   direction dir = direction::automatic;
 };
 
 /// What one batch produced.
 struct batch_result {
-  std::size_t first = 0;                 ///< index of its first source in the source list
-  std::vector<source_summary> summary;   ///< one per source of the batch, in order
-  host_csr<level_t> levels;              ///< V (when options::keep_levels)
-  level_t depth = 0;                     ///< levels expanded
-  double ms = 0;                         ///< wall time of the batch
-  std::string note;                      ///< backend::last_batch_note()
+  std::size_t first = 0;                ///< index of its first source in the source list
+  std::vector<source_summary> summary;  ///< one per source of the batch, in order
+  host_csr<level_t> levels;             ///< V (when options::keep_levels)
+  level_t depth = 0;                    ///< levels expanded
+  double ms = 0;                        ///< wall time of the batch
+  std::string note;                     ///< backend::last_batch_note()
   /// Per level expanded (and the last, empty one): its wall time, nnz of the frontier it made
   /// and backend::last_level_note().
   struct level_stat {

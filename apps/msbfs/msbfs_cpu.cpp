@@ -149,7 +149,8 @@ class cpu_backend final : public backend {
   std::vector<source_summary> summarise() override { return summary_; }
 
   host_csr<level_t> levels() override {
-    OPSPARSE_EXPECTS(keep_levels_, "levels() needs configure(..., keep_levels = true) before start()");
+    OPSPARSE_EXPECTS(keep_levels_,
+                     "levels() needs configure(..., keep_levels = true) before start()");
     host_csr<level_t> v(rows_, a_.cols);
     for (index_t r = 0; r < rows_; ++r) v.rpt[r + 1] = v.rpt[r] + summary_[r].reached;
     v.col.resize(static_cast<std::size_t>(v.rpt[rows_]));

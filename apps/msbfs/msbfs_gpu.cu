@@ -74,8 +74,7 @@ constexpr int heavy_block = 1024;
 /// `per_source` (shared or global) and into the level's totals `found` and `expand`.
 __device__ __forceinline__ void take_fresh(long long cell, word fresh, int w, long long degree,
                                            word* visited, word* next, unsigned* per_source,
-                                           unsigned long long& found,
-                                           unsigned long long& expand) {
+                                           unsigned long long& found, unsigned long long& expand) {
   next[cell] = fresh;
   if (fresh == 0) return;
   visited[cell] |= fresh;
@@ -112,10 +111,12 @@ __global__ void pull_kernel(index_t n, int W, const offset_t* t_rpt, const index
       offset_t p = lo;
       for (; p + 4 <= hi && (acc | seen) != all; p += 4) {
         const index_t c0 = t_col[p], c1 = t_col[p + 1], c2 = t_col[p + 2], c3 = t_col[p + 3];
-        acc |= front[static_cast<long long>(c0) * W + w] | front[static_cast<long long>(c1) * W + w] |
-               front[static_cast<long long>(c2) * W + w] | front[static_cast<long long>(c3) * W + w];
+        acc |=
+            front[static_cast<long long>(c0) * W + w] | front[static_cast<long long>(c1) * W + w] |
+            front[static_cast<long long>(c2) * W + w] | front[static_cast<long long>(c3) * W + w];
       }
-      for (; p < hi && (acc | seen) != all; ++p) acc |= front[static_cast<long long>(t_col[p]) * W + w];
+      for (; p < hi && (acc | seen) != all; ++p)
+        acc |= front[static_cast<long long>(t_col[p]) * W + w];
     }
     take_fresh(t, acc & ~seen, w, out_degree(a_rpt, v), visited, next, s_count, found, expand);
   }
@@ -135,10 +136,10 @@ __global__ void pull_kernel(index_t n, int W, const offset_t* t_rpt, const index
 /// threads pool their words in shared memory, and all stop once the pooled word covers what v
 /// has not seen. New bits are counted per source in global memory (few vertices are heavy).
 __global__ void __launch_bounds__(heavy_block)
-    pull_heavy_kernel(const index_t* heavy, long long count, int W,
-                      const offset_t* t_rpt, const index_t* t_col, const offset_t* a_rpt,
-                      const word* front, const word* done, word* visited, word* next,
-                      unsigned* level_count, unsigned long long* counters) {
+    pull_heavy_kernel(const index_t* heavy, long long count, int W, const offset_t* t_rpt,
+                      const index_t* t_col, const offset_t* a_rpt, const word* front,
+                      const word* done, word* visited, word* next, unsigned* level_count,
+                      unsigned long long* counters) {
   __shared__ unsigned long long pooled[word_bits];  // W <= 16 words a vertex (1024 sources)
   const int S = blockDim.x / W;
   const int w = threadIdx.x % W, s = threadIdx.x / W;
@@ -234,8 +235,8 @@ class gpu_backend final : public backend {
       if (dir_ != direction::push && !keep_levels_ && pull_fits(rows)) {
         const unsigned long long push_cost = next_push_products();
         const long long W = words(rows);
-        const bool pays = push_cost * pull_word_per_product >
-                          static_cast<unsigned long long>(a_.nnz()) * W;
+        const bool pays =
+            push_cost * pull_word_per_product > static_cast<unsigned long long>(a_.nnz()) * W;
         const bool too_big = v_.nnz() + f_.nnz() > 2 * static_cast<long long>(a_.rows()) * W;
         if (dir_ == direction::pull || pays || too_big) switch_to_pull(push_cost);
       }
@@ -252,9 +253,12 @@ class gpu_backend final : public backend {
     const std::size_t n = static_cast<std::size_t>(rows);
     std::vector<long long> reached(n), level_sum(n);
     std::vector<int> ecc(n);
-    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(reached.data(), reached_.data(), n * sizeof(long long), cudaMemcpyDeviceToHost, stream()));
-    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(level_sum.data(), level_sum_.data(), n * sizeof(long long), cudaMemcpyDeviceToHost, stream()));
-    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(ecc.data(), ecc_.data(), n * sizeof(int), cudaMemcpyDeviceToHost, stream()));
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(reached.data(), reached_.data(), n * sizeof(long long),
+                                      cudaMemcpyDeviceToHost, stream()));
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(level_sum.data(), level_sum_.data(), n * sizeof(long long),
+                                      cudaMemcpyDeviceToHost, stream()));
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(ecc.data(), ecc_.data(), n * sizeof(int),
+                                      cudaMemcpyDeviceToHost, stream()));
     ctx_.synchronize();
     for (std::size_t r = 0; r < n; ++r) {
       out[r].reached = reached[r];
@@ -290,7 +294,9 @@ class gpu_backend final : public backend {
 
  private:
   cudaStream_t stream() const { return ctx_.stream(); }
-  static long long words(index_t rows) { return (static_cast<long long>(rows) + word_bits - 1) / word_bits; }
+  static long long words(index_t rows) {
+    return (static_cast<long long>(rows) + word_bits - 1) / word_bits;
+  }
 
   /// The pull kernel counts a level's new bits per source in shared memory.
   bool pull_fits(index_t rows) const {
@@ -359,18 +365,23 @@ class gpu_backend final : public backend {
     level_count_.reserve(static_cast<std::size_t>(W * word_bits));
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(visited_.data(), 0, cells * sizeof(word), stream()));
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(front_.data(), 0, cells * sizeof(word), stream()));
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(level_count_.data(), 0, W * word_bits * sizeof(unsigned), stream()));
+    OPSPARSE_CUDA_TRY(
+        cudaMemsetAsync(level_count_.data(), 0, W * word_bits * sizeof(unsigned), stream()));
     const unsigned row_grid = detail::warp_grid_for(rows, block);
-    scatter_rows_kernel<<<row_grid, block, 0, stream()>>>(rows, v_.rpt(), v_.col(), static_cast<int>(W), visited_.data());
+    scatter_rows_kernel<<<row_grid, block, 0, stream()>>>(rows, v_.rpt(), v_.col(),
+                                                          static_cast<int>(W), visited_.data());
     check_launch("scatter_rows_kernel");
-    scatter_rows_kernel<<<row_grid, block, 0, stream()>>>(rows, f_.rpt(), f_.col(), static_cast<int>(W), front_.data());
+    scatter_rows_kernel<<<row_grid, block, 0, stream()>>>(rows, f_.rpt(), f_.col(),
+                                                          static_cast<int>(W), front_.data());
     check_launch("scatter_rows_kernel");
     // the pull levels keep the summaries up to date from here
     summarise_levels(rows);
     // sources past the batch (the last word's spare bits) count as done from the start
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(done_.data(), 0, static_cast<std::size_t>(W) * sizeof(word), stream()));
+    OPSPARSE_CUDA_TRY(
+        cudaMemsetAsync(done_.data(), 0, static_cast<std::size_t>(W) * sizeof(word), stream()));
     if (rows % word_bits != 0) {
-      const word spare = ~word{0} << (rows % word_bits);  // pageable: staged before the call returns
+      const word spare =
+          ~word{0} << (rows % word_bits);  // pageable: staged before the call returns
       OPSPARSE_CUDA_TRY(cudaMemcpyAsync(done_.data() + (W - 1), &spare, sizeof(word),
                                         cudaMemcpyHostToDevice, stream()));
     }
@@ -384,17 +395,19 @@ class gpu_backend final : public backend {
     const int W = static_cast<int>(words(rows));
     const device_csr<pattern>& t = symmetric_ ? a_ : at_;
     counters_.reserve(4);
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(counters_.data(), 0, 4 * sizeof(unsigned long long), stream()));
+    OPSPARSE_CUDA_TRY(
+        cudaMemsetAsync(counters_.data(), 0, 4 * sizeof(unsigned long long), stream()));
     const std::size_t smem = static_cast<std::size_t>(W) * word_bits * sizeof(unsigned);
     if (smem > 48 * 1024 && smem > pull_smem_allowed_) {  // once, not every level
-      OPSPARSE_CUDA_TRY(cudaFuncSetAttribute(pull_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(smem)));
+      OPSPARSE_CUDA_TRY(cudaFuncSetAttribute(
+          pull_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
       pull_smem_allowed_ = smem;
     }
     const long long items = static_cast<long long>(n) * W;
     const long long resident = static_cast<long long>(ctx_.device().sm_count) *
                                std::max(ctx_.device().max_threads_per_sm / block, 1);
-    const unsigned grid = static_cast<unsigned>(std::max<long long>(1, std::min<long long>(grid_for(items), resident)));
+    const unsigned grid = static_cast<unsigned>(
+        std::max<long long>(1, std::min<long long>(grid_for(items), resident)));
     pull_kernel<<<grid, block, smem, stream()>>>(n, W, t.rpt(), t.col(), a_.rpt(), front_.data(),
                                                  done_.data(), visited_.data(), next_front_.data(),
                                                  level_count_.data(), counters_.data());
@@ -402,13 +415,13 @@ class gpu_backend final : public backend {
     if (heavy_n_ > 0) {
       const long long heavy_grid = std::min<long long>(heavy_n_, 4LL * ctx_.device().sm_count);
       pull_heavy_kernel<<<static_cast<unsigned>(heavy_grid), heavy_block, 0, stream()>>>(
-          heavy_.data(), heavy_n_, W, t.rpt(), t.col(), a_.rpt(), front_.data(),
-          done_.data(), visited_.data(), next_front_.data(), level_count_.data(), counters_.data());
+          heavy_.data(), heavy_n_, W, t.rpt(), t.col(), a_.rpt(), front_.data(), done_.data(),
+          visited_.data(), next_front_.data(), level_count_.data(), counters_.data());
       check_launch("pull_heavy_kernel");
     }
     finish_pull_level_kernel<<<grid_for(rows), block, 0, stream()>>>(
-        rows, level, level_count_.data(), summaries{reached_.data(), level_sum_.data(), ecc_.data()},
-        done_.data());
+        rows, level, level_count_.data(),
+        summaries{reached_.data(), level_sum_.data(), ecc_.data()}, done_.data());
     check_launch("finish_pull_level_kernel");
     unsigned long long* h = pinned_counters();
     OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h, counters_.data(), 2 * sizeof(unsigned long long),
@@ -430,8 +443,8 @@ class gpu_backend final : public backend {
   device_buffer<int> ecc_;
   device_buffer<word> visited_, front_, next_front_, done_;
   device_buffer<unsigned> level_count_;
-  device_buffer<index_t> heavy_;                  ///< vertices with > heavy_degree in-neighbours
-  long long heavy_n_ = -1;                        ///< -1: not listed for this graph yet
+  device_buffer<index_t> heavy_;  ///< vertices with > heavy_degree in-neighbours
+  long long heavy_n_ = -1;        ///< -1: not listed for this graph yet
   device_buffer<unsigned long long> counters_;
   direction dir_ = direction::automatic;
   bool keep_levels_ = false, symmetric_ = false, has_transpose_ = false, pulling_ = false;

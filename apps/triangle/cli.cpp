@@ -49,28 +49,29 @@ struct settings {
 po::options_description visible_options(settings& s) {
   po::options_description d(usage);
   apps::add_help_options(d);
-  d.add_options()
-      ("method,m", po::value(&s.method_s)->default_value("ul"),
-       "ul (C<L>=U·L, the fewest products on skewed graphs), sandia-ll (C<L>=L·L), sandia-uu "
-       "(C<U>=U·U), sandia-lut (C<L>=L·U'), sandia-ult (C<U>=U·L'), cohen (C<A>=L·U, sum/2), burkhardt (C<A>=A·A, sum/6)")
-      ("presort", po::value(&s.presort_s)->default_value("auto"),
-       "degree ordering: auto (when LAGraph's rule sorts: ul and Sandia methods, n > 1000, mean "
-       "degree >= 10 and > 4 x median; descending for ul, sandia-ll and sandia-lut, ascending "
-       "for sandia-uu and sandia-ult), none, ascending, descending")
-      ("per-vertex", po::value(&s.per_vertex_path)->value_name("FILE"),
-       "write 'vertex<TAB>triangles through it' per vertex (written under a temporary name "
-       "and renamed at the end: a failed run leaves an existing FILE as it was)")
-      ("clustering", po::value(&s.lcc_path)->value_name("FILE"),
-       "write 'vertex<TAB>local clustering coefficient' per vertex")
-      ("format", po::value(&s.format_s)->default_value("auto"), "auto, mtx, edges or abc")
-      ("parts", po::value(&s.opt.parts)->default_value(1)->value_name("N"),
-       "count in N x N tiles, one after another: the host relabels and extracts L/U, the "
-       "backend holds one tile's rows of the operands at a time (about 2/N of L on the GPU "
-       "instead of A, its sorted copy and L); for graphs that do not fit the device. The count "
-       "only: not with --per-vertex, --clustering or --materialize")
-      ("materialize", po::bool_switch(&s.materialize),
-       "form C and then sum it, even when only the count is asked (by default the GPU fuses "
-       "the sum into the product and never stores C)");
+  d.add_options()(
+      "method,m", po::value(&s.method_s)->default_value("ul"),
+      "ul (C<L>=U·L, the fewest products on skewed graphs), sandia-ll (C<L>=L·L), sandia-uu "
+      "(C<U>=U·U), sandia-lut (C<L>=L·U'), sandia-ult (C<U>=U·L'), cohen (C<A>=L·U, sum/2), "
+      "burkhardt (C<A>=A·A, sum/6)")(
+      "presort", po::value(&s.presort_s)->default_value("auto"),
+      "degree ordering: auto (when LAGraph's rule sorts: ul and Sandia methods, n > 1000, mean "
+      "degree >= 10 and > 4 x median; descending for ul, sandia-ll and sandia-lut, ascending "
+      "for sandia-uu and sandia-ult), none, ascending, descending")(
+      "per-vertex", po::value(&s.per_vertex_path)->value_name("FILE"),
+      "write 'vertex<TAB>triangles through it' per vertex (written under a temporary name "
+      "and renamed at the end: a failed run leaves an existing FILE as it was)")(
+      "clustering", po::value(&s.lcc_path)->value_name("FILE"),
+      "write 'vertex<TAB>local clustering coefficient' per vertex")(
+      "format", po::value(&s.format_s)->default_value("auto"), "auto, mtx, edges or abc")(
+      "parts", po::value(&s.opt.parts)->default_value(1)->value_name("N"),
+      "count in N x N tiles, one after another: the host relabels and extracts L/U, the "
+      "backend holds one tile's rows of the operands at a time (about 2/N of L on the GPU "
+      "instead of A, its sorted copy and L); for graphs that do not fit the device. The count "
+      "only: not with --per-vertex, --clustering or --materialize")(
+      "materialize", po::bool_switch(&s.materialize),
+      "form C and then sum it, even when only the count is asked (by default the GPU fuses "
+      "the sum into the product and never stores C)");
   apps::add_backend_option(d, s.common);
   apps::add_threads_option(d, s.common);
   apps::add_report_options(d, s.common, "no backend line on stderr");
@@ -90,10 +91,12 @@ bool parse(settings& s, int argc, const char* const* argv, std::ostream& out, st
   apps::check_outputs(vm, s.graph_path,
                       {{"per-vertex", &s.per_vertex_path}, {"clustering", &s.lcc_path}});
   if (s.common.verbose && s.common.quiet) throw usage_error("-V and -q contradict each other");
-  if (s.opt.parts < 1) throw usage_error("--parts must be at least 1, not " + std::to_string(s.opt.parts));
+  if (s.opt.parts < 1)
+    throw usage_error("--parts must be at least 1, not " + std::to_string(s.opt.parts));
   if (s.opt.parts > 1 && (!s.per_vertex_path.empty() || !s.lcc_path.empty() || s.materialize))
-    throw usage_error("--parts counts the total only: not with --per-vertex, --clustering or "
-                      "--materialize");
+    throw usage_error(
+        "--parts counts the total only: not with --per-vertex, --clustering or "
+        "--materialize");
   s.engine = apps::choose_engine(cli, vm, s.common, err);
   s.opt.per_vertex = !s.per_vertex_path.empty() || !s.lcc_path.empty();
   s.opt.materialize = s.materialize;
@@ -142,18 +145,26 @@ int run(const settings& s, std::ostream& out, std::ostream& err) {
     err << program << ": " << s.graph_path << ": " << a.rows << " vertices, " << a.nnz() / 2
         << " undirected edges, method " << to_string(s.opt.how) << "\n";
 
-  const result r = apps::advise_on_device_memory([&] { return count_triangles(*be, a, s.opt); }, [&] {
-    const double graph = 8.0 * (a.rows + 1) + 4.0 * static_cast<double>(a.nnz());
-    if (s.opt.parts > 1)
-      return "with --parts " + std::to_string(s.opt.parts) + " the GPU backend keeps one tile's "
-             "operands (about " + format_bytes(graph / s.opt.parts) + ") and the product's "
-             "tables; a larger --parts makes smaller tiles, --backend cpu counts in host memory";
-    return "the GPU backend keeps the graph (" + format_bytes(graph) + "), a degree-ordered copy "
-           "while it sorts (as much again, and the sort's scratch) and L (" +
-           format_bytes(graph / 2) + "); --parts N counts in N x N tiles holding about 2/N of "
-           "L at a time (e.g. --parts 4), --presort none skips the copy, --backend cpu counts "
-           "in host memory";
-  });
+  const result r = apps::advise_on_device_memory(
+      [&] { return count_triangles(*be, a, s.opt); },
+      [&] {
+        const double graph = 8.0 * (a.rows + 1) + 4.0 * static_cast<double>(a.nnz());
+        if (s.opt.parts > 1)
+          return "with --parts " + std::to_string(s.opt.parts) +
+                 " the GPU backend keeps one tile's "
+                 "operands (about " +
+                 format_bytes(graph / s.opt.parts) +
+                 ") and the product's "
+                 "tables; a larger --parts makes smaller tiles, --backend cpu counts in host "
+                 "memory";
+        return "the GPU backend keeps the graph (" + format_bytes(graph) +
+               "), a degree-ordered copy "
+               "while it sorts (as much again, and the sort's scratch) and L (" +
+               format_bytes(graph / 2) +
+               "); --parts N counts in N x N tiles holding about 2/N of "
+               "L at a time (e.g. --parts 4), --presort none skips the copy, --backend cpu counts "
+               "in host memory";
+      });
 
   clock.lap_ms();
   if (per_vertex_file) {

@@ -3,4 +3,6 @@
 
 #include "triangle/triangle.hpp"
 
-int main(int argc, char** argv) { return opsparse::triangle::run_cli(argc, argv, std::cout, std::cerr); }
+int main(int argc, char** argv) {
+  return opsparse::triangle::run_cli(argc, argv, std::cout, std::cerr);
+}

@@ -22,9 +22,13 @@ struct method_name {
   const char* name;
 };
 constexpr method_name method_names[] = {
-    {method::ul, "ul"},                 {method::sandia_ll, "sandia-ll"},   {method::sandia_uu, "sandia-uu"},
-    {method::sandia_lut, "sandia-lut"}, {method::sandia_ult, "sandia-ult"},
-    {method::cohen, "cohen"},           {method::burkhardt, "burkhardt"},
+    {method::ul, "ul"},
+    {method::sandia_ll, "sandia-ll"},
+    {method::sandia_uu, "sandia-uu"},
+    {method::sandia_lut, "sandia-lut"},
+    {method::sandia_ult, "sandia-ult"},
+    {method::cohen, "cohen"},
+    {method::burkhardt, "burkhardt"},
 };
 
 /// One method as products: the counting product C<M> = X·Y, what its rows and columns credit
@@ -41,22 +45,22 @@ struct method_spec {
 method_spec spec_of(method m) {
   switch (m) {
     case method::ul:  // rows = middle, cols = smallest; the largest from sandia-ll's C
-      return {operand::u, operand::l, operand::l, 1, true, true,
-              true, operand::l, operand::l, operand::l, 1};
+      return {operand::u, operand::l, operand::l, 1,          true, true,
+              true,       operand::l, operand::l, operand::l, 1};
     case method::sandia_ll:
     case method::sandia_lut:  // L·Uᵀ = L·L for symmetric A (triangle.hpp)
-      return {operand::l, operand::l, operand::l, 1, true, true,
-              true, operand::l, operand::u, operand::u, 1};
+      return {operand::l, operand::l, operand::l, 1,          true, true,
+              true,       operand::l, operand::u, operand::u, 1};
     case method::sandia_uu:
     case method::sandia_ult:  // U·Lᵀ = U·U
-      return {operand::u, operand::u, operand::u, 1, true, true,
-              true, operand::u, operand::l, operand::l, 1};
+      return {operand::u, operand::u, operand::u, 1,          true, true,
+              true,       operand::u, operand::l, operand::l, 1};
     case method::cohen:
-      return {operand::l, operand::u, operand::a, 2, true, false,
-              true, operand::u, operand::u, operand::u, 1};
+      return {operand::l, operand::u, operand::a, 2,          true, false,
+              true,       operand::u, operand::u, operand::u, 1};
     case method::burkhardt:
-      return {operand::a, operand::a, operand::a, 6, true, false,
-              false, operand::a, operand::a, operand::a, 2};
+      return {operand::a, operand::a, operand::a, 6,          true, false,
+              false,      operand::a, operand::a, operand::a, 2};
   }
   throw std::logic_error("unknown triangle-counting method");
 }
@@ -77,9 +81,10 @@ class stopwatch {
 };
 
 std::string describe(operand x, operand y, operand m, const product_info& info) {
-  const std::string c = std::string("C<") + operand_name(m) + "> = " + operand_name(x) + "·" +
-                        operand_name(y);
-  return (info.fused ? "sum(" + c + "), C not formed" : c + ", nnz(C) " + std::to_string(info.nnz)) +
+  const std::string c =
+      std::string("C<") + operand_name(m) + "> = " + operand_name(x) + "·" + operand_name(y);
+  return (info.fused ? "sum(" + c + "), C not formed"
+                     : c + ", nnz(C) " + std::to_string(info.nnz)) +
          (info.products > 0 ? ", products " + std::to_string(info.products) : std::string());
 }
 
@@ -104,10 +109,12 @@ std::vector<index_t> balanced_cuts(std::initializer_list<const host_csr<pattern>
 /// the counting product tile by tile, inner ranges outermost so that each Y(K,:) is cut once
 /// (and each M(I,:) once, before).
 result count_in_parts(backend& be, const host_csr<pattern>& a, const options& opt) {
-  OPSPARSE_EXPECTS(!opt.per_vertex, "counting in parts gives the total only: the triangles "
-                                    "through each vertex need the whole product (no --parts)");
-  OPSPARSE_EXPECTS(!opt.materialize, "counting in parts sums each tile as it goes: C is never "
-                                     "formed whole (no --materialize with --parts)");
+  OPSPARSE_EXPECTS(!opt.per_vertex,
+                   "counting in parts gives the total only: the triangles "
+                   "through each vertex need the whole product (no --parts)");
+  OPSPARSE_EXPECTS(!opt.materialize,
+                   "counting in parts sums each tile as it goes: C is never "
+                   "formed whole (no --materialize with --parts)");
   const method_spec s = spec_of(opt.how);
   const int parts = opt.parts;
   const cpu::scoped_threads team(opt.host_threads);
@@ -148,7 +155,8 @@ result count_in_parts(backend& be, const host_csr<pattern>& a, const options& op
   all.fused = true;  // C is never formed whole (tiles over K add to the same entries)
   int tiles = 0;
   std::vector<host_csr<pattern>> mask_rows;  // M(I,:) for each range of rows, cut once
-  for (int p = 0; p < parts; ++p) mask_rows.push_back(cpu::submatrix(m, rows[p], rows[p + 1], 0, n));
+  for (int p = 0; p < parts; ++p)
+    mask_rows.push_back(cpu::submatrix(m, rows[p], rows[p + 1], 0, n));
   for (int q = 0; q < parts; ++q) {
     const host_csr<pattern> yq = cpu::submatrix(y, inner[q], inner[q + 1], 0, n);
     if (yq.nnz() == 0) continue;
@@ -177,8 +185,10 @@ result count_in_parts(backend& be, const host_csr<pattern>& a, const options& op
 method parse_method(const std::string& s) {
   for (const auto& mn : method_names)
     if (s == mn.name) return mn.m;
-  throw std::invalid_argument("--method must be one of ul, sandia-ll, sandia-uu, sandia-lut, "
-                              "sandia-ult, cohen, burkhardt; not '" + s + "'");
+  throw std::invalid_argument(
+      "--method must be one of ul, sandia-ll, sandia-uu, sandia-lut, "
+      "sandia-ult, cohen, burkhardt; not '" +
+      s + "'");
 }
 
 const char* to_string(method m) {

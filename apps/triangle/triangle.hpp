@@ -69,7 +69,7 @@ enum class operand { a, l, u };
 struct product_info {
   offset_t products = 0;  ///< multiplications (0 where the backend does not count them)
   offset_t nnz = 0;       ///< nnz(C)
-  bool fused = false;      ///< only sum(C) was computed; C was not formed
+  bool fused = false;     ///< only sum(C) was computed; C was not formed
 };
 
 /// Where the matrices live and the products run. One implementation per engine; the algorithm
@@ -111,8 +111,8 @@ std::unique_ptr<backend> make_gpu_backend();
 struct options {
   method how = method::ul;
   presort sort = presort::automatic;
-  bool per_vertex = false;  ///< also compute the triangles through each vertex
-  bool materialize = false; ///< form C even when only its sum is needed (cross-checks, benchmarks)
+  bool per_vertex = false;   ///< also compute the triangles through each vertex
+  bool materialize = false;  ///< form C even when only its sum is needed (cross-checks, benchmarks)
   /// > 1: count in parts × parts tiles (the count only). The host relabels and extracts; each
   /// tile C(I,:)<M(I,:)> = X(I,K)·Y(K,:), I a range of rows and K of the inner dimension, each
   /// range about 1/parts of the entries, goes to the backend alone, which then holds about
@@ -129,9 +129,9 @@ struct stage_time {
 
 struct result {
   std::int64_t triangles = 0;
-  presort sorted = presort::none;         ///< the ordering actually used
-  std::vector<std::int64_t> per_vertex;   ///< triangles through each vertex (when asked)
-  std::vector<stage_time> stages;         ///< what -V prints
+  presort sorted = presort::none;        ///< the ordering actually used
+  std::vector<std::int64_t> per_vertex;  ///< triangles through each vertex (when asked)
+  std::vector<stage_time> stages;        ///< what -V prints
 };
 
 /// The undirected simple graph on the structure of `adj` (square): A = S + Sᵀ as a pattern,

@@ -33,9 +33,10 @@ class cpu_backend final : public backend {
     const std::vector<index_t> order = cpu::degree_order(a_, ascending);  // order[new] = old
     std::vector<index_t> new_of_old = cpu::invert_permutation(order);
     a_ = cpu::permute(a_, order, &new_of_old);  // P·A·Pᵀ, rows sorted again
-    has_l_ = has_u_ = false;  // derived from the old numbering
+    has_l_ = has_u_ = false;                    // derived from the old numbering
     // Compose with an earlier relabelling, if any.
-    new_of_old_ = new_of_old_.empty() ? std::move(new_of_old) : cpu::gather(new_of_old, new_of_old_);
+    new_of_old_ =
+        new_of_old_.empty() ? std::move(new_of_old) : cpu::gather(new_of_old, new_of_old_);
   }
 
   void extract(operand which) override {

@@ -77,16 +77,16 @@ class gpu_backend final : public backend {
     if (!keep) {
       // sum(C) alone: the reduction fused into the product, C never formed.
       info_.fused = true;
-      const count_t sum = spgemm_reduce<plus_pair<count_t>>(
-          ctx_, plan_, mx.view(), my.view(), device_mask<structural_mask>(mm));
+      const count_t sum = spgemm_reduce<plus_pair<count_t>>(ctx_, plan_, mx.view(), my.view(),
+                                                            device_mask<structural_mask>(mm));
       info_.products = plan_.stats().products;
       return static_cast<std::int64_t>(sum);
     }
     if (mx.nnz() == 0 || my.nnz() == 0 || mm.nnz() == 0) {
       // Nothing to multiply: an empty C without troubling the engine with empty operands.
       c_.set_shape(n_, n_);
-      OPSPARSE_CUDA_TRY(cudaMemsetAsync(c_.rpt(), 0, (static_cast<std::size_t>(n_) + 1) *
-                                                         sizeof(offset_t), stream()));
+      OPSPARSE_CUDA_TRY(cudaMemsetAsync(
+          c_.rpt(), 0, (static_cast<std::size_t>(n_) + 1) * sizeof(offset_t), stream()));
       c_.set_nnz(0);
       ctx_.synchronize();
       return 0;
@@ -99,7 +99,8 @@ class gpu_backend final : public backend {
       ctx_.synchronize();
       return 0;
     }
-    return static_cast<std::int64_t>(reduce<plus_monoid<count_t>>(ctx_, c_.view(), value_as<count_t>{}));
+    return static_cast<std::int64_t>(
+        reduce<plus_monoid<count_t>>(ctx_, c_.view(), value_as<count_t>{}));
   }
 
   std::int64_t count_tile(const host_csr<pattern>& x, const host_csr<pattern>& y,
@@ -128,8 +129,12 @@ class gpu_backend final : public backend {
 
   void add_vertex_counts(bool rows, bool cols) override {
     if (c_.nnz() > 0 && c_.rows() > 0) {
-      if (rows) reduce_rows<plus_monoid<count_t>>(ctx_, c_.view(), value_as<count_t>{}, counts_.data(), true);
-      if (cols) reduce_cols<plus_monoid<count_t>>(ctx_, c_.view(), value_as<count_t>{}, counts_.data(), true);
+      if (rows)
+        reduce_rows<plus_monoid<count_t>>(ctx_, c_.view(), value_as<count_t>{}, counts_.data(),
+                                          true);
+      if (cols)
+        reduce_cols<plus_monoid<count_t>>(ctx_, c_.view(), value_as<count_t>{}, counts_.data(),
+                                          true);
     }
     ctx_.synchronize();
   }
@@ -144,8 +149,8 @@ class gpu_backend final : public backend {
         gather(ctx_, counts_.data(), new_of_old_.data(), n_, counts_out_.data());
         src = counts_out_.data();
       }
-      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(host.data(), src, n * sizeof(count_t),
-                                        cudaMemcpyDeviceToHost, stream()));
+      OPSPARSE_CUDA_TRY(
+          cudaMemcpyAsync(host.data(), src, n * sizeof(count_t), cudaMemcpyDeviceToHost, stream()));
     }
     ctx_.synchronize();
     return std::vector<std::int64_t>(host.begin(), host.end());

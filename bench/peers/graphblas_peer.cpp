@@ -86,7 +86,8 @@ opsparse::io::labelled_graph load_graph(const std::string& spec) {
     std::vector<std::string> parts;
     std::stringstream ss(spec.substr(5));
     for (std::string p; std::getline(ss, p, ':');) parts.push_back(p);
-    if (parts.size() != 3) throw usage_error("rmat graphs are rmat:SCALE:EDGE_FACTOR:SEED, not " + spec);
+    if (parts.size() != 3)
+      throw usage_error("rmat graphs are rmat:SCALE:EDGE_FACTOR:SEED, not " + spec);
     int scale = 0;
     double ef = 0;
     unsigned long long seed = 0;
@@ -97,7 +98,8 @@ opsparse::io::labelled_graph load_graph(const std::string& spec) {
     } catch (const std::exception&) {
       throw usage_error("bad number in " + spec);
     }
-    if (scale < 1 || scale > 30 || !(ef > 0)) throw usage_error("rmat needs SCALE in [1,30], EF > 0");
+    if (scale < 1 || scale > 30 || !(ef > 0))
+      throw usage_error("rmat needs SCALE in [1,30], EF > 0");
     opsparse::io::labelled_graph g;
     g.adj = opsparse::datasets::rmat(scale, ef, 0.57, 0.19, 0.19, seed);  // opsparse-gen defaults
     g.labels.resize(static_cast<std::size_t>(g.adj.rows));
@@ -115,7 +117,8 @@ opsparse::io::labelled_graph load_graph(const std::string& spec) {
 GrB_Matrix to_graphblas(const host_csr<pattern>& a) {
   const std::size_t n = static_cast<std::size_t>(a.rows), nnz = a.col.size();
   auto* ap = static_cast<GrB_Index*>(std::malloc((n + 1) * sizeof(GrB_Index)));
-  auto* aj = static_cast<GrB_Index*>(std::malloc(std::max<std::size_t>(nnz, 1) * sizeof(GrB_Index)));
+  auto* aj =
+      static_cast<GrB_Index*>(std::malloc(std::max<std::size_t>(nnz, 1) * sizeof(GrB_Index)));
   auto* ax = static_cast<bool*>(std::malloc(sizeof(bool)));
   if (!ap || !aj || !ax) throw std::bad_alloc();
   for (std::size_t i = 0; i <= n; ++i) ap[i] = static_cast<GrB_Index>(a.rpt[i]);
@@ -126,8 +129,8 @@ GrB_Matrix to_graphblas(const host_csr<pattern>& a) {
   GrB_Index* ajp = aj;
   void* axp = ax;
   PEER_GRB(GxB_Matrix_import_CSR(&m, GrB_BOOL, n, n, &app, &ajp, &axp, (n + 1) * sizeof(GrB_Index),
-                            std::max<std::size_t>(nnz, 1) * sizeof(GrB_Index), sizeof(bool),
-                            /*iso=*/true, /*jumbled=*/false, nullptr));
+                                 std::max<std::size_t>(nnz, 1) * sizeof(GrB_Index), sizeof(bool),
+                                 /*iso=*/true, /*jumbled=*/false, nullptr));
   return m;
 }
 
@@ -207,8 +210,8 @@ int run_tc(const std::string& spec, int runs, int warm_ups, const std::string& p
 
   std::cout << std::fixed << std::setprecision(3) << "graphblas_tc vertices=" << n
             << " edges=" << a.nnz() / 2 << " triangles=" << triangles
-            << " ms_median=" << median(ms_product) << " ms_min="
-            << *std::min_element(ms_product.begin(), ms_product.end())
+            << " ms_median=" << median(ms_product)
+            << " ms_min=" << *std::min_element(ms_product.begin(), ms_product.end())
             << " ms_extract_median=" << median(ms_extract) << " ms_presort=" << ms_presort
             << " presort=" << tri::to_string(sort) << " runs=" << runs << " warm_ups=" << warm_ups
             << " threads=" << graphblas_threads() << " ms_read=" << ms_between(t0, t1)
@@ -250,9 +253,12 @@ int run_bfs(const std::string& spec, const std::string& sources_arg, long long r
             const std::string& semiring_s) {
   namespace bfs = opsparse::msbfs;
   GrB_Semiring semiring = nullptr;
-  if (semiring_s == "any-pair") semiring = GxB_ANY_PAIR_BOOL;
-  else if (semiring_s == "lor-land") semiring = GrB_LOR_LAND_SEMIRING_BOOL;
-  else throw usage_error("--semiring must be any-pair or lor-land");
+  if (semiring_s == "any-pair")
+    semiring = GxB_ANY_PAIR_BOOL;
+  else if (semiring_s == "lor-land")
+    semiring = GrB_LOR_LAND_SEMIRING_BOOL;
+  else
+    throw usage_error("--semiring must be any-pair or lor-land");
 
   const auto t0 = clk::now();
   const opsparse::io::labelled_graph g = load_graph(spec);
@@ -277,8 +283,9 @@ int run_bfs(const std::string& spec, const std::string& sources_arg, long long r
     PEER_GRB(GrB_Vector_setElement_BOOL(q, true, static_cast<GrB_Index>(s)));
     std::int32_t level = 0;
     for (;;) {
-      PEER_GRB(GrB_Vector_assign_INT32(v, q, nullptr, level, GrB_ALL, n, GrB_DESC_S));  // v<q> = level
-      PEER_GRB(GrB_vxm(q, v, nullptr, semiring, q, A, GrB_DESC_RSC));                  // q<!v> = q*A
+      PEER_GRB(
+          GrB_Vector_assign_INT32(v, q, nullptr, level, GrB_ALL, n, GrB_DESC_S));  // v<q> = level
+      PEER_GRB(GrB_vxm(q, v, nullptr, semiring, q, A, GrB_DESC_RSC));              // q<!v> = q*A
       GrB_Index nq = 0;
       PEER_GRB(GrB_Vector_nvals(&nq, q));
       if (nq == 0) break;
@@ -325,9 +332,8 @@ int run_bfs(const std::string& spec, const std::string& sources_arg, long long r
             << " ms_total=" << ms_search << " teps=" << std::setprecision(0) << teps
             << std::setprecision(3) << " edges_scanned=" << edges_scanned
             << " reached=" << total_reached << " sum_of_levels=" << total_levels
-            << " vertices=" << a.rows << " entries=" << a.nnz()
-            << " semiring=" << semiring_s << " threads=" << graphblas_threads()
-            << " ms_read=" << ms_between(t0, t1) << "\n";
+            << " vertices=" << a.rows << " entries=" << a.nnz() << " semiring=" << semiring_s
+            << " threads=" << graphblas_threads() << " ms_read=" << ms_between(t0, t1) << "\n";
   return 0;
 }
 
@@ -396,7 +402,8 @@ int main(int argc, char** argv) {
       print_help(std::cout);
       return 0;
     }
-    if (mode != "tc" && mode != "bfs") throw usage_error("the mode is tc or bfs, not '" + mode + "'");
+    if (mode != "tc" && mode != "bfs")
+      throw usage_error("the mode is tc or bfs, not '" + mode + "'");
     const po::options_description visible = mode == "tc" ? tc_options() : bfs_options();
     po::options_description hidden;
     hidden.add_options()("graph", po::value<std::vector<std::string>>());
@@ -425,7 +432,8 @@ int main(int argc, char** argv) {
     }
     if (!vm.count("graph")) throw usage_error("no GRAPH given");
     const auto& graphs = vm["graph"].as<std::vector<std::string>>();
-    if (graphs.size() > 1) throw usage_error("more than one GRAPH: " + graphs[0] + " and " + graphs[1]);
+    if (graphs.size() > 1)
+      throw usage_error("more than one GRAPH: " + graphs[0] + " and " + graphs[1]);
     const std::string graph = graphs[0];
     const int threads = vm["threads"].as<int>();
     if (threads < 0) throw usage_error("--threads must be >= 0");
@@ -459,10 +467,9 @@ int main(int argc, char** argv) {
 
     PEER_GRB(GrB_init(GrB_NONBLOCKING));
     if (threads > 0) PEER_GRB(GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, threads));
-    const int rc = mode == "tc"
-                       ? run_tc(graph, runs, warm_ups, presort)
-                       : run_bfs(graph, sources_arg, random_k, seed, undirected, summary_path,
-                                 semiring);
+    const int rc = mode == "tc" ? run_tc(graph, runs, warm_ups, presort)
+                                : run_bfs(graph, sources_arg, random_k, seed, undirected,
+                                          summary_path, semiring);
     GrB_finalize();
     return rc;
   } catch (const usage_error& e) {

@@ -22,7 +22,8 @@ host_csr<double> build_csr(index_t rows, index_t cols, const std::vector<index_t
                            const std::vector<index_t>& c, bool mirror, value_kind values,
                            std::uint64_t seed) {
   if (r.size() != c.size()) throw std::invalid_argument("build_csr: coordinate arrays differ");
-  if (mirror && rows != cols) throw std::invalid_argument("build_csr: mirror needs a square matrix");
+  if (mirror && rows != cols)
+    throw std::invalid_argument("build_csr: mirror needs a square matrix");
   host_csr<double> m(rows, cols);
   const std::size_t n = r.size();
   // Counting sort by row: two linear passes, no comparison sort of the whole list.
@@ -53,7 +54,8 @@ host_csr<double> build_csr(index_t rows, index_t cols, const std::vector<index_t
   offset_t out = 0;
   for (index_t i = 0; i < rows; ++i) {
     const offset_t begin = m.rpt[i];
-    if (out != begin) std::copy(m.col.begin() + begin, m.col.begin() + begin + kept[i], m.col.begin() + out);
+    if (out != begin)
+      std::copy(m.col.begin() + begin, m.col.begin() + begin + kept[i], m.col.begin() + out);
     m.rpt[i] = out;
     out += kept[i];
   }
@@ -68,7 +70,8 @@ std::vector<index_t> random_permutation(index_t n, std::uint64_t seed) {
   std::vector<index_t> p(static_cast<std::size_t>(n));
   std::iota(p.begin(), p.end(), 0);
   rng g(seed);
-  for (index_t i = n - 1; i > 0; --i) std::swap(p[i], p[g.below(static_cast<std::uint64_t>(i) + 1)]);
+  for (index_t i = n - 1; i > 0; --i)
+    std::swap(p[i], p[g.below(static_cast<std::uint64_t>(i) + 1)]);
   return p;
 }
 

@@ -56,7 +56,8 @@ host_csr<double> fixed_random_rows(index_t n, index_t k, std::uint64_t seed, val
   return m;
 }
 
-using builder = std::function<host_csr<double>(double scale, std::uint64_t seed, value_kind values)>;
+using builder =
+    std::function<host_csr<double>(double scale, std::uint64_t seed, value_kind values)>;
 
 host_csr<double> web(const paper_matrix& p, double scale, std::uint64_t seed, value_kind values,
                      const detail::web_params& w) {
@@ -101,11 +102,55 @@ const web_recipe k_web[] = {
     {"scircuit", web_like(0.46, 0.2, 0.2, 1.0, 2.0, 20, 0.3, true, true)},
 };
 
+/// The recipes of the paper's lattice, shell and molecule matrices (structured stencils in
+/// dense blocks), or an empty builder for another name.
+builder lattice_recipe(const std::string& name, const paper_matrix& p) {
+  using V = value_kind;
+  if (name == "conf5_4-8x8-05")
+    return [&p](double s, std::uint64_t seed, V v) {
+      // Sides >= 5 keep the square exact (no wrap-around collisions).
+      return detail::wilson_dirac_hopping(grid_dims(p.rows / 12.0 * s, 4, 5), seed, v);
+    };
+  if (name == "cant")
+    return [&p](double s, std::uint64_t seed, V v) {
+      // A plate 6 nodes thick, 3 unknowns per node, 27-point minus one edge pair.
+      return grid_stencil(plate_dims(p.rows / 3.0 * s, 6),
+                          offsets_27_without({{0, 1, -1}, {0, -1, 1}}), false, 3, seed, v);
+    };
+  if (name == "consph")
+    return [&p](double s, std::uint64_t seed, V v) {
+      return grid_stencil(plate_dims(p.rows / 3.0 * s, 7), stencil_offsets("27pt"), false, 3, seed,
+                          v);
+    };
+  if (name == "shipsec1" || name == "rma10" || name == "pwtk" || name == "hood")
+    return [&p, name](double s, std::uint64_t seed, V v) {
+      // Shells: 2D 9-point (x) dense blocks (6 unknowns per node; 5 for hood's lower density),
+      // plus a few long rows up to the real maximum.
+      const index_t block = name == "hood" ? 5 : 6;
+      const host_csr<double> base = grid_stencil(grid_dims(p.rows / block * s, 2, 4),
+                                                 stencil_offsets("9pt"), false, block, seed, v);
+      const index_t interior = 9 * block, extra = p.max_row - interior;
+      if (extra < interior / 2) return base;
+      const index_t n = base.rows;
+      return detail::add_long_rows(base, std::max<index_t>(1, n / 5000), extra / 2, extra, n / 50,
+                                   true, seed, v);
+    };
+  if (name == "pdb1HYS")
+    return [&p](double s, std::uint64_t seed, V v) {
+      // Residues of 3..7 atoms' unknowns in dense blocks on a 3D 27-point neighbourhood.
+      return detail::grid_stencil_random_blocks(grid_dims(p.rows / 5.0 * s, 3, 4),
+                                                stencil_offsets("27pt"), 3, 7, seed, v);
+    };
+  return {};
+}
+
 builder recipe(const std::string& name) {
   const paper_matrix& p = find_paper_matrix(name);
   using V = value_kind;
   if (name == "m133-b3")
-    return [&p](double s, std::uint64_t seed, V v) { return fixed_random_rows(scaled(p.rows, s), 4, seed, v); };
+    return [&p](double s, std::uint64_t seed, V v) {
+      return fixed_random_rows(scaled(p.rows, s), 4, seed, v);
+    };
   for (const web_recipe& r : k_web)
     if (name == r.name) {
       const detail::web_params w = r.params;
@@ -115,7 +160,8 @@ builder recipe(const std::string& name) {
     return [&p](double s, std::uint64_t seed, V v) {
       // side (side + 1) / 2 states.
       const double states = std::max(64.0, p.rows * s);
-      const auto side = static_cast<index_t>(std::llround((std::sqrt(8.0 * states + 1.0) - 1.0) / 2.0));
+      const auto side =
+          static_cast<index_t>(std::llround((std::sqrt(8.0 * states + 1.0) - 1.0) / 2.0));
       return triangle_markov_chain(side, seed, v);
     };
   if (name == "mario002")
@@ -126,7 +172,9 @@ builder recipe(const std::string& name) {
     return [&p](double s, std::uint64_t seed, V v) {
       // 5-point plus +-(3,0), +-(0,3), +-(1,1): 11 points whose square has 51 (CR 2.37).
       std::vector<std::vector<int>> o = stencil_offsets("5pt");
-      for (const auto& q : std::vector<std::vector<int>>{{3, 0}, {-3, 0}, {0, 3}, {0, -3}, {1, 1}, {-1, -1}}) o.push_back(q);
+      for (const auto& q :
+           std::vector<std::vector<int>>{{3, 0}, {-3, 0}, {0, 3}, {0, -3}, {1, 1}, {-1, -1}})
+        o.push_back(q);
       return grid_stencil(grid_dims(p.rows * s, 2, 7), o, false, 1, seed, v);
     };
   if (name == "cage12" || name == "cage15")
@@ -155,40 +203,13 @@ builder recipe(const std::string& name) {
     };
   if (name == "mono_500Hz")
     return [&p](double s, std::uint64_t seed, V v) {
-      const host_csr<double> base = detail::geometric_two_radii(scaled(p.rows, s, 2000), 14.24, 0.2, 2.0, false, seed, v);
+      const host_csr<double> base =
+          detail::geometric_two_radii(scaled(p.rows, s, 2000), 14.24, 0.2, 2.0, false, seed, v);
       const index_t n = base.rows;
-      return detail::add_long_rows(base, std::max<index_t>(1, n / 10000), p.max_row / 2, p.max_row, n / 20, false, seed, v);
+      return detail::add_long_rows(base, std::max<index_t>(1, n / 10000), p.max_row / 2, p.max_row,
+                                   n / 20, false, seed, v);
     };
-  if (name == "conf5_4-8x8-05")
-    return [&p](double s, std::uint64_t seed, V v) {
-      // Sides >= 5 keep the square exact (no wrap-around collisions).
-      return detail::wilson_dirac_hopping(grid_dims(p.rows / 12.0 * s, 4, 5), seed, v);
-    };
-  if (name == "cant")
-    return [&p](double s, std::uint64_t seed, V v) {
-      // A plate 6 nodes thick, 3 unknowns per node, 27-point minus one edge pair.
-      return grid_stencil(plate_dims(p.rows / 3.0 * s, 6), offsets_27_without({{0, 1, -1}, {0, -1, 1}}), false, 3, seed, v);
-    };
-  if (name == "consph")
-    return [&p](double s, std::uint64_t seed, V v) {
-      return grid_stencil(plate_dims(p.rows / 3.0 * s, 7), stencil_offsets("27pt"), false, 3, seed, v);
-    };
-  if (name == "shipsec1" || name == "rma10" || name == "pwtk" || name == "hood")
-    return [&p, name](double s, std::uint64_t seed, V v) {
-      // Shells: 2D 9-point (x) dense blocks (6 unknowns per node; 5 for hood's lower density),
-      // plus a few long rows up to the real maximum.
-      const index_t block = name == "hood" ? 5 : 6;
-      const host_csr<double> base = grid_stencil(grid_dims(p.rows / block * s, 2, 4), stencil_offsets("9pt"), false, block, seed, v);
-      const index_t interior = 9 * block, extra = p.max_row - interior;
-      if (extra < interior / 2) return base;
-      const index_t n = base.rows;
-      return detail::add_long_rows(base, std::max<index_t>(1, n / 5000), extra / 2, extra, n / 50, true, seed, v);
-    };
-  if (name == "pdb1HYS")
-    return [&p](double s, std::uint64_t seed, V v) {
-      // Residues of 3..7 atoms' unknowns in dense blocks on a 3D 27-point neighbourhood.
-      return detail::grid_stencil_random_blocks(grid_dims(p.rows / 5.0 * s, 3, 4), stencil_offsets("27pt"), 3, 7, seed, v);
-    };
+  if (builder b = lattice_recipe(name, p)) return b;
   if (name == "delaunay_n24")
     return [&p](double s, std::uint64_t seed, V v) {
       const std::vector<index_t> d = grid_dims(p.rows * s, 2, 3);
@@ -211,7 +232,8 @@ const paper_matrix& find_paper_matrix(const std::string& name) {
 
 host_csr<double> paper_standin(const std::string& name, double scale, std::uint64_t seed,
                                value_kind values) {
-  if (!(scale > 0 && scale <= 1)) throw std::invalid_argument("paper_standin: scale must be in (0, 1]");
+  if (!(scale > 0 && scale <= 1))
+    throw std::invalid_argument("paper_standin: scale must be in (0, 1]");
   return recipe(name)(scale, seed, values);
 }
 

@@ -23,7 +23,8 @@ std::vector<index_t> draw_cluster_sizes(const protein_params& p, detail::rng& g)
   index_t remaining = p.nodes;
   while (remaining > 0) {
     const double u = g.uniform() * total;
-    index_t s = p.min_cluster + static_cast<index_t>(std::upper_bound(cum.begin(), cum.end(), u) - cum.begin());
+    index_t s = p.min_cluster +
+                static_cast<index_t>(std::upper_bound(cum.begin(), cum.end(), u) - cum.begin());
     s = std::min(s, p.max_cluster);
     // Never leave a tail smaller than a complex: the last one absorbs it.
     if (s >= remaining || remaining - s < p.min_cluster) s = remaining;
@@ -36,14 +37,15 @@ std::vector<index_t> draw_cluster_sizes(const protein_params& p, detail::rng& g)
 /// The scale kappa of the in-complex edge probabilities min(1, kappa theta_i theta_j) whose
 /// expected count is target_in (bisection); complexes `start[k]` to `start[k + 1]` with `pairs`
 /// pairs in all. A huge kappa when even complete complexes fall short of the target.
-double solve_kappa(const std::vector<index_t>& start, const std::vector<double>& theta, double pairs,
-                   double target_in) {
+double solve_kappa(const std::vector<index_t>& start, const std::vector<double>& theta,
+                   double pairs, double target_in) {
   const auto clusters = static_cast<index_t>(start.size() - 1);
   auto expected_in = [&](double kappa) {
     double e = 0;
     for (index_t k = 0; k < clusters; ++k)
       for (index_t i = start[k]; i < start[k + 1]; ++i)
-        for (index_t j = i + 1; j < start[k + 1]; ++j) e += std::min(1.0, kappa * theta[i] * theta[j]);
+        for (index_t j = i + 1; j < start[k + 1]; ++j)
+          e += std::min(1.0, kappa * theta[i] * theta[j]);
     return e;
   };
   if (pairs <= target_in) return 1e300;  // complexes are complete and still short of the target
@@ -63,7 +65,8 @@ host_csr<double> protein_network(const protein_params& p, protein_info* info) {
   if (p.min_cluster < 2 || p.max_cluster < p.min_cluster)
     throw std::invalid_argument("protein_network: need 2 <= min_cluster <= max_cluster");
   if (!(p.avg_degree > 0)) throw std::invalid_argument("protein_network: avg_degree must be > 0");
-  if (!(p.mixing >= 0 && p.mixing <= 1)) throw std::invalid_argument("protein_network: mixing in [0, 1]");
+  if (!(p.mixing >= 0 && p.mixing <= 1))
+    throw std::invalid_argument("protein_network: mixing in [0, 1]");
   if (!(p.degree_exponent == 0 || p.degree_exponent > 2))
     throw std::invalid_argument("protein_network: degree_exponent must be 0 or > 2");
   const index_t n = p.nodes;
@@ -76,7 +79,8 @@ host_csr<double> protein_network(const protein_params& p, protein_info* info) {
   // Propensities, normalised to mean 1 inside each complex so that p_in means the same everywhere.
   std::vector<double> theta(static_cast<std::size_t>(n), 1.0);
   if (p.degree_exponent > 0)
-    for (auto& t : theta) t = std::min(10.0, std::pow(1.0 - g.uniform(), -1.0 / (p.degree_exponent - 1.0)));
+    for (auto& t : theta)
+      t = std::min(10.0, std::pow(1.0 - g.uniform(), -1.0 / (p.degree_exponent - 1.0)));
   for (index_t k = 0; k < clusters; ++k) {
     double sum = 0;
     for (index_t i = start[k]; i < start[k + 1]; ++i) sum += theta[i];
@@ -115,9 +119,11 @@ host_csr<double> protein_network(const protein_params& p, protein_info* info) {
   for (index_t i = 0; i < n; ++i) cum[i] = (acc += theta[i]);
   auto pick = [&](detail::rng& gg) {
     const double u = gg.uniform() * acc;
-    return std::min<index_t>(n - 1, static_cast<index_t>(std::upper_bound(cum.begin(), cum.end(), u) - cum.begin()));
+    return std::min<index_t>(
+        n - 1, static_cast<index_t>(std::upper_bound(cum.begin(), cum.end(), u) - cum.begin()));
   };
-  const auto target_out = static_cast<offset_t>(std::llround(std::max(0.0, target_edges - internal_drawn)));
+  const auto target_out =
+      static_cast<offset_t>(std::llround(std::max(0.0, target_edges - internal_drawn)));
   detail::rng ge(detail::derive(p.seed, 0xe77e));
   if (clusters > 1)
     for (offset_t e = 0; e < target_out;) {
@@ -139,7 +145,8 @@ host_csr<double> protein_network(const protein_params& p, protein_info* info) {
       for (offset_t k = a.rpt[i]; k < a.rpt[i + 1]; ++k) {
         const index_t j = a.col[k];
         if (j <= i) continue;
-        (info->cluster_of[i] == info->cluster_of[j] ? info->internal_edges : info->external_edges)++;
+        (info->cluster_of[i] == info->cluster_of[j] ? info->internal_edges
+                                                    : info->external_edges)++;
       }
   }
   return a;

@@ -23,12 +23,15 @@ host_csr<double> geometric_two_radii(index_t n, double base_degree, double big_f
   // on every machine, and no boundary, so the degree distribution does not depend on n.
   constexpr std::int64_t side = std::int64_t(1) << 21;
   const double pi = 3.14159265358979323846;
-  const auto r_small = static_cast<std::int64_t>(side * std::cbrt(3.0 * base_degree / (4.0 * pi * n)));
+  const auto r_small =
+      static_cast<std::int64_t>(side * std::cbrt(3.0 * base_degree / (4.0 * pi * n)));
   const auto r_big = static_cast<std::int64_t>(static_cast<double>(r_small) * big_radius);
-  if (r_big >= side / 2) throw std::invalid_argument("random geometric graph: radius too large for n");
+  if (r_big >= side / 2)
+    throw std::invalid_argument("random geometric graph: radius too large for n");
   // Cells of side >= the largest radius: a point's neighbours lie in the 27 cells around it.
   const std::int64_t cube = static_cast<std::int64_t>(std::cbrt(static_cast<double>(n))) + 1;
-  const std::int64_t g = std::max<std::int64_t>(1, std::min(side / std::max<std::int64_t>(r_big, 1), cube));
+  const std::int64_t g =
+      std::max<std::int64_t>(1, std::min(side / std::max<std::int64_t>(r_big, 1), cube));
   const std::int64_t cell_side = (side + g - 1) / g;
   struct point {
     std::array<std::int64_t, 3> x;
@@ -152,8 +155,8 @@ host_csr<double> wilson_dirac_hopping(const std::vector<index_t>& dims, std::uin
 }
 
 host_csr<double> add_long_rows(const host_csr<double>& a, index_t count, index_t min_len,
-                               index_t max_len, index_t window, bool mirror,
-                               std::uint64_t seed, value_kind values) {
+                               index_t max_len, index_t window, bool mirror, std::uint64_t seed,
+                               value_kind values) {
   const index_t n = a.rows;
   if (n == 0 || count <= 0) return a;
   std::vector<index_t> r, c;
@@ -167,8 +170,11 @@ host_csr<double> add_long_rows(const host_csr<double>& a, index_t count, index_t
   rng g(derive(seed, 0x10e6));
   for (index_t h = 0; h < count; ++h) {
     const auto row = static_cast<index_t>(g.below(static_cast<std::uint64_t>(n)));
-    const index_t lo = std::max<index_t>(0, row - window), hi = std::min<index_t>(n - 1, row + window);
-    const index_t len = std::min<index_t>(hi - lo + 1, min_len + static_cast<index_t>(g.below(static_cast<std::uint64_t>(max_len - min_len + 1))));
+    const index_t lo = std::max<index_t>(0, row - window),
+                  hi = std::min<index_t>(n - 1, row + window);
+    const index_t len = std::min<index_t>(
+        hi - lo + 1,
+        min_len + static_cast<index_t>(g.below(static_cast<std::uint64_t>(max_len - min_len + 1))));
     // Duplicates (with the existing row or among the draws) merge in build_csr; the row's final
     // length is therefore at most len plus what it had.
     for (index_t k = 0; k < len; ++k) {
@@ -191,7 +197,8 @@ host_csr<double> add_long_rows(const host_csr<double>& a, index_t count, index_t
 }
 
 std::vector<index_t> grid_dims(double points, int d, index_t min_side) {
-  const auto side = std::max<index_t>(min_side, static_cast<index_t>(std::llround(std::pow(points, 1.0 / d))));
+  const auto side =
+      std::max<index_t>(min_side, static_cast<index_t>(std::llround(std::pow(points, 1.0 / d))));
   std::vector<index_t> dims(static_cast<std::size_t>(d), side);
   double rest = points;
   for (int k = 0; k + 1 < d; ++k) rest /= side;
@@ -213,17 +220,22 @@ host_csr<double> web_standin(const web_params& w, index_t n, offset_t nnz, std::
     rng g(derive(seed, 0x4057));
     std::vector<double> cum;
     double total = 0;
-    for (index_t s = 1; s <= w.max_host; ++s) cum.push_back(total += std::pow(static_cast<double>(s), -w.host_exponent));
+    for (index_t s = 1; s <= w.max_host; ++s)
+      cum.push_back(total += std::pow(static_cast<double>(s), -w.host_exponent));
     std::vector<index_t> host_start{0};
     double pairs = 0;
     while (host_start.back() < n) {
       const index_t h0 = host_start.back();
-      const index_t size = std::min<index_t>(n - h0, 1 + static_cast<index_t>(std::upper_bound(cum.begin(), cum.end(), g.uniform() * total) - cum.begin()));
+      const index_t size = std::min<index_t>(
+          n - h0,
+          1 + static_cast<index_t>(std::upper_bound(cum.begin(), cum.end(), g.uniform() * total) -
+                                   cum.begin()));
       const index_t menu = std::min(size, w.nav);
       pairs += static_cast<double>(size) * menu - menu;
       host_start.push_back(h0 + size);
     }
-    const double p_nav = pairs > 0 ? std::min(1.0, w.host_share * static_cast<double>(nnz) / pairs) : 0.0;
+    const double p_nav =
+        pairs > 0 ? std::min(1.0, w.host_share * static_cast<double>(nnz) / pairs) : 0.0;
     for (std::size_t h = 0; h + 1 < host_start.size(); ++h) {
       const index_t h0 = host_start[h], size = host_start[h + 1] - h0;
       const index_t menu = std::min(size, w.nav);
@@ -261,8 +273,10 @@ host_csr<double> web_standin(const web_params& w, index_t n, offset_t nnz, std::
     rmat_edges(levels, w.a, w.b, w.c, edges, seed, er, ec);
 #pragma omp parallel for schedule(static)
     for (offset_t e = 0; e < edges; ++e) {
-      const auto u = static_cast<index_t>((static_cast<std::uint64_t>(er[e]) * static_cast<std::uint64_t>(n)) >> levels);
-      const auto v = static_cast<index_t>((static_cast<std::uint64_t>(ec[e]) * static_cast<std::uint64_t>(n)) >> levels);
+      const auto u = static_cast<index_t>(
+          (static_cast<std::uint64_t>(er[e]) * static_cast<std::uint64_t>(n)) >> levels);
+      const auto v = static_cast<index_t>(
+          (static_cast<std::uint64_t>(ec[e]) * static_cast<std::uint64_t>(n)) >> levels);
       er[e] = row_label[u];
       ec[e] = col_label[v];
       if (w.drop_loops && er[e] == ec[e]) er[e] = ec[e] = -1;
@@ -276,7 +290,9 @@ host_csr<double> web_standin(const web_params& w, index_t n, offset_t nnz, std::
   // Duplicates merge, so the number of R-MAT edges that gives `nnz` distinct entries is found by
   // one secant step on the R-MAT links alone (cheap next to the hosts); host entries are distinct
   // by construction unless mirrored, so only the symmetric case needs a build to count them.
-  const offset_t base = r.empty() ? 0 : w.symmetric ? generate(0, true).nnz() : static_cast<offset_t>(r.size());
+  const offset_t base = r.empty()     ? 0
+                        : w.symmetric ? generate(0, true).nnz()
+                                      : static_cast<offset_t>(r.size());
   const double per_edge = w.symmetric ? 2.0 : 1.0;
   offset_t edges = std::max<offset_t>(0, static_cast<offset_t>((nnz - base) / per_edge));
   if (edges > 0) {

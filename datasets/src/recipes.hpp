@@ -10,9 +10,10 @@ namespace opsparse::datasets::detail {
 
 /// Web-like directed graph with about `nnz` distinct entries on n vertices: hosts (runs of
 /// consecutive ids with power-law sizes) whose pages link to the host's first `nav` pages, with
-/// a `host_share` fraction of the entries inside hosts, plus R-MAT links on 2^ceil(log2 n) ids folded onto n. Rows get a random
-/// labelling, columns the same one except for a (1 - shared) fraction of the vertices, which
-/// tunes the in/out-degree correlation and hence the products of A*A.
+/// a `host_share` fraction of the entries inside hosts, plus R-MAT links on 2^ceil(log2 n) ids
+/// folded onto n. Rows get a random labelling, columns the same one except for a (1 - shared)
+/// fraction of the vertices, which tunes the in/out-degree correlation and hence the products of
+/// A*A.
 struct web_params {
   double a = 0.57, b = 0.19, c = 0.19;
   double shared = 0.0;

@@ -42,7 +42,7 @@ void rmat_edges(int levels, double a, double b, double c, offset_t edges, std::u
         } else {
           r = bits >> 32;
         }
-        const std::uint32_t row_bit = r >= t_ab;  // quadrants c and d
+        const std::uint32_t row_bit = r >= t_ab;                             // quadrants c and d
         const std::uint32_t col_bit = (r >= t_a && r < t_ab) || r >= t_abc;  // b and d
         u = (u << 1) | row_bit;
         v = (v << 1) | col_bit;

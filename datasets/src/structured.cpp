@@ -127,8 +127,10 @@ host_csr<double> grid_stencil_random_blocks(const std::vector<index_t>& dims,
   const std::uint64_t s = derive(seed, 0xb10c);
   const auto span = static_cast<std::uint64_t>(max_block - min_block + 1);
   auto block_of = [&](index_t x) {
-    return min_block + static_cast<index_t>(
-        (static_cast<unsigned __int128>(mix64(s ^ static_cast<std::uint64_t>(x))) * span) >> 64);
+    return min_block +
+           static_cast<index_t>(
+               (static_cast<unsigned __int128>(mix64(s ^ static_cast<std::uint64_t>(x))) * span) >>
+               64);
   };
   return block_stencil(dims, offsets, false, block_of, seed, values);
 }
@@ -139,8 +141,8 @@ host_csr<double> grid_stencil(const std::vector<index_t>& dims,
                               const std::vector<std::vector<int>>& offsets, bool periodic,
                               index_t block, std::uint64_t seed, value_kind values) {
   if (block < 1) throw std::invalid_argument("grid_stencil: block must be >= 1");
-  return detail::block_stencil(dims, offsets, periodic, [block](index_t) { return block; }, seed,
-                               values);
+  return detail::block_stencil(
+      dims, offsets, periodic, [block](index_t) { return block; }, seed, values);
 }
 
 host_csr<double> triangle_markov_chain(index_t side, std::uint64_t seed, value_kind values) {

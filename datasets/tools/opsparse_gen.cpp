@@ -58,8 +58,7 @@ po::typed_value<T>* value_with_default(T v) {
 }
 
 void add_seed(po::options_description& d) {
-  d.add_options()("seed", value_with_default<long long>(1)->value_name("N"),
-                  "random seed, >= 0");
+  d.add_options()("seed", value_with_default<long long>(1)->value_name("N"), "random seed, >= 0");
 }
 void add_ones(po::options_description& d) {
   d.add_options()("ones", "store 1 for every value (default: pseudo-random in (0,1])");
@@ -67,9 +66,7 @@ void add_ones(po::options_description& d) {
 void add_output(po::options_description& d, const char* what) {
   d.add_options()("output,o", po::value<std::string>()->value_name("FILE"), what);
 }
-void add_help(po::options_description& d) {
-  d.add_options()("help,h", "show this help and exit");
-}
+void add_help(po::options_description& d) { d.add_options()("help,h", "show this help and exit"); }
 
 void add_scale(po::options_description& d, const char* what) {
   d.add_options()("scale", value_with_default(1.0)->value_name("s"), what);
@@ -92,19 +89,19 @@ std::vector<command> make_commands() {
             "rmat --scale S --edge-factor E [--a A --b B --c C] [--seed N] [--symmetric]\n"
             "       [--drop-loops] [--no-permute] [--ones] -o OUT.mtx",
             "Graph500-style R-MAT: 2^S vertices, E*2^S edges before duplicates merge.");
-    o.add_options()
-        ("scale", po::value<long long>()->value_name("S"), "log2 of the vertex count, in [1, 30] (required)")
-        ("edge-factor", po::value<double>()->value_name("E"), "generated edges per vertex, >= 0 (required)")
-        ("a", value_with_default(0.57)->value_name("A"), "probability of the top-left quadrant")
-        ("b", value_with_default(0.19)->value_name("B"), "probability of the top-right quadrant")
-        ("c", value_with_default(0.19)->value_name("C"),
-         "probability of the bottom-left quadrant (a, b, c >= 0 and a + b + c <= 1; the "
-         "bottom-right gets the rest)");
+    o.add_options()("scale", po::value<long long>()->value_name("S"),
+                    "log2 of the vertex count, in [1, 30] (required)")(
+        "edge-factor", po::value<double>()->value_name("E"),
+        "generated edges per vertex, >= 0 (required)")(
+        "a", value_with_default(0.57)->value_name("A"), "probability of the top-left quadrant")(
+        "b", value_with_default(0.19)->value_name("B"), "probability of the top-right quadrant")(
+        "c", value_with_default(0.19)->value_name("C"),
+        "probability of the bottom-left quadrant (a, b, c >= 0 and a + b + c <= 1; the "
+        "bottom-right gets the rest)");
     add_seed(o);
-    o.add_options()
-        ("symmetric", "also store (v,u) for every generated (u,v)")
-        ("drop-loops", "discard generated loops (u,u)")
-        ("no-permute", "keep the generator's vertex numbers (default: shuffled, as Graph500)");
+    o.add_options()("symmetric", "also store (v,u) for every generated (u,v)")(
+        "drop-loops", "discard generated loops (u,u)")(
+        "no-permute", "keep the generator's vertex numbers (default: shuffled, as Graph500)");
     add_ones(o);
     add_output(o, "Matrix Market output file (required)");
   }
@@ -116,29 +113,29 @@ std::vector<command> make_commands() {
             "       [--mixing 0.15] [--ones] [--truth CLUSTERS.txt] -o OUT.abc|OUT.mtx",
             "Protein-interaction-like network with planted complexes, about M undirected edges.\n"
             ".abc output: one line per undirected edge, 'P000123<TAB>P000456<TAB>weight'.");
-    o.add_options()
-        ("nodes", po::value<long long>()->value_name("N"), "proteins, in [2, 2e9] (required)")
-        ("edges", po::value<long long>()->value_name("M"), "undirected edges wanted, >= 1 (required)");
+    o.add_options()("nodes", po::value<long long>()->value_name("N"),
+                    "proteins, in [2, 2e9] (required)")("edges",
+                                                        po::value<long long>()->value_name("M"),
+                                                        "undirected edges wanted, >= 1 (required)");
     add_seed(o);
-    o.add_options()
-        ("min-cluster", value_with_default<long long>(def.min_cluster)->value_name("n"),
-         "smallest planted complex, >= 2")
-        ("max-cluster", value_with_default<long long>(def.max_cluster)->value_name("n"),
-         "largest planted complex, >= --min-cluster")
-        ("mixing", value_with_default(def.mixing)->value_name("f"),
-         "fraction of the edges between complexes, in [0, 1]");
+    o.add_options()("min-cluster", value_with_default<long long>(def.min_cluster)->value_name("n"),
+                    "smallest planted complex, >= 2")(
+        "max-cluster", value_with_default<long long>(def.max_cluster)->value_name("n"),
+        "largest planted complex, >= --min-cluster")(
+        "mixing", value_with_default(def.mixing)->value_name("f"),
+        "fraction of the edges between complexes, in [0, 1]");
     add_ones(o);
-    o.add_options()
-        ("truth", po::value<std::string>()->value_name("FILE"),
-         "also write the planted complexes, one per line (tab-separated labels, or 1-based "
-         "vertex numbers for .mtx output), largest first");
+    o.add_options()(
+        "truth", po::value<std::string>()->value_name("FILE"),
+        "also write the planted complexes, one per line (tab-separated labels, or 1-based "
+        "vertex numbers for .mtx output), largest first");
     add_output(o, "output file, .abc or .mtx (required)");
   }
   {
     po::options_description& o =
         add("paper", "paper NAME [--scale s] [--seed N] [--ones] -o OUT.mtx",
-            "Stand-in for one of the OpSparse paper's 26 matrices; 0 < s <= 1 shrinks the rows.",
-            1, "NAME");
+            "Stand-in for one of the OpSparse paper's 26 matrices; 0 < s <= 1 shrinks the rows.", 1,
+            "NAME");
     add_scale(o, "fraction of the real matrix's rows, in (0, 1]");
     add_seed(o);
     add_ones(o);
@@ -214,8 +211,7 @@ args parse(const command& c, const std::vector<std::string>& words) {
   const int style = st::default_style & ~st::allow_guessing;
   args a;
   try {
-    po::store(po::command_line_parser(words).options(all).positional(pos).style(style).run(),
-              a.vm);
+    po::store(po::command_line_parser(words).options(all).positional(pos).style(style).run(), a.vm);
     po::notify(a.vm);
   } catch (const po::error& e) {
     throw usage_error(c.name + ": " + e.what());
@@ -242,7 +238,8 @@ std::string output_of(const args& a) {
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -284,7 +281,8 @@ void write_abc(const std::string& path, const host_csr<double>& m) {
 }
 
 int cmd_rmat(const args& a) {
-  if (!a.has("scale") || !a.has("edge-factor")) throw usage_error("rmat needs --scale and --edge-factor");
+  if (!a.has("scale") || !a.has("edge-factor"))
+    throw usage_error("rmat needs --scale and --edge-factor");
   const long long scale = a.get<long long>("scale");
   if (scale < 1 || scale > 30) throw usage_error("--scale must be in [1, 30]");
   const double edge_factor = a.get<double>("edge-factor");
@@ -369,7 +367,8 @@ double parse_scale(const args& a) {
 int cmd_paper(const args& a) {
   const std::string out = output_of(a);
   const auto t0 = std::chrono::steady_clock::now();
-  const host_csr<double> m = ds::paper_standin(a.positional[0], parse_scale(a), a.seed(), values_of(a));
+  const host_csr<double> m =
+      ds::paper_standin(a.positional[0], parse_scale(a), a.seed(), values_of(a));
   const double gen = seconds_since(t0);
   write_mtx(out, m);
   std::cerr << a.positional[0] << " stand-in: " << m.rows << " rows, " << m.nnz()
@@ -394,8 +393,8 @@ int cmd_stats(const args& a) {
     for (const auto& p : ds::paper_matrices()) names.push_back(p.name);
   else
     names.push_back(ds::find_paper_matrix(a.positional[0]).name);
-  std::printf("scale %g, seed %llu; 'real' rows are the paper's (stand-in rows scale with s)\n", scale,
-              static_cast<unsigned long long>(a.seed()));
+  std::printf("scale %g, seed %llu; 'real' rows are the paper's (stand-in rows scale with s)\n",
+              scale, static_cast<unsigned long long>(a.seed()));
   std::printf("%-16s %-8s %10s %8s %6s %12s %7s %9s\n", "name", "", "rows", "nnz/row", "max",
               "products", "CR", "seconds");
   for (const auto& name : names) {

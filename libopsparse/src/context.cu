@@ -65,7 +65,8 @@ context::context(int device) {
     OPSPARSE_CUDA_TRY(cudaMemPoolCreate(&memory_->pool, &props));
     // keep freed memory for the next product instead of unmapping it at each synchronisation
     std::uint64_t keep = ~std::uint64_t{0};  // cuuint64_t
-    OPSPARSE_CUDA_TRY(cudaMemPoolSetAttribute(memory_->pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    OPSPARSE_CUDA_TRY(
+        cudaMemPoolSetAttribute(memory_->pool, cudaMemPoolAttrReleaseThreshold, &keep));
   }
   OPSPARSE_CUDA_TRY(cudaEventCreateWithFlags(&main_event_, cudaEventDisableTiming));
   for (int i = 0; i < max_bins; ++i) {
@@ -95,14 +96,16 @@ void context::release_cached_memory() {
 
 std::size_t context::pool_idle_bytes() const {
   std::uint64_t reserved = 0, used = 0;  // cuuint64_t
-  OPSPARSE_CUDA_TRY(cudaMemPoolGetAttribute(memory_->pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  OPSPARSE_CUDA_TRY(
+      cudaMemPoolGetAttribute(memory_->pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
   OPSPARSE_CUDA_TRY(cudaMemPoolGetAttribute(memory_->pool, cudaMemPoolAttrUsedMemCurrent, &used));
   return reserved > used ? static_cast<std::size_t>(reserved - used) : 0;
 }
 
 void context::fork() {
   OPSPARSE_CUDA_TRY(cudaEventRecord(main_event_, stream()));
-  for (int i = 0; i < max_bins; ++i) OPSPARSE_CUDA_TRY(cudaStreamWaitEvent(bins_[i], main_event_, 0));
+  for (int i = 0; i < max_bins; ++i)
+    OPSPARSE_CUDA_TRY(cudaStreamWaitEvent(bins_[i], main_event_, 0));
 }
 
 void context::join(int n) {

@@ -37,7 +37,7 @@ std::size_t allocation_limit() {
   char* end = nullptr;
   const unsigned long long x = std::strtoull(v, &end, 10);
   return end != v && *end == '\0' ? static_cast<std::size_t>(x)
-                                   : std::numeric_limits<std::size_t>::max();
+                                  : std::numeric_limits<std::size_t>::max();
 }
 
 cudaError_t try_allocate(void** p, std::size_t bytes, const pool_ref& from) {

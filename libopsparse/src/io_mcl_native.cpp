@@ -35,7 +35,8 @@ std::string slurp(const std::string& path) {
   if (is.bad()) throw parse_error(path, 0, "cannot read file");
   std::string s = os.str();
   if (const auto z = s.find('\0'); z != std::string::npos)
-    throw parse_error(path, 1 + std::count(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(z), '\n'),
+    throw parse_error(path,
+                      1 + std::count(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(z), '\n'),
                       "NUL byte: binary data, not an mcl native matrix");
   return s;
 }
@@ -127,7 +128,8 @@ std::vector<std::int64_t> read_domain(tokenizer& t, std::size_t size, const char
   std::vector<std::int64_t> ids;
   for (;;) {
     const std::string_view tok = t.next();
-    if (tok.empty()) t.fail(std::string("end of file inside the ") + which + " block (expected '$')");
+    if (tok.empty())
+      t.fail(std::string("end of file inside the ") + which + " block (expected '$')");
     if (tok == "$") break;
     ids.push_back(expect_id(t, tok, "a domain index"));
     if (ids.size() > size)
@@ -139,8 +141,8 @@ std::vector<std::int64_t> read_domain(tokenizer& t, std::size_t size, const char
            " indices, the dimensions announce " + std::to_string(size));
   for (std::size_t i = 1; i < ids.size(); ++i)
     if (ids[i] <= ids[i - 1])
-      t.fail(std::string(which) + " block: indices must be increasing, " +
-             std::to_string(ids[i]) + " follows " + std::to_string(ids[i - 1]));
+      t.fail(std::string(which) + " block: indices must be increasing, " + std::to_string(ids[i]) +
+             " follows " + std::to_string(ids[i - 1]));
   if (t.next() != ")") t.fail(std::string("expected ')' closing the ") + which + " block");
   return ids;
 }
@@ -281,15 +283,17 @@ std::vector<native_entry> read_native_entries(tokenizer& t, std::int64_t rows, s
 /// entries kept.
 host_csr<double> native_columns(std::vector<native_entry>& entries, std::int64_t rows,
                                 std::int64_t cols) {
-  std::stable_sort(entries.begin(), entries.end(), [](const native_entry& a, const native_entry& b) {
-    return a.col != b.col ? a.col < b.col : a.row < b.row;
-  });
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const native_entry& a, const native_entry& b) {
+                     return a.col != b.col ? a.col < b.col : a.row < b.row;
+                   });
   host_csr<double> csr(static_cast<index_t>(cols), static_cast<index_t>(rows));
   csr.col.reserve(entries.size());
   csr.val.reserve(entries.size());
   for (std::size_t k = 0; k < entries.size(); ++k) {
     const native_entry& e = entries[k];
-    if (k > 0 && entries[k - 1].col == e.col && entries[k - 1].row == e.row) continue;  // first wins
+    if (k > 0 && entries[k - 1].col == e.col && entries[k - 1].row == e.row)
+      continue;  // first wins
     csr.col.push_back(e.row);
     csr.val.push_back(e.val);
     ++csr.rpt[static_cast<std::size_t>(e.col) + 1];
@@ -381,8 +385,7 @@ void write_mcl_native(std::ostream& os, const host_csr<V>& columns,
     return true;
   };
   const bool rows_canonical = canonical(row_ids), cols_canonical = canonical(col_ids);
-  os << "(mclheader\nmcltype matrix\ndimensions " << columns.cols << "x" << columns.rows
-     << "\n)\n";
+  os << "(mclheader\nmcltype matrix\ndimensions " << columns.cols << "x" << columns.rows << "\n)\n";
   if (!rows_canonical && !cols_canonical && *row_ids == *col_ids) {
     write_domain(os, "mcldoms", *row_ids);
   } else {
@@ -392,9 +395,8 @@ void write_mcl_native(std::ostream& os, const host_csr<V>& columns,
   os << "(mclmatrix\nbegin\n";
   // The index field is as wide as the largest row index + 1 (mcl's layout; the column indices
   // themselves may be wider).
-  const std::int64_t max_row =
-      rows_canonical ? static_cast<std::int64_t>(columns.cols) - 1
-                     : (row_ids->empty() ? -1 : row_ids->back());
+  const std::int64_t max_row = rows_canonical ? static_cast<std::int64_t>(columns.cols) - 1
+                                              : (row_ids->empty() ? -1 : row_ids->back());
   // mcl counts the digits of max_row + 1 in a 32-bit int: for the largest index it can hold,
   // 2147483647, that overflows and the field is 1 wide (mcl's example fznyy.mci shows it).
   const std::int64_t top = max_row + 1;
@@ -471,9 +473,9 @@ mcl_tab read_mcl_tab(const std::string& path) {
       throw parse_error(path, line_no, "expected 'index<TAB>label', found " + quote(line));
     std::int64_t id;
     if (!parse_id(line.substr(0, tabc), id))
-      throw parse_error(path, line_no,
-                        "expected a non-negative index before the TAB, found " +
-                            quote(line.substr(0, tabc)));
+      throw parse_error(
+          path, line_no,
+          "expected a non-negative index before the TAB, found " + quote(line.substr(0, tabc)));
     if (!tab.position.emplace(id, tab.ids.size()).second)
       throw parse_error(path, line_no, "index " + std::to_string(id) + " is listed twice");
     tab.ids.push_back(id);

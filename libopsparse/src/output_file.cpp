@@ -64,7 +64,8 @@ int register_temp(const std::string& path) {
 }
 
 void unregister_temp(int slot) {
-  if (slot >= 0) temp_files[static_cast<std::size_t>(slot)].used.store(false, std::memory_order_release);
+  if (slot >= 0)
+    temp_files[static_cast<std::size_t>(slot)].used.store(false, std::memory_order_release);
 }
 
 std::string folder_of(const std::string& path) {
@@ -167,7 +168,8 @@ void output_file::commit() {
 }
 
 bool same_file(const std::string& a, const std::string& b) {
-  struct stat sa {}, sb {};
+  struct stat sa {
+  }, sb{};
   if (::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }

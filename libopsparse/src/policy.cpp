@@ -185,13 +185,12 @@ device_info v100_like() {
   return model_device("V100-like (paper)", 7, 80, 96 * 1024, 96 * 1024, 0);
 }
 
-device_info h100_like() {
-  return model_device("H100-like", 9, 132, 228 * 1024, 227 * 1024, 1024);
-}
+device_info h100_like() { return model_device("H100-like", 9, 132, 228 * 1024, 227 * 1024, 1024); }
 
 std::string describe(const phase_config& cfg, const char* phase) {
   std::ostringstream os;
-  os << "| " << phase << " bin | threads/block | threads/row | table | pow2 | smem bytes | blocks/SM | range |\n";
+  os << "| " << phase
+     << " bin | threads/block | threads/row | table | pow2 | smem bytes | blocks/SM | range |\n";
   os << "|---|---|---|---|---|---|---|---|\n";
   offset_t lo = 0;
   for (std::size_t i = 0; i < cfg.bins.size(); ++i) {
@@ -207,7 +206,8 @@ std::string describe(const phase_config& cfg, const char* phase) {
     os << " |\n";
     if (b.range != std::numeric_limits<offset_t>::max()) lo = b.range + 1;
   }
-  if (cfg.overflow_threshold) os << "overflow threshold (to global table): " << cfg.overflow_threshold << "\n";
+  if (cfg.overflow_threshold)
+    os << "overflow threshold (to global table): " << cfg.overflow_threshold << "\n";
   return os.str();
 }
 

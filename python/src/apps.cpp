@@ -42,9 +42,9 @@ mcl::overlap_mode parse_overlap(const std::string& s) {
 nb::tuple run_mcl(nb::tuple adjacency, double inflation, int scheme, std::optional<long long> prune,
                   std::optional<long long> select, std::optional<long long> recover,
                   std::optional<int> pct, int max_iter, double chaos_limit, bool discard_loops,
-                  double loop_scale, double pre_inflation, const std::string& overlap,
-                  int threads, const std::string& precision, const std::string& backend,
-                  nb::object progress, std::optional<std::vector<std::string>> labels) {
+                  double loop_scale, double pre_inflation, const std::string& overlap, int threads,
+                  const std::string& precision, const std::string& backend, nb::object progress,
+                  std::optional<std::vector<std::string>> labels) {
   mcl::params p;
   if (scheme != 0) mcl::apply_scheme(p, scheme);
   p.inflation = inflation;
@@ -61,9 +61,13 @@ nb::tuple run_mcl(nb::tuple adjacency, double inflation, int scheme, std::option
   p.threads = threads;
   mcl::validate(p);
   mcl::precision prec;
-  if (precision == "float32") prec = mcl::precision::float32;
-  else if (precision == "float64") prec = mcl::precision::float64;
-  else throw std::invalid_argument("precision must be 'float32' or 'float64', not '" + precision + "'");
+  if (precision == "float32")
+    prec = mcl::precision::float32;
+  else if (precision == "float64")
+    prec = mcl::precision::float64;
+  else
+    throw std::invalid_argument("precision must be 'float32' or 'float64', not '" + precision +
+                                "'");
   const bool gpu = use_gpu(backend);
   const host_csr<double> adj = to_host<double>(operand_from(adjacency), "graph");
   // Called after every iteration, on this thread: the user's hook, then Python's signals.
@@ -135,8 +139,9 @@ nb::tuple run_msbfs(nb::tuple adjacency, const std::vector<index_t>& sources, bo
   const host_csr<double> adj = to_host<double>(operand_from(adjacency), "graph");
   for (index_t s : sources)
     if (s < 0 || s >= adj.rows)
-      throw std::invalid_argument("source " + std::to_string(s) + " is not a vertex of a graph of " +
-                                  std::to_string(adj.rows) + " vertices");
+      throw std::invalid_argument("source " + std::to_string(s) +
+                                  " is not a vertex of a graph of " + std::to_string(adj.rows) +
+                                  " vertices");
   struct collected {
     std::vector<msbfs::source_summary> summary;
     host_csr<msbfs::level_t> levels;
@@ -155,7 +160,8 @@ nb::tuple run_msbfs(nb::tuple adjacency, const std::vector<index_t>& sources, bo
       std::copy(r.summary.begin(), r.summary.end(), c.summary.begin() + r.first);
       if (keep_levels) {  // batches come in source order: append their rows
         const offset_t base = c.levels.nnz();
-        for (index_t i = 0; i < r.levels.rows; ++i) c.levels.rpt.push_back(base + r.levels.rpt[i + 1]);
+        for (index_t i = 0; i < r.levels.rows; ++i)
+          c.levels.rpt.push_back(base + r.levels.rpt[i + 1]);
         c.levels.col.insert(c.levels.col.end(), r.levels.col.begin(), r.levels.col.end());
         c.levels.val.insert(c.levels.val.end(), r.levels.val.begin(), r.levels.val.end());
         c.levels.rows += r.levels.rows;
@@ -194,15 +200,16 @@ nb::tuple run_msbfs(nb::tuple adjacency, const std::vector<index_t>& sources, bo
 }  // namespace
 
 void bind_apps(nb::module_& m) {
-  m.def("mcl", &run_mcl, nb::arg("adjacency"), nb::arg("inflation"), nb::arg("scheme"),
-        nb::arg("prune").none(), nb::arg("select").none(), nb::arg("recover").none(),
-        nb::arg("pct").none(), nb::arg("max_iter"), nb::arg("chaos_limit"),
-        nb::arg("discard_loops"), nb::arg("loop_scale"), nb::arg("pre_inflation"),
-        nb::arg("overlap"), nb::arg("threads"), nb::arg("precision"), nb::arg("backend"),
-        nb::arg("progress").none(), nb::arg("labels").none(),
-        "Markov clustering (apps/mcl): (clusters as vertex lists, iterations, converged, backend).");
-  m.def("triangles", &run_triangles, nb::arg("adjacency"), nb::arg("per_vertex"),
-        nb::arg("method"), nb::arg("presort"), nb::arg("backend"), nb::arg("threads"),
+  m.def(
+      "mcl", &run_mcl, nb::arg("adjacency"), nb::arg("inflation"), nb::arg("scheme"),
+      nb::arg("prune").none(), nb::arg("select").none(), nb::arg("recover").none(),
+      nb::arg("pct").none(), nb::arg("max_iter"), nb::arg("chaos_limit"), nb::arg("discard_loops"),
+      nb::arg("loop_scale"), nb::arg("pre_inflation"), nb::arg("overlap"), nb::arg("threads"),
+      nb::arg("precision"), nb::arg("backend"), nb::arg("progress").none(),
+      nb::arg("labels").none(),
+      "Markov clustering (apps/mcl): (clusters as vertex lists, iterations, converged, backend).");
+  m.def("triangles", &run_triangles, nb::arg("adjacency"), nb::arg("per_vertex"), nb::arg("method"),
+        nb::arg("presort"), nb::arg("backend"), nb::arg("threads"),
         "Triangle counting (apps/triangle): (count, per-vertex counts or None, backend).");
   m.def("msbfs", &run_msbfs, nb::arg("adjacency"), nb::arg("sources"), nb::arg("undirected"),
         nb::arg("max_depth"), nb::arg("batch"), nb::arg("direction"), nb::arg("keep_levels"),

@@ -110,9 +110,12 @@ std::unique_ptr<device_result> product(gpu_plan& gp, const nb::tuple& a, const n
     nb::gil_scoped_release nogil;
     std::lock_guard<std::mutex> lock(gp.mutex());
     OPSPARSE_CUDA_TRY(cudaSetDevice(gp.device()));
-    if (!masked) spgemm<Semiring>(gp.ctx(), gp.workspace(), va, vb, r->c, no_mask{});
-    else if (complement) spgemm<Semiring>(gp.ctx(), gp.workspace(), va, vb, r->c, cm);
-    else spgemm<Semiring>(gp.ctx(), gp.workspace(), va, vb, r->c, sm);
+    if (!masked)
+      spgemm<Semiring>(gp.ctx(), gp.workspace(), va, vb, r->c, no_mask{});
+    else if (complement)
+      spgemm<Semiring>(gp.ctx(), gp.workspace(), va, vb, r->c, cm);
+    else
+      spgemm<Semiring>(gp.ctx(), gp.workspace(), va, vb, r->c, sm);
     // C is complete once the context's stream is idle: CuPy may read it on any stream.
     gp.ctx().synchronize();
   }
@@ -129,8 +132,10 @@ std::unique_ptr<device_result> spgemm_device(gpu_plan& gp, const std::string& se
                                              const std::string& dtype, nb::tuple a, nb::tuple b,
                                              nb::object mask, bool complement) {
   if (semiring == "plus_times") {
-    if (dtype == "float64") return product<plus_times<double>, double, double>(gp, a, b, mask, complement);
-    if (dtype == "float32") return product<plus_times<float>, float, float>(gp, a, b, mask, complement);
+    if (dtype == "float64")
+      return product<plus_times<double>, double, double>(gp, a, b, mask, complement);
+    if (dtype == "float32")
+      return product<plus_times<float>, float, float>(gp, a, b, mask, complement);
   } else if (semiring == "or_and" && dtype == "int32") {
     // CuPy's sparse matrices hold float32, float64 or bool: bool products come as 0/1 int32.
     return product<or_and<int>, int, int>(gp, a, b, mask, complement);
@@ -139,8 +144,8 @@ std::unique_ptr<device_result> spgemm_device(gpu_plan& gp, const std::string& se
   } else if (semiring == "any_pair") {
     return product<any_pair, pattern, pattern>(gp, a, b, mask, complement);
   }
-  throw std::invalid_argument("the GPU engine does not offer semiring '" + semiring +
-                              "' over " + dtype + " values from Python");
+  throw std::invalid_argument("the GPU engine does not offer semiring '" + semiring + "' over " +
+                              dtype + " values from Python");
 }
 
 std::pair<bool, std::string> gpu_usable() {
@@ -171,8 +176,9 @@ std::pair<bool, std::string> gpu_usable() { return {false, gpu_plan::no_engine};
 }  // namespace
 
 void bind_device(nb::module_& m) {
-  nb::class_<device_result>(m, "DeviceResult",
-                            "A product's CSR arrays on the device; CuPy arrays over them keep it alive.")
+  nb::class_<device_result>(
+      m, "DeviceResult",
+      "A product's CSR arrays on the device; CuPy arrays over them keep it alive.")
       .def_ro("rows", &device_result::rows)
       .def_ro("cols", &device_result::cols)
       .def_ro("nnz", &device_result::nnz)
@@ -180,10 +186,10 @@ void bind_device(nb::module_& m) {
       .def_ro("indices", &device_result::indices)
       .def_ro("values", &device_result::values)
       .def_ro("device", &device_result::device);
-  auto plan_class = nb::class_<gpu_plan>(m, "GpuPlan",
-                                         "A GPU context and plan: the workspace kept across products.")
-      .def(nb::init<int>(), nb::arg("device") = -1)
-      .def_prop_ro("device", &gpu_plan::device);
+  auto plan_class = nb::class_<gpu_plan>(
+                        m, "GpuPlan", "A GPU context and plan: the workspace kept across products.")
+                        .def(nb::init<int>(), nb::arg("device") = -1)
+                        .def_prop_ro("device", &gpu_plan::device);
 #if OPSPARSE_HAS_GPU_ENGINE
   plan_class
       .def_prop_ro("metadata_allocations",

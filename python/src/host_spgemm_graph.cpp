@@ -5,7 +5,8 @@
 namespace opsparse::python {
 
 nb::object host_spgemm_graph(const host_product& p) {
-  if (p.semiring == "plus_pair") return host_spgemm_as<plus_pair<std::int64_t>, pattern, pattern>(p);
+  if (p.semiring == "plus_pair")
+    return host_spgemm_as<plus_pair<std::int64_t>, pattern, pattern>(p);
   if (p.semiring == "any_pair") return host_spgemm_as<any_pair, pattern, pattern>(p);
   if (p.semiring == "or_and" && values_are(p, nb::dtype<std::uint8_t>()))
     return host_spgemm_as<or_and<std::uint8_t>, std::uint8_t, std::uint8_t>(p);

@@ -22,9 +22,13 @@ nb::object host_spgemm_as(const host_product& p) {
       if (m.indptr.shape(0) != static_cast<std::size_t>(m.rows) + 1)
         throw std::invalid_argument("mask: indptr has the wrong length");
       if (p.complement)
-        c = cpu::spgemm<Semiring>(a, b, make_mask<complement_mask>(m.rows, m.cols, m.indptr.data(), m.indices.data()), opt);
+        c = cpu::spgemm<Semiring>(
+            a, b, make_mask<complement_mask>(m.rows, m.cols, m.indptr.data(), m.indices.data()),
+            opt);
       else
-        c = cpu::spgemm<Semiring>(a, b, make_mask<structural_mask>(m.rows, m.cols, m.indptr.data(), m.indices.data()), opt);
+        c = cpu::spgemm<Semiring>(
+            a, b, make_mask<structural_mask>(m.rows, m.cols, m.indptr.data(), m.indices.data()),
+            opt);
     }
   }
   return from_host(std::move(c));

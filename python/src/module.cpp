@@ -57,8 +57,9 @@ NB_MODULE(_opsparse, m) {
   m.def("spgemm_host", &spgemm_host, nb::arg("semiring"), nb::arg("a"), nb::arg("b"),
         nb::arg("mask").none(), nb::arg("complement"), nb::arg("threads"),
         "C = A·B on the CPU engine over canonical CSR tuples; returns such a tuple.");
-  m.def("read_graph", &read_graph, nb::arg("path"), nb::arg("nonnegative") = false,
-        "Reads a Matrix Market, ABC or edge-list file: ((n, n, indptr, indices, weights), labels).");
+  m.def(
+      "read_graph", &read_graph, nb::arg("path"), nb::arg("nonnegative") = false,
+      "Reads a Matrix Market, ABC or edge-list file: ((n, n, indptr, indices, weights), labels).");
   bind_apps(m);
   bind_device(m);
 }

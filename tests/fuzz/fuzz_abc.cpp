@@ -15,11 +15,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const opsparse_fuzz::input_file file(".abc");
   const std::string& path = file.write(data, size);
-  opsparse_fuzz::read_both_ways(path, size, "read_abc",
-                                [&] { return opsparse::io::read_abc(path); },
-                                [](const std::string& label) {
-                                  return !label.empty() &&
-                                         label.find_first_of("\t\n") == std::string::npos;
-                                });
+  opsparse_fuzz::read_both_ways(
+      path, size, "read_abc", [&] { return opsparse::io::read_abc(path); },
+      [](const std::string& label) {
+        return !label.empty() && label.find_first_of("\t\n") == std::string::npos;
+      });
   return 0;
 }

@@ -30,7 +30,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const opsparse_fuzz::input_file file(".txt");
   const std::string& path = file.write(data, size);
-  opsparse_fuzz::read_both_ways(path, size, "read_edge_list",
-                                [&] { return opsparse::io::read_edge_list(path); }, canonical_id);
+  opsparse_fuzz::read_both_ways(
+      path, size, "read_edge_list", [&] { return opsparse::io::read_edge_list(path); },
+      canonical_id);
   return 0;
 }

@@ -70,7 +70,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                         [&] { return io::read_mcl_native_graph(path, options); });
   if (g.ok() && !m.ok())
     fail("read_mcl_native_graph read what read_mcl_native refused: " + m.error);
-  if (g.ok()) opsparse_fuzz::check_graph("read_mcl_native_graph", *g.result, [](const std::string&) { return true; });
+  if (g.ok())
+    opsparse_fuzz::check_graph("read_mcl_native_graph", *g.result,
+                               [](const std::string&) { return true; });
   if (!m.ok()) return 0;
   const io::mcl_native_matrix& a = *m.result;
   const std::string problem = opsparse::check(a.columns);
@@ -84,8 +86,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::ostringstream os;
   io::write_mcl_native(os, a.columns, &a.row_ids, &a.col_ids);
   const std::string written = os.str();
-  const std::string& path2 = again.write(reinterpret_cast<const std::uint8_t*>(written.data()),
-                                         written.size());
+  const std::string& path2 =
+      again.write(reinterpret_cast<const std::uint8_t*>(written.data()), written.size());
   const auto b = opsparse_fuzz::attempt(path2, "read_mcl_native (written)",
                                         [&] { return io::read_mcl_native(path2, options); });
   if (!b.ok()) fail("what write_mcl_native wrote does not read back: " + b.error);
@@ -103,7 +105,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   // The binary writer's bytes read back, where its 32-bit ids and float values hold the matrix.
-  const auto fits_id = [](std::int64_t id) { return id <= std::numeric_limits<std::int32_t>::max(); };
+  const auto fits_id = [](std::int64_t id) {
+    return id <= std::numeric_limits<std::int32_t>::max();
+  };
   for (const auto* ids : {&a.row_ids, &a.col_ids})
     for (const std::int64_t id : *ids)
       if (!fits_id(id)) return 0;

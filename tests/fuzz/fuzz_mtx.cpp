@@ -115,7 +115,8 @@ opsparse_fuzz::outcome<host_csr<V>> read_as(
   io::write_matrix_market(text, m);
   static const opsparse_fuzz::input_file copy(".roundtrip.mtx");
   const std::string& s = text.str();
-  const std::string& copy_path = copy.write(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
+  const std::string& copy_path =
+      copy.write(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
   const auto back = opsparse_fuzz::attempt(copy_path, who + " of the written copy",
                                            [&] { return io::read_matrix_market<V>(copy_path); });
   if (!back.ok()) fail(who + ": the written copy does not read back: " + back.error);
@@ -139,9 +140,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   read_as<std::int32_t>(path, "int32", sym, &pat);
   read_as<std::int64_t>(path, "int64", sym, &pat);
 
-  const auto graph = opsparse_fuzz::attempt(
-      path, "read_graph(matrix_market)",
-      [&] { return io::read_graph(path, io::file_format::matrix_market); });
+  const auto graph = opsparse_fuzz::attempt(path, "read_graph(matrix_market)", [&] {
+    return io::read_graph(path, io::file_format::matrix_market);
+  });
   const bool square = dbl.ok() && dbl.result->rows == dbl.result->cols;
   if (graph.ok() != square)
     fail("read_graph(matrix_market) gave " + graph.describe() + ", read_matrix_market<double> " +

@@ -170,8 +170,8 @@ void expect_same_reading(const std::string& who, const outcome<opsparse::io::lab
 /// Returns the serial outcome.
 template <class Read, class LabelOk>
 outcome<opsparse::io::labelled_graph> read_both_ways(const std::string& path, std::size_t size,
-                                                      const char* name, Read read,
-                                                      LabelOk label_ok) {
+                                                     const char* name, Read read,
+                                                     LabelOk label_ok) {
   namespace io = opsparse::io;
   auto with_tuning = [&](io::detail::text_reader_tuning tuning, const std::string& who) {
     const io::detail::text_reader_tuning old = io::detail::set_text_reader_tuning(tuning);

@@ -117,12 +117,16 @@ class env_scope {
  public:
   env_scope(const char* name, const std::optional<std::string>& value) : name_(name) {
     if (const char* old = std::getenv(name)) old_ = old;
-    if (value) ::setenv(name, value->c_str(), 1);
-    else ::unsetenv(name);
+    if (value)
+      ::setenv(name, value->c_str(), 1);
+    else
+      ::unsetenv(name);
   }
   ~env_scope() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
   }
   env_scope(const env_scope&) = delete;
   env_scope& operator=(const env_scope&) = delete;
@@ -164,7 +168,10 @@ host_csr<V> random_csr(index_t m, index_t n, double per_row, std::uint64_t seed)
     std::uniform_int_distribution<index_t> pick(0, n > 0 ? n - 1 : 0);
     while (static_cast<int>(cols.size()) < k) {
       index_t c = pick(rng);
-      if (!used[c]) { used[c] = 1; cols.push_back(c); }
+      if (!used[c]) {
+        used[c] = 1;
+        cols.push_back(c);
+      }
     }
     std::sort(cols.begin(), cols.end());
     for (index_t c : cols) {
@@ -181,20 +188,19 @@ host_csr<V> random_csr(index_t m, index_t n, double per_row, std::uint64_t seed)
 template <class V>
 ::testing::AssertionResult csr_near(const host_csr<V>& x, const host_csr<V>& y, double rel) {
   if (x.rows != y.rows || x.cols != y.cols)
-    return ::testing::AssertionFailure() << "shape " << x.rows << "x" << x.cols << " vs " << y.rows
-                                         << "x" << y.cols;
+    return ::testing::AssertionFailure()
+           << "shape " << x.rows << "x" << x.cols << " vs " << y.rows << "x" << y.cols;
   if (x.rpt != y.rpt) {
     for (index_t i = 0; i < x.rows; ++i)
       if (x.rpt[i + 1] - x.rpt[i] != y.rpt[i + 1] - y.rpt[i])
-        return ::testing::AssertionFailure()
-               << "row " << i << " has " << (x.rpt[i + 1] - x.rpt[i]) << " entries vs "
-               << (y.rpt[i + 1] - y.rpt[i]);
+        return ::testing::AssertionFailure() << "row " << i << " has " << (x.rpt[i + 1] - x.rpt[i])
+                                             << " entries vs " << (y.rpt[i + 1] - y.rpt[i]);
     return ::testing::AssertionFailure() << "row pointers differ";
   }
   for (std::size_t k = 0; k < x.col.size(); ++k)
     if (x.col[k] != y.col[k])
-      return ::testing::AssertionFailure() << "column differs at entry " << k << ": " << x.col[k]
-                                           << " vs " << y.col[k];
+      return ::testing::AssertionFailure()
+             << "column differs at entry " << k << ": " << x.col[k] << " vs " << y.col[k];
   if constexpr (has_values_v<V>) {
     if (x.val.size() != y.val.size()) return ::testing::AssertionFailure() << "value count";
     // Relative to the row's largest magnitude: entries that cancel to nearly zero carry the
@@ -209,8 +215,8 @@ template <class V>
       const double a = static_cast<double>(x.val[k]), b = static_cast<double>(y.val[k]);
       const double scale = std::max({std::fabs(a), std::fabs(b), row_scale[row], 1e-300});
       if (!(std::fabs(a - b) <= rel * scale))
-        return ::testing::AssertionFailure() << "value differs at entry " << k << ": " << a
-                                             << " vs " << b;
+        return ::testing::AssertionFailure()
+               << "value differs at entry " << k << ": " << a << " vs " << b;
     }
   }
   return ::testing::AssertionSuccess();
@@ -219,8 +225,8 @@ template <class V>
 }  // namespace opsparse::test
 
 /// Skips the test when the shared data sets are absent (a fresh clone has no ../shared).
-#define OPSPARSE_REQUIRE_DATASETS()                                                     \
-  do {                                                                                  \
-    if (::opsparse::test::datasets_dir().empty())                                       \
+#define OPSPARSE_REQUIRE_DATASETS()                                                       \
+  do {                                                                                    \
+    if (::opsparse::test::datasets_dir().empty())                                         \
       GTEST_SKIP() << "../shared/datasets not found (set OPSPARSE_DATASETS to its path)"; \
   } while (0)

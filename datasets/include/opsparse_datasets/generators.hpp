@@ -47,8 +47,8 @@ host_csr<double> rmat(int scale, double edge_factor, double a, double b, double 
 
 struct protein_params {
   index_t nodes = 200000;
-  double avg_degree = 10.0;      ///< target mean degree (undirected edges = nodes*avg_degree/2)
-  index_t min_cluster = 5;       ///< planted complex sizes, drawn from P(s) ~ s^-cluster_exponent
+  double avg_degree = 10.0;  ///< target mean degree (undirected edges = nodes*avg_degree/2)
+  index_t min_cluster = 5;   ///< planted complex sizes, drawn from P(s) ~ s^-cluster_exponent
   index_t max_cluster = 50;
   double cluster_exponent = 2.0;
   /// Fraction of the edges that join two different complexes (p_out side of the planted
@@ -66,9 +66,9 @@ struct protein_params {
 struct protein_info {
   std::vector<index_t> cluster_of;  ///< complex id of every protein (0..clusters-1)
   index_t clusters = 0;
-  double p_in = 0;                  ///< mean in-complex pair probability that was solved for
-  offset_t internal_edges = 0;      ///< undirected edges inside complexes
-  offset_t external_edges = 0;      ///< undirected edges between complexes
+  double p_in = 0;              ///< mean in-complex pair probability that was solved for
+  offset_t internal_edges = 0;  ///< undirected edges inside complexes
+  offset_t external_edges = 0;  ///< undirected edges between complexes
 };
 
 /// Symmetric, loop-free adjacency matrix (each undirected edge stored twice). Protein ids are
@@ -120,8 +120,8 @@ struct square_stats {
   offset_t nnz = 0;
   double nnz_per_row = 0;
   offset_t max_row = 0;
-  offset_t products = 0;  ///< multiplications of A*A: sum over entries (i,k) of nnz(row k)
-  offset_t nnz_c = 0;     ///< structural nnz(A*A) (no cancellation)
+  offset_t products = 0;   ///< multiplications of A*A: sum over entries (i,k) of nnz(row k)
+  offset_t nnz_c = 0;      ///< structural nnz(A*A) (no cancellation)
   double compression = 0;  ///< products / nnz_c
 };
 
@@ -135,14 +135,14 @@ square_stats compute_product_count(const host_csr<double>& a);
 
 struct paper_matrix {
   std::string name;
-  std::string group;       ///< SuiteSparse group
-  index_t rows;            ///< of the real matrix
+  std::string group;  ///< SuiteSparse group
+  index_t rows;       ///< of the real matrix
   offset_t nnz;
   double nnz_per_row;
   index_t max_row;
-  double products;         ///< multiplications of A*A
-  double compression;      ///< products / nnz(A*A)
-  std::string recipe;      ///< how the stand-in is built
+  double products;     ///< multiplications of A*A
+  double compression;  ///< products / nnz(A*A)
+  std::string recipe;  ///< how the stand-in is built
 };
 
 /// The paper's 26 matrices with their real statistics, in the paper's order.
@@ -156,7 +156,7 @@ const paper_matrix& find_paper_matrix(const std::string& name);
 /// shrinks the rows proportionally (grids shrink each side by scale^(1/d), with minimum sides, so
 /// very small scales stop shrinking). Throws std::invalid_argument for an unknown name or a bad
 /// scale.
-host_csr<double> paper_standin(const std::string& name, double scale = 1.0,
-                               std::uint64_t seed = 1, value_kind values = value_kind::random);
+host_csr<double> paper_standin(const std::string& name, double scale = 1.0, std::uint64_t seed = 1,
+                               value_kind values = value_kind::random);
 
 }  // namespace opsparse::datasets

@@ -63,10 +63,10 @@ int dense_rows_window(const context& ctx, index_t cols) {
   using T = typename S::value_type;
   // Without presence bits (Epi::presence_bits false) the window is values only: at 1M columns
   // of doubles that is 36 windows a row instead of 37.
-  return detail::window_columns(ctx.device().smem_per_block_optin, has_values_v<T> ? sizeof(T) : 0,
-                                cols,
-                                sizeof(typename Epi::shared_storage) + detail::window_static_smem_bytes(),
-                                Epi::presence_bits);
+  return detail::window_columns(
+      ctx.device().smem_per_block_optin, has_values_v<T> ? sizeof(T) : 0, cols,
+      sizeof(typename Epi::shared_storage) + detail::window_static_smem_bytes(),
+      Epi::presence_bits);
 }
 
 /// Thread blocks the visit runs (one per SM, at most one per row): sizes per-block scratch.
@@ -102,8 +102,8 @@ void visit_dense_rows(context& ctx, const csr_view<VA>& a, const csr_view<VB>& b
   auto k = detail::window_rows_kernel<S, VA, VB, Mask, Epi>;
   detail::allow_smem(reinterpret_cast<const void*>(k), bytes);
   k<<<dense_rows_blocks(ctx, n), detail::dense_block, bytes, s>>>(
-      opt.rows, n, detail::dev_csr<VA>{a.rpt, a.col, a.val}, detail::dev_csr<VB>{b.rpt, b.col, b.val},
-      b.cols, window, flag, mask, epi);
+      opt.rows, n, detail::dev_csr<VA>{a.rpt, a.col, a.val},
+      detail::dev_csr<VB>{b.rpt, b.col, b.val}, b.cols, window, flag, mask, epi);
   detail::check_launch("window_rows_kernel");
 }
 

@@ -44,7 +44,9 @@ class device_buffer {
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
   device_buffer(device_buffer&& o) noexcept
-      : ptr_(std::exchange(o.ptr_, nullptr)), cap_(std::exchange(o.cap_, 0)), from_(std::move(o.from_)) {}
+      : ptr_(std::exchange(o.ptr_, nullptr)),
+        cap_(std::exchange(o.cap_, 0)),
+        from_(std::move(o.from_)) {}
   device_buffer& operator=(device_buffer&& o) noexcept {
     if (this != &o) {
       detail::device_release(ptr_, from_);
@@ -91,8 +93,11 @@ class device_csr {
   using value_type = V;
   device_csr() = default;
   device_csr(device_csr&& o) noexcept
-      : rows_(std::exchange(o.rows_, 0)), cols_(std::exchange(o.cols_, 0)),
-        nnz_(std::exchange(o.nnz_, 0)), rpt_(std::move(o.rpt_)), entries_(std::move(o.entries_)),
+      : rows_(std::exchange(o.rows_, 0)),
+        cols_(std::exchange(o.cols_, 0)),
+        nnz_(std::exchange(o.nnz_, 0)),
+        rpt_(std::move(o.rpt_)),
+        entries_(std::move(o.entries_)),
         cap_(std::exchange(o.cap_, 0)) {}
   device_csr& operator=(device_csr&& o) noexcept {
     if (this != &o) {
@@ -114,14 +119,20 @@ class device_csr {
   offset_t* rpt() noexcept { return rpt_.data(); }
   index_t* col() noexcept { return reinterpret_cast<index_t*>(entries_.data() + col_offset(cap_)); }
   V* val() noexcept {
-    if constexpr (has_values_v<V>) return reinterpret_cast<V*>(entries_.data()); else return nullptr;
+    if constexpr (has_values_v<V>)
+      return reinterpret_cast<V*>(entries_.data());
+    else
+      return nullptr;
   }
   const offset_t* rpt() const noexcept { return rpt_.data(); }
   const index_t* col() const noexcept {
     return reinterpret_cast<const index_t*>(entries_.data() + col_offset(cap_));
   }
   const V* val() const noexcept {
-    if constexpr (has_values_v<V>) return reinterpret_cast<const V*>(entries_.data()); else return nullptr;
+    if constexpr (has_values_v<V>)
+      return reinterpret_cast<const V*>(entries_.data());
+    else
+      return nullptr;
   }
   std::size_t nnz_capacity() const noexcept { return cap_; }
 
@@ -163,10 +174,9 @@ class device_csr {
         if constexpr (has_values_v<V>)
           OPSPARSE_CUDA_TRY(cudaMemcpyAsync(fresh.data(), entries_.data(), keep * sizeof(V),
                                             cudaMemcpyDeviceToDevice, stream));
-        OPSPARSE_CUDA_TRY(cudaMemcpyAsync(fresh.data() + col_offset(cap),
-                                          entries_.data() + col_offset(cap_),
-                                          keep * sizeof(index_t), cudaMemcpyDeviceToDevice,
-                                          stream));
+        OPSPARSE_CUDA_TRY(
+            cudaMemcpyAsync(fresh.data() + col_offset(cap), entries_.data() + col_offset(cap_),
+                            keep * sizeof(index_t), cudaMemcpyDeviceToDevice, stream));
       }
       entries_ = std::move(fresh);  // cudaFree (or the pool's ordered free) after the copies
       cap_ = cap;
@@ -222,8 +232,10 @@ class device_csr {
   offset_t nnz_ = 0;
   /// Values first (V's alignment), then column indices, 256-byte aligned.
   static constexpr std::size_t col_offset(std::size_t cap) noexcept {
-    if constexpr (has_values_v<V>) return (cap * sizeof(V) + 255) / 256 * 256;
-    else return 0;
+    if constexpr (has_values_v<V>)
+      return (cap * sizeof(V) + 255) / 256 * 256;
+    else
+      return 0;
   }
 
   device_buffer<offset_t> rpt_;

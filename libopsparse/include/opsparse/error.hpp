@@ -55,16 +55,16 @@ void log_cuda_error_no_throw(const char* call, int code, const char* file, int l
 }  // namespace detail
 }  // namespace opsparse
 
-#define OPSPARSE_EXPECTS(cond, msg)                                                   \
-  do {                                                                                \
+#define OPSPARSE_EXPECTS(cond, msg)                                                            \
+  do {                                                                                         \
     if (!(cond)) ::opsparse::detail::throw_invalid_argument(#cond, (msg), __FILE__, __LINE__); \
   } while (0)
 
 // Evaluates `call` once; a nonzero status goes to `handler` with `text` (the call as written,
 // stringified by the macros below before any expansion), the status and where.
-#define OPSPARSE_DETAIL_CUDA_CHECK(call, text, handler)                  \
-  do {                                                                   \
-    const int opsparse_status_ = static_cast<int>(call);                 \
+#define OPSPARSE_DETAIL_CUDA_CHECK(call, text, handler)                             \
+  do {                                                                              \
+    const int opsparse_status_ = static_cast<int>(call);                            \
     if (opsparse_status_ != 0) handler(text, opsparse_status_, __FILE__, __LINE__); \
   } while (0)
 

@@ -72,8 +72,8 @@ inline void scan_lengths(context& ctx, offset_t* rpt, index_t rows) {
   const long long items = static_cast<long long>(rows) + 1;
   std::size_t bytes = 0;
   OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, rpt, rpt, items, ctx.stream()));
-  OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(ctx.workspace(bytes + 16), bytes, rpt, rpt,
-                                                  items, ctx.stream()));
+  OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(ctx.workspace(bytes + 16), bytes, rpt, rpt, items,
+                                                  ctx.stream()));
 }
 
 /// scan_lengths, then nnz read back (synchronises): for results whose size the host needs.
@@ -88,9 +88,8 @@ void segmented_sort(context& ctx, const offset_t* rpt, index_t rows, offset_t nn
                     const index_t* col_in, index_t* col_out, const V* val_in, V* val_out,
                     void* temp, std::size_t& temp_bytes) {
   if constexpr (has_values_v<V>)
-    OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(temp, temp_bytes, col_in, col_out, val_in,
-                                                          val_out, nnz, rows, rpt, rpt + 1,
-                                                          ctx.stream()));
+    OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(
+        temp, temp_bytes, col_in, col_out, val_in, val_out, nnz, rows, rpt, rpt + 1, ctx.stream()));
   else
     OPSPARSE_CUDA_TRY(cub::DeviceSegmentedSort::SortKeys(temp, temp_bytes, col_in, col_out, nnz,
                                                          rows, rpt, rpt + 1, ctx.stream()));
@@ -111,7 +110,8 @@ void transpose(context& ctx, csr_view<V> a, device_csr<V>& at) {
   using namespace detail;
   const cudaStream_t s = ctx.stream();
   at.set_shape(a.cols, a.rows, ctx.memory());
-  OPSPARSE_CUDA_TRY(cudaMemsetAsync(at.rpt(), 0, (static_cast<std::size_t>(a.cols) + 1) * sizeof(offset_t), s));
+  OPSPARSE_CUDA_TRY(
+      cudaMemsetAsync(at.rpt(), 0, (static_cast<std::size_t>(a.cols) + 1) * sizeof(offset_t), s));
   at.set_nnz(a.nnz, ctx.memory());
   if (a.nnz == 0) return;
   // The entries sorted by column with a stable radix sort keep their rows in order: Aᵀ's rows
@@ -126,8 +126,8 @@ void transpose(context& ctx, csr_view<V> a, device_csr<V>& at) {
   const int bits = key_bits(a.cols);
   if constexpr (has_values_v<V>)
     OPSPARSE_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, a.col, (index_t*)nullptr,
-                                                      (offset_t*)nullptr, (offset_t*)nullptr,
-                                                      a.nnz, 0, bits, s));
+                                                      (offset_t*)nullptr, (offset_t*)nullptr, a.nnz,
+                                                      0, bits, s));
   else
     OPSPARSE_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, a.col, (index_t*)nullptr,
                                                       (index_t*)nullptr, (index_t*)nullptr, a.nnz,
@@ -136,12 +136,13 @@ void transpose(context& ctx, csr_view<V> a, device_csr<V>& at) {
   void* base = ctx.workspace(w.total());
   index_t* rows = w.at<index_t>(base, rows_at);
   entry_rows_kernel<<<warp_grid_for(a.rows, ops_block), ops_block, 0, s>>>(a.rows, a.rpt, a.col,
-                                                                          rows, at.rpt());
+                                                                           rows, at.rpt());
   check_launch("entry_rows_kernel");
   if constexpr (has_values_v<V>) {
     offset_t* in = w.at<offset_t>(base, perm_in);
     offset_t* out = w.at<offset_t>(base, perm_out);
-    iota_kernel<<<grid_for(std::min<long long>(a.nnz, 1ll << 24), ops_block), ops_block, 0, s>>>(in, a.nnz);
+    iota_kernel<<<grid_for(std::min<long long>(a.nnz, 1ll << 24), ops_block), ops_block, 0, s>>>(
+        in, a.nnz);
     check_launch("iota_kernel");
     OPSPARSE_CUDA_TRY(cub::DeviceRadixSort::SortPairs(w.at<void>(base, temp), sort_bytes, a.col,
                                                       w.at<index_t>(base, keys_out), in, out, a.nnz,
@@ -165,7 +166,8 @@ void select(context& ctx, csr_view<V> a, Keep keep, device_csr<V>& out) {
   using namespace detail;
   const cudaStream_t s = ctx.stream();
   out.set_shape(a.rows, a.cols, ctx.memory());
-  OPSPARSE_CUDA_TRY(cudaMemsetAsync(out.rpt(), 0, (static_cast<std::size_t>(a.rows) + 1) * sizeof(offset_t), s));
+  OPSPARSE_CUDA_TRY(
+      cudaMemsetAsync(out.rpt(), 0, (static_cast<std::size_t>(a.rows) + 1) * sizeof(offset_t), s));
   if (a.rows > 0) {
     select_count_kernel<<<warp_grid_for(a.rows, ops_block), ops_block, 0, s>>>(a, keep, out.rpt());
     check_launch("select_count_kernel");
@@ -173,7 +175,7 @@ void select(context& ctx, csr_view<V> a, Keep keep, device_csr<V>& out) {
   out.set_nnz(scan_row_pointers(ctx, out.rpt(), a.rows), ctx.memory());
   if (out.nnz() == 0) return;
   select_fill_kernel<<<warp_grid_for(a.rows, ops_block), ops_block, 0, s>>>(a, keep, out.rpt(),
-                                                                           out.col(), out.val());
+                                                                            out.col(), out.val());
   check_launch("select_fill_kernel");
 }
 
@@ -193,9 +195,11 @@ void sort_rows(context& ctx, device_csr<V>& a) {
   void* base = ctx.workspace(w.total());
   index_t* col = w.at<index_t>(base, col_at);
   V* val = has_values_v<V> ? w.at<V>(base, val_at) : nullptr;
-  OPSPARSE_CUDA_TRY(cudaMemcpyAsync(col, a.col(), n * sizeof(index_t), cudaMemcpyDeviceToDevice, ctx.stream()));
+  OPSPARSE_CUDA_TRY(
+      cudaMemcpyAsync(col, a.col(), n * sizeof(index_t), cudaMemcpyDeviceToDevice, ctx.stream()));
   if constexpr (has_values_v<V>)
-    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(val, a.val(), n * sizeof(V), cudaMemcpyDeviceToDevice, ctx.stream()));
+    OPSPARSE_CUDA_TRY(
+        cudaMemcpyAsync(val, a.val(), n * sizeof(V), cudaMemcpyDeviceToDevice, ctx.stream()));
   segmented_sort<V>(ctx, a.rpt(), a.rows(), a.nnz(), col, a.col(), val, a.val(),
                     w.at<void>(base, temp_at), temp_bytes);
 }
@@ -207,7 +211,8 @@ void sort_rows(context& ctx, csr_view<V> a, device_csr<V>& out) {
   using namespace detail;
   out.set_shape(a.rows, a.cols, ctx.memory());
   out.set_nnz(a.nnz, ctx.memory());
-  OPSPARSE_CUDA_TRY(cudaMemcpyAsync(out.rpt(), a.rpt, (static_cast<std::size_t>(a.rows) + 1) * sizeof(offset_t),
+  OPSPARSE_CUDA_TRY(cudaMemcpyAsync(out.rpt(), a.rpt,
+                                    (static_cast<std::size_t>(a.rows) + 1) * sizeof(offset_t),
                                     cudaMemcpyDeviceToDevice, ctx.stream()));
   if (a.nnz == 0) return;
   std::size_t temp_bytes = 0;
@@ -226,10 +231,11 @@ void permute(context& ctx, csr_view<V> a, index_t rows, const index_t* d_row_ord
   using namespace detail;
   const cudaStream_t s = ctx.stream();
   out.set_shape(rows, cols < 0 ? a.cols : cols, ctx.memory());
-  OPSPARSE_CUDA_TRY(cudaMemsetAsync(out.rpt(), 0, (static_cast<std::size_t>(rows) + 1) * sizeof(offset_t), s));
+  OPSPARSE_CUDA_TRY(
+      cudaMemsetAsync(out.rpt(), 0, (static_cast<std::size_t>(rows) + 1) * sizeof(offset_t), s));
   if (rows > 0) {
     permuted_lengths_kernel<<<grid_for(rows, ops_block), ops_block, 0, s>>>(rows, d_row_order,
-                                                                           a.rpt, out.rpt());
+                                                                            a.rpt, out.rpt());
     check_launch("permuted_lengths_kernel");
   }
   out.set_nnz(scan_row_pointers(ctx, out.rpt(), rows), ctx.memory());
@@ -267,13 +273,13 @@ void reduce_rows(context& ctx, csr_view<V> a, F f, typename Monoid::value_type* 
   if (a.rows == 0) return;
   if (a.nnz >= long_rows * static_cast<offset_t>(a.rows)) {
     const unsigned grid = static_cast<unsigned>(std::min<long long>(a.rows, 1 << 20));
-    reduce_long_rows_kernel<ops_block, Monoid><<<grid, ops_block, 0, ctx.stream()>>>(a, f, d_out,
-                                                                                   accumulate);
+    reduce_long_rows_kernel<ops_block, Monoid>
+        <<<grid, ops_block, 0, ctx.stream()>>>(a, f, d_out, accumulate);
     check_launch("reduce_long_rows_kernel");
     return;
   }
-  reduce_rows_kernel<Monoid><<<warp_grid_for(a.rows, ops_block), ops_block, 0, ctx.stream()>>>(
-      a, f, d_out, accumulate);
+  reduce_rows_kernel<Monoid>
+      <<<warp_grid_for(a.rows, ops_block), ops_block, 0, ctx.stream()>>>(a, f, d_out, accumulate);
   check_launch("reduce_rows_kernel");
 }
 
@@ -285,7 +291,8 @@ void reduce_cols(context& ctx, csr_view<V> a, F f, typename Monoid::value_type* 
   using namespace detail;
   const cudaStream_t s = ctx.stream();
   if (!accumulate && a.cols > 0) {
-    fill_kernel<<<grid_for(a.cols, ops_block), ops_block, 0, s>>>(d_out, a.cols, Monoid::identity());
+    fill_kernel<<<grid_for(a.cols, ops_block), ops_block, 0, s>>>(d_out, a.cols,
+                                                                  Monoid::identity());
     check_launch("fill_kernel");
   }
   if (a.rows == 0 || a.nnz == 0) return;
@@ -305,10 +312,11 @@ typename Monoid::value_type reduce(context& ctx, csr_view<V> a, F f) {
   if (a.rows > 0 && a.nnz > 0) {
     const long long resident = static_cast<long long>(ctx.device().sm_count) *
                                std::max(ctx.device().max_threads_per_sm / ops_block, 1);
-    const unsigned grid = static_cast<unsigned>(
-        std::min<long long>(warp_grid_for(a.rows, ops_block), resident));
+    const unsigned grid =
+        static_cast<unsigned>(std::min<long long>(warp_grid_for(a.rows, ops_block), resident));
     if (a.nnz >= long_rows * static_cast<offset_t>(a.rows)) {
-      const unsigned egrid = static_cast<unsigned>(std::min<long long>(grid_for(a.nnz, ops_block), resident));
+      const unsigned egrid =
+          static_cast<unsigned>(std::min<long long>(grid_for(a.nnz, ops_block), resident));
       reduce_entries_kernel<ops_block, Monoid><<<egrid, ops_block, 0, s>>>(a, f, total);
       check_launch("reduce_entries_kernel");
     } else {
@@ -325,8 +333,8 @@ void apply(context& ctx, device_csr<V>& a, F f) {
   using namespace detail;
   if constexpr (has_values_v<V>) {
     if (a.nnz() == 0) return;
-    const unsigned grid = static_cast<unsigned>(std::min<long long>(grid_for(a.nnz(), ops_block),
-                                                                    65535ll * 8));
+    const unsigned grid =
+        static_cast<unsigned>(std::min<long long>(grid_for(a.nnz(), ops_block), 65535ll * 8));
     apply_kernel<<<grid, ops_block, 0, ctx.stream()>>>(a.val(), a.nnz(), f);
     check_launch("apply_kernel");
   }
@@ -351,8 +359,9 @@ void degree_order(context& ctx, csr_view<V> a, bool ascending, index_t* d_order)
   const std::size_t iota_at = w.add(n * sizeof(index_t));
   std::size_t bytes = 0;
   const int bits = 8 * static_cast<int>(sizeof(index_t));
-  OPSPARSE_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, (index_t*)nullptr, (index_t*)nullptr,
-                                                    (index_t*)nullptr, d_order, a.rows, 0, bits, s));
+  OPSPARSE_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, (index_t*)nullptr,
+                                                    (index_t*)nullptr, (index_t*)nullptr, d_order,
+                                                    a.rows, 0, bits, s));
   const std::size_t temp_at = w.add(bytes + 16);
   void* base = ctx.workspace(w.total());
   index_t* deg = w.at<index_t>(base, deg_at);
@@ -365,9 +374,9 @@ void degree_order(context& ctx, csr_view<V> a, bool ascending, index_t* d_order)
                                                       w.at<index_t>(base, sorted_at), iota, d_order,
                                                       a.rows, 0, bits, s));
   else
-    OPSPARSE_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(
-        w.at<void>(base, temp_at), bytes, deg, w.at<index_t>(base, sorted_at), iota, d_order,
-        a.rows, 0, bits, s));
+    OPSPARSE_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(w.at<void>(base, temp_at), bytes,
+                                                                deg, w.at<index_t>(base, sorted_at),
+                                                                iota, d_order, a.rows, 0, bits, s));
 }
 
 /// The rows of A with more than `length` entries, ascending, into d_rows (room for A.rows);
@@ -382,8 +391,8 @@ index_t rows_longer_than(context& ctx, csr_view<V> a, offset_t length, index_t* 
   workspace_layout w;
   const std::size_t count_at = w.add(sizeof(index_t));
   std::size_t bytes = 0;
-  OPSPARSE_CUDA_TRY(cub::DeviceSelect::If(nullptr, bytes, rows, d_rows, (index_t*)nullptr,
-                                          a.rows, keep, s));
+  OPSPARSE_CUDA_TRY(
+      cub::DeviceSelect::If(nullptr, bytes, rows, d_rows, (index_t*)nullptr, a.rows, keep, s));
   const std::size_t temp_at = w.add(bytes + 16);
   void* base = ctx.workspace(w.total());
   index_t* count = w.at<index_t>(base, count_at);
@@ -393,10 +402,12 @@ index_t rows_longer_than(context& ctx, csr_view<V> a, offset_t length, index_t* 
 }
 
 /// inverse[order[r]] = r for r < n.
-inline void invert_permutation(context& ctx, const index_t* d_order, index_t n, index_t* d_inverse) {
+inline void invert_permutation(context& ctx, const index_t* d_order, index_t n,
+                               index_t* d_inverse) {
   if (n == 0) return;
-  detail::invert_kernel<<<detail::grid_for(n, detail::ops_block), detail::ops_block, 0, ctx.stream()>>>(
-      n, d_order, d_inverse);
+  detail::
+      invert_kernel<<<detail::grid_for(n, detail::ops_block), detail::ops_block, 0, ctx.stream()>>>(
+          n, d_order, d_inverse);
   detail::check_launch("invert_kernel");
 }
 
@@ -404,8 +415,9 @@ inline void invert_permutation(context& ctx, const index_t* d_order, index_t n, 
 template <class T>
 void gather(context& ctx, const T* d_src, const index_t* d_idx, index_t n, T* d_out) {
   if (n == 0) return;
-  detail::gather_kernel<<<detail::grid_for(n, detail::ops_block), detail::ops_block, 0, ctx.stream()>>>(
-      n, d_src, d_idx, d_out);
+  detail::
+      gather_kernel<<<detail::grid_for(n, detail::ops_block), detail::ops_block, 0, ctx.stream()>>>(
+          n, d_src, d_idx, d_out);
   detail::check_launch("gather_kernel");
 }
 
@@ -431,11 +443,11 @@ void ewise_add(context& ctx, csr_view<VA> a, csr_view<VB> b, Rule rule, device_c
     void* base = ctx.workspace(w.total());
     common = w.at<offset_t>(base, flags_at);
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(common + b.nnz, 0, sizeof(offset_t), s));
-    union_common_kernel<<<grid_for(std::min<long long>(b.nnz, 1ll << 22), ops_block), ops_block, 0, s>>>(
-        a, b, common);
+    union_common_kernel<<<grid_for(std::min<long long>(b.nnz, 1ll << 22), ops_block), ops_block, 0,
+                          s>>>(a, b, common);
     check_launch("union_common_kernel");
-    OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(w.at<void>(base, temp_at), bytes, common,
-                                                    common, items, s));
+    OPSPARSE_CUDA_TRY(
+        cub::DeviceScan::ExclusiveSum(w.at<void>(base, temp_at), bytes, common, common, items, s));
   }
   out.set_shape(a.rows, a.cols, ctx.memory());
   union_rpt_kernel<<<grid_for(static_cast<long long>(a.rows) + 1, ops_block), ops_block, 0, s>>>(
@@ -445,8 +457,8 @@ void ewise_add(context& ctx, csr_view<VA> a, csr_view<VB> b, Rule rule, device_c
   out.set_nnz(disjoint ? a.nnz + b.nnz : read_back(ctx, out.rpt() + a.rows), ctx.memory());
   const long long total = a.nnz + b.nnz;
   if (total == 0) return;
-  union_fill_kernel<<<grid_for(std::min<long long>(total, 1ll << 24), ops_block), ops_block, 0, s>>>(
-      a, b, common, rule, out.rpt(), out.col(), out.val());
+  union_fill_kernel<<<grid_for(std::min<long long>(total, 1ll << 24), ops_block), ops_block, 0,
+                      s>>>(a, b, common, rule, out.rpt(), out.col(), out.val());
   check_launch("union_fill_kernel");
 }
 

@@ -16,9 +16,10 @@
 //   reduce_rows / reduce_cols       out[i] = ⊕_j f(i, j, A(i,j)) (GrB_reduce to a vector)
 //   apply(A, f)                     A(i,j) ← f(A(i,j)) (GrB_apply)
 //   row_products(A, B)              out[i] = Σ_{k ∈ A(i,:)} nnz(B(k,:)): the work of row i of A·B
-//   ewise_add(A, B, rule)           the union of A's and B's entries (GrB_eWiseAdd): rule.both(a, b)
-//                                   where both have (i, j), rule.left(a) or rule.right(b) elsewhere;
-//                                   A's and B's rows sorted, the result's too
+//   ewise_add(A, B, rule)           the union of A's and B's entries (GrB_eWiseAdd): rule.both(a,
+//   b)
+//                                   where both have (i, j), rule.left(a) or rule.right(b)
+//                                   elsewhere; A's and B's rows sorted, the result's too
 //   sort_rows(A)                    each row's entries by column
 //   degree_order(A, ascending)      the rows by their length, ties by index (a stable sort)
 //   rows_longer_than(A, length)     the rows with more than `length` entries, ascending (hubs)
@@ -52,7 +53,9 @@ struct upper_triangle {
 /// i != j.
 struct off_diagonal {
   template <class V>
-  OPSPARSE_HD bool operator()(index_t i, index_t j, V) const { return i != j; }
+  OPSPARSE_HD bool operator()(index_t i, index_t j, V) const {
+    return i != j;
+  }
 };
 /// v >= bar (values compared as double).
 struct value_at_least {
@@ -74,7 +77,10 @@ struct in_mask {
     const offset_t end = hi;
     while (lo < hi) {
       const offset_t mid = lo + (hi - lo) / 2;
-      if (m.col[mid] < j) lo = mid + 1; else hi = mid;
+      if (m.col[mid] < j)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     const bool present = lo < end && m.col[lo] == j;
     return Mask::kind == mask_kind::complemented ? !present : present;
@@ -86,13 +92,17 @@ struct in_mask {
 template <class T>
 struct value_as {
   template <class V>
-  OPSPARSE_HD T operator()(index_t, index_t, V v) const { return static_cast<T>(v); }
+  OPSPARSE_HD T operator()(index_t, index_t, V v) const {
+    return static_cast<T>(v);
+  }
 };
 /// 1 for every entry (count the entries).
 template <class T>
 struct count_one {
   template <class V>
-  OPSPARSE_HD T operator()(index_t, index_t, V) const { return T(1); }
+  OPSPARSE_HD T operator()(index_t, index_t, V) const {
+    return T(1);
+  }
 };
 
 /// The length of B's row j for an entry (i, j) of A: reduced over A's row i, the products of
@@ -100,7 +110,9 @@ struct count_one {
 struct row_length_of {
   const offset_t* rpt = nullptr;  ///< B's row pointers (host or device, as the engine)
   template <class V>
-  OPSPARSE_HD offset_t operator()(index_t, index_t j, V) const { return rpt[j + 1] - rpt[j]; }
+  OPSPARSE_HD offset_t operator()(index_t, index_t j, V) const {
+    return rpt[j + 1] - rpt[j];
+  }
 };
 
 // ---- monoids: value_type, identity(), add(a, b) and the GPU's add_kind (see semiring.hpp) ---
@@ -142,7 +154,9 @@ struct power {
 struct scale_by {
   double s = 1;
   template <class V>
-  OPSPARSE_HD V operator()(V v) const { return static_cast<V>(s * static_cast<double>(v)); }
+  OPSPARSE_HD V operator()(V v) const {
+    return static_cast<V>(s * static_cast<double>(v));
+  }
 };
 
 // ---- ewise_add's rules: V both(VA a, VB b), V left(VA a), V right(VB b) ------------------------
@@ -151,11 +165,17 @@ template <class Monoid>
 struct union_with {
   using T = typename Monoid::value_type;
   template <class VA, class VB>
-  OPSPARSE_HD T both(VA a, VB b) const { return Monoid::add(static_cast<T>(a), static_cast<T>(b)); }
+  OPSPARSE_HD T both(VA a, VB b) const {
+    return Monoid::add(static_cast<T>(a), static_cast<T>(b));
+  }
   template <class VA>
-  OPSPARSE_HD T left(VA a) const { return static_cast<T>(a); }
+  OPSPARSE_HD T left(VA a) const {
+    return static_cast<T>(a);
+  }
   template <class VB>
-  OPSPARSE_HD T right(VB b) const { return static_cast<T>(b); }
+  OPSPARSE_HD T right(VB b) const {
+    return static_cast<T>(b);
+  }
 };
 /// A's values where A has an entry, `fill` on B's other entries (B may be a pattern): BFS's
 /// visited ∪ frontier with the frontier's level.
@@ -163,11 +183,17 @@ template <class T>
 struct union_fill {
   T fill{};
   template <class VA, class VB>
-  OPSPARSE_HD T both(VA a, VB) const { return static_cast<T>(a); }
+  OPSPARSE_HD T both(VA a, VB) const {
+    return static_cast<T>(a);
+  }
   template <class VA>
-  OPSPARSE_HD T left(VA a) const { return static_cast<T>(a); }
+  OPSPARSE_HD T left(VA a) const {
+    return static_cast<T>(a);
+  }
   template <class VB>
-  OPSPARSE_HD T right(VB) const { return fill; }
+  OPSPARSE_HD T right(VB) const {
+    return fill;
+  }
 };
 
 }  // namespace opsparse

@@ -86,8 +86,8 @@ enum class file_format { automatic, matrix_market, edge_list, abc, mcl_native };
 
 /// Picks the reader from the format or, for `automatic`, from the content and the extension: a
 /// file that starts with "(mclheader" is mcl's native matrix (io_mcl_native.hpp; labels are
-/// its indices), else .mtx -> Matrix Market, .abc -> ABC, anything else -> edge list. Matrix Market labels are the 1-based row
-/// numbers as strings.
+/// its indices), else .mtx -> Matrix Market, .abc -> ABC, anything else -> edge list. Matrix Market
+/// labels are the 1-based row numbers as strings.
 labelled_graph read_graph(const std::string& path, file_format format, const read_options& options);
 inline labelled_graph read_graph(const std::string& path,
                                  file_format format = file_format::automatic) {

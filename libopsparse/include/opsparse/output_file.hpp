@@ -31,9 +31,9 @@ class output_file {
   const std::string& path() const { return path_; }
 
  private:
-  std::string path_;  ///< as given
+  std::string path_;    ///< as given
   std::string target_;  ///< the file renamed over: path_ with symbolic links resolved
-  std::string temp_;  ///< empty when writing in place
+  std::string temp_;    ///< empty when writing in place
   std::ofstream file_;
   int slot_ = -1;  ///< in the signal handler's table of temporary files
   bool committed_ = false;

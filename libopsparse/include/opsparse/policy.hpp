@@ -14,13 +14,13 @@ namespace opsparse {
 /// One bin: the rows whose size (products in the symbolic phase, nnz in the numeric phase) is
 /// at most `range` go to this bin's kernel (unless an earlier bin takes them).
 struct bin_config {
-  int block_threads = 0;      ///< threads per block
-  int threads_per_row = 0;    ///< > 0: several rows per block, this many threads each (bin 0)
-  int table_size = 0;         ///< hash-table entries per row (0: global-memory table)
-  bool pow2 = false;          ///< table size is a power of two (mask instead of modulo)
-  std::size_t smem_bytes = 0; ///< dynamic shared memory per block
-  offset_t range = 0;         ///< largest row size assigned to this bin
-  int blocks_per_sm = 0;      ///< theoretical resident blocks per SM (occupancy)
+  int block_threads = 0;       ///< threads per block
+  int threads_per_row = 0;     ///< > 0: several rows per block, this many threads each (bin 0)
+  int table_size = 0;          ///< hash-table entries per row (0: global-memory table)
+  bool pow2 = false;           ///< table size is a power of two (mask instead of modulo)
+  std::size_t smem_bytes = 0;  ///< dynamic shared memory per block
+  offset_t range = 0;          ///< largest row size assigned to this bin
+  int blocks_per_sm = 0;       ///< theoretical resident blocks per SM (occupancy)
 };
 
 /// Threads per block of bin 0 (several rows a block, both phases). The paper's 1024 kept a block
@@ -43,8 +43,9 @@ phase_config symbolic_config(const device_info& dev, double range_factor = 1.2);
 /// `multi_row_range_factor` is bin 0's (several rows a block); 0: `range_factor` too.
 /// `mid_bin`: a second bin of several rows a block after bin 0, 16 threads a row (16 rows a block
 /// of 256), tables twice bin 0's, for the rows between bin 0's and the one-row-a-block bins'.
-phase_config numeric_config(const device_info& dev, std::size_t value_bytes, double range_factor = 2.0,
-                            double multi_row_range_factor = 0.0, bool mid_bin = false);
+phase_config numeric_config(const device_info& dev, std::size_t value_bytes,
+                            double range_factor = 2.0, double multi_row_range_factor = 0.0,
+                            bool mid_bin = false);
 
 /// A device_info describing a V100 (96 KiB per SM and per block, no reservation, 2048 threads),
 /// with which the derived tables reproduce the paper's Tables 5 and 6.

@@ -33,8 +33,8 @@ struct spgemm_options {
   /// the whole table sized for the bin's largest row: less to zero and condense (beyond the
   /// paper; device_ops.cuh, row_slots).
   bool row_sized_tables = true;
-  double symbolic_range = 1.2;     ///< table size / largest row in bin, symbolic (paper Table 3)
-  double numeric_range = 2.0;      ///< same, numeric (paper Table 4)
+  double symbolic_range = 1.2;  ///< table size / largest row in bin, symbolic (paper Table 3)
+  double numeric_range = 2.0;   ///< same, numeric (paper Table 4)
   /// Numeric bin 0's own factor (8 threads a row, 32 rows a block); 0: numeric_range. On the H100
   /// bin 0's table holds 73 entries in double: rows of up to 37 at 2.0, 59 at 1.25, 73 at 1.0.
   /// Paper suite, one process against 2.0 (variants `bin0-range-1.0`, `bin0-range-1.25`,
@@ -54,7 +54,7 @@ struct spgemm_options {
   /// Plan and C grow from the context's stream-ordered pool (context::memory()); false:
   /// cudaMalloc/cudaFree as the paper (beyond the paper).
   bool pooled_memory = true;
-  bool large_rows_first = true;    ///< launch the bins of the largest rows first (paper §5.5)
+  bool large_rows_first = true;  ///< launch the bins of the largest rows first (paper §5.5)
   /// Rows too long for shared tables use a shared bitmap of B's columns and a dense accumulator
   /// when B's columns fit the bitmap (beyond the paper); false: the paper's global hash tables.
   bool dense_long_rows = true;
@@ -122,9 +122,9 @@ struct spgemm_options {
   /// in both phases (the ablation).
   row_merging merge_equal_rows = row_merging::automatic;
   double merge_numeric_share = 0.75;  ///< automatic: least share of equal pairs or triples
-  bool merge_triples = true;         ///< automatic: triples too (false: pairs only)
-  bool merge_runs = true;            ///< automatic: runs too in the numeric phase
-  bool time_phases = false;        ///< record phase times into plan.stats() (adds syncs)
+  bool merge_triples = true;          ///< automatic: triples too (false: pairs only)
+  bool merge_runs = true;             ///< automatic: runs too in the numeric phase
+  bool time_phases = false;           ///< record phase times into plan.stats() (adds syncs)
 };
 
 /// C = A·B in one call (symbolic then numeric).

@@ -1,6 +1,6 @@
-// NCCL loaded at run time (opsparse/distributed/nccl.hpp). The few types this layer passes are declared
-// here as NCCL 2's ABI has them since 2.0 (nccl.h: ncclResult_t and ncclDataType_t are enums,
-// ncclSuccess and ncclInt8 are 0, ncclUniqueId is 128 bytes, ncclComm_t a pointer), so that
+// NCCL loaded at run time (opsparse/distributed/nccl.hpp). The few types this layer passes are
+// declared here as NCCL 2's ABI has them since 2.0 (nccl.h: ncclResult_t and ncclDataType_t are
+// enums, ncclSuccess and ncclInt8 are 0, ncclUniqueId is 128 bytes, ncclComm_t a pointer), so that
 // neither nccl.h nor libnccl is needed to build.
 #include "opsparse/distributed/nccl.hpp"
 
@@ -26,7 +26,7 @@ namespace {
 struct nccl_unique_id {
   char internal[128];
 };
-using nccl_result = int;  // ncclResult_t; 0 is ncclSuccess
+using nccl_result = int;      // ncclResult_t; 0 is ncclSuccess
 constexpr int nccl_int8 = 0;  // ncclDataType_t ncclInt8
 
 /// NCCL's entry points, looked up once.
@@ -36,7 +36,8 @@ struct nccl_library {
   nccl_result (*comm_init_rank)(void**, int, nccl_unique_id, int) = nullptr;
   nccl_result (*comm_destroy)(void*) = nullptr;
   const char* (*error_string)(nccl_result) = nullptr;
-  nccl_result (*broadcast)(const void*, void*, std::size_t, int, int, void*, CUstream_st*) = nullptr;
+  nccl_result (*broadcast)(const void*, void*, std::size_t, int, int, void*,
+                           CUstream_st*) = nullptr;
   nccl_result (*group_start)() = nullptr;
   nccl_result (*group_end)() = nullptr;
   int version = 0;
@@ -87,11 +88,11 @@ const nccl_library& nccl() {
                            std::to_string(r) + ") at " + file + ":" + std::to_string(line));
 }
 
-#define OPSPARSE_NCCL_TRY(call)                                                  \
-  do {                                                                           \
-    const nccl_result opsparse_nccl_status_ = (call);                            \
-    if (opsparse_nccl_status_ != 0)                                              \
-      throw_nccl_error(#call, opsparse_nccl_status_, __FILE__, __LINE__);        \
+#define OPSPARSE_NCCL_TRY(call)                                           \
+  do {                                                                    \
+    const nccl_result opsparse_nccl_status_ = (call);                     \
+    if (opsparse_nccl_status_ != 0)                                       \
+      throw_nccl_error(#call, opsparse_nccl_status_, __FILE__, __LINE__); \
   } while (0)
 
 }  // namespace
@@ -116,14 +117,15 @@ bool nccl_usable(MPI_Comm comm, int device, std::string* why) {
   int on_node = 1;
   int got = MPI_Comm_size(node, &on_node);
   std::vector<int> devices(static_cast<std::size_t>(on_node), -1);
-  if (got == MPI_SUCCESS) got = MPI_Allgather(&device, 1, MPI_INT, devices.data(), 1, MPI_INT, node);
+  if (got == MPI_SUCCESS)
+    got = MPI_Allgather(&device, 1, MPI_INT, devices.data(), 1, MPI_INT, node);
   MPI_Comm_free(&node);
   OPSPARSE_MPI_TRY(got);
   if (mine.empty()) {
     std::sort(devices.begin(), devices.end());
     if (std::adjacent_find(devices.begin(), devices.end()) != devices.end())
-      mine = "ranks share a GPU on a node (" + std::to_string(on_node) +
-             " ranks on rank " + std::to_string(rank) + "'s node)";
+      mine = "ranks share a GPU on a node (" + std::to_string(on_node) + " ranks on rank " +
+             std::to_string(rank) + "'s node)";
   }
   int first = mine.empty() ? size : rank;  // the lowest rank that says no speaks for all
   OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm));

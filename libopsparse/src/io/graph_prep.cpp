@@ -41,8 +41,10 @@ host_csr<double> symmetrize_max(const host_csr<double>& a) {
   const index_t n = a.rows;
   const std::size_t rows = static_cast<std::size_t>(n);
   const bool parallel = a.col.size() >= parallel_rows_min_entries && omp_get_max_threads() > 1;
-  if (parallel) validate_in_parallel(a);
-  else validate(a);
+  if (parallel)
+    validate_in_parallel(a);
+  else
+    validate(a);
 
   // A^T, grouped by row from blocks of rows of A taken in order: a row of A^T then lists its
   // columns in increasing order, as transpose() does.

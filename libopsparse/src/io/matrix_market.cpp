@@ -24,11 +24,14 @@ V mm_value(const std::string& path, long long line, std::string_view tok, mm_fie
     if (st == num_status::out_of_range)
       throw parse_error(path, line, "integer value " + quote(tok) + " does not fit in int64");
     if constexpr (std::is_same_v<V, std::int32_t>) {
-      if (x < std::numeric_limits<std::int32_t>::min() || x > std::numeric_limits<std::int32_t>::max())
+      if (x < std::numeric_limits<std::int32_t>::min() ||
+          x > std::numeric_limits<std::int32_t>::max())
         throw parse_error(path, line, "integer value " + quote(tok) + " does not fit in int32");
     }
-    if constexpr (has_values_v<V>) return static_cast<V>(x);
-    else return V{};
+    if constexpr (has_values_v<V>)
+      return static_cast<V>(x);
+    else
+      return V{};
   }
   double x = 0;
   const num_status st = parse_double(tok, x);
@@ -55,8 +58,8 @@ V mm_value(const std::string& path, long long line, std::string_view tok, mm_fie
     const double lo = static_cast<double>(std::numeric_limits<V>::min());
     const double hi = -lo;  // 2^31 or 2^63, exactly representable
     if (x != std::trunc(x) || x < lo || x >= hi)
-      throw parse_error(path, line,
-                        "value " + quote(tok) + " is not an integer that fits in " + type_name<V>());
+      throw parse_error(
+          path, line, "value " + quote(tok) + " is not an integer that fits in " + type_name<V>());
     return static_cast<V>(x);
   } else if constexpr (has_values_v<V>) {
     return x;
@@ -70,8 +73,9 @@ template <class V>
 V mm_negate(const std::string& path, long long line, V v) {
   if constexpr (std::is_integral_v<V>) {
     if (v == std::numeric_limits<V>::min())
-      throw parse_error(path, line, std::string("value cannot be negated in ") + type_name<V>() +
-                                        " for the skew-symmetric mirror");
+      throw parse_error(path, line,
+                        std::string("value cannot be negated in ") + type_name<V>() +
+                            " for the skew-symmetric mirror");
     return -v;
   } else if constexpr (has_values_v<V>) {
     return -v;
@@ -86,11 +90,12 @@ index_t mm_index(const std::string& path, long long line, std::string_view tok, 
   std::int64_t x = 0;
   const num_status st = parse_int64(tok, x);
   if (st == num_status::bad)
-    throw parse_error(path, line, std::string("expected an integer ") + what + " index, found " +
-                                      quote(tok));
+    throw parse_error(path, line,
+                      std::string("expected an integer ") + what + " index, found " + quote(tok));
   if (st == num_status::out_of_range || x < 1 || x > limit)
-    throw parse_error(path, line, std::string(what) + " index " + quote(tok) +
-                                      " out of range [1, " + std::to_string(limit) + "]");
+    throw parse_error(path, line,
+                      std::string(what) + " index " + quote(tok) + " out of range [1, " +
+                          std::to_string(limit) + "]");
   return static_cast<index_t>(x - 1);
 }
 
@@ -100,16 +105,18 @@ index_t mm_dimension(const std::string& path, long long line, std::string_view t
   std::int64_t x = 0;
   const num_status st = parse_int64(tok, x);
   if (st == num_status::bad)
-    throw parse_error(path, line, std::string("size line: expected an integer number of ") + what +
-                                      ", found " + quote(tok));
+    throw parse_error(
+        path, line,
+        std::string("size line: expected an integer number of ") + what + ", found " + quote(tok));
   if (st == num_status::out_of_range || x > std::numeric_limits<index_t>::max())
-    throw parse_error(path, line, std::string("size line: ") + what + " " + quote(tok) +
-                                      " exceeds the largest supported size " +
-                                      std::to_string(std::numeric_limits<index_t>::max()) +
-                                      " (indices are 32-bit)");
+    throw parse_error(path, line,
+                      std::string("size line: ") + what + " " + quote(tok) +
+                          " exceeds the largest supported size " +
+                          std::to_string(std::numeric_limits<index_t>::max()) +
+                          " (indices are 32-bit)");
   if (x < 0)
-    throw parse_error(path, line, std::string("size line: negative number of ") + what + " " +
-                                      quote(tok));
+    throw parse_error(path, line,
+                      std::string("size line: negative number of ") + what + " " + quote(tok));
   return static_cast<index_t>(x);
 }
 
@@ -128,11 +135,11 @@ struct mm_size {
 /// The words a banner's field and symmetry may be, and what they mean.
 template <class E>
 struct banner_words {
-  const char* what;                          ///< "field" or "symmetry"
-  std::pair<std::string_view, E> known[3];   ///< the supported words
-  std::string_view refused;                  ///< a Matrix Market word that is not supported
-  const char* refused_why;                   ///< its message
-  const char* expected;                      ///< the supported words, for the message
+  const char* what;                         ///< "field" or "symmetry"
+  std::pair<std::string_view, E> known[3];  ///< the supported words
+  std::string_view refused;                 ///< a Matrix Market word that is not supported
+  const char* refused_why;                  ///< its message
+  const char* expected;                     ///< the supported words, for the message
 };
 
 constexpr banner_words<mm_field> mm_fields{
@@ -170,13 +177,14 @@ mm_banner read_mm_banner(const std::string& path, long long banner_line, std::st
   int nwords = 0;
   for (std::string_view tok; nwords < 5 && bt.next(tok);) words[nwords++] = tok;
   if (nwords == 0 || !iequals(words[0], "%%MatrixMarket"))
-    throw parse_error(path, banner_line,
-                      "missing banner: the first line must start with '%%MatrixMarket', found " +
-                          quote(line));
+    throw parse_error(
+        path, banner_line,
+        "missing banner: the first line must start with '%%MatrixMarket', found " + quote(line));
   if (nwords < 5)
     throw parse_error(path, banner_line,
                       "incomplete banner: expected '%%MatrixMarket matrix coordinate <field> "
-                      "<symmetry>', found " + quote(line));
+                      "<symmetry>', found " +
+                          quote(line));
   if (!iequals(words[1], "matrix"))
     throw parse_error(path, banner_line,
                       "unsupported object " + quote(words[1]) + " in banner (expected 'matrix')");
@@ -184,8 +192,9 @@ mm_banner read_mm_banner(const std::string& path, long long banner_line, std::st
     throw parse_error(path, banner_line,
                       "dense 'array' Matrix Market files are not supported (only 'coordinate')");
   if (!iequals(words[2], "coordinate"))
-    throw parse_error(path, banner_line,
-                      "unsupported format " + quote(words[2]) + " in banner (expected 'coordinate')");
+    throw parse_error(
+        path, banner_line,
+        "unsupported format " + quote(words[2]) + " in banner (expected 'coordinate')");
   mm_banner b;
   b.field = banner_word(path, banner_line, words[3], mm_fields);
   b.sym = banner_word(path, banner_line, words[4], mm_symmetries);
@@ -248,11 +257,12 @@ void reserve_mm_triples(const std::string& path, long long size_line, mm_banner 
   // Row pointers and assemble's cursors per row (plus what the caller keeps per row), and per
   // entry the triples and the CSR being built from them.
   const std::uint64_t value_bytes = has_values_v<V> ? sizeof(V) : 0;
-  const std::uint64_t bytes = (static_cast<std::uint64_t>(h.rows) + 1) * (2 * sizeof(offset_t) + bytes_per_row) +
-                              stored * (3 * sizeof(index_t) + 2 * value_bytes);
+  const std::uint64_t bytes =
+      (static_cast<std::uint64_t>(h.rows) + 1) * (2 * sizeof(offset_t) + bytes_per_row) +
+      stored * (3 * sizeof(index_t) + 2 * value_bytes);
   check_memory(path, size_line,
-               "the size line declares a " + std::to_string(h.rows) + " x " + std::to_string(h.cols) +
-                   " matrix with " + std::to_string(h.nnz) + " entries",
+               "the size line declares a " + std::to_string(h.rows) + " x " +
+                   std::to_string(h.cols) + " matrix with " + std::to_string(h.nnz) + " entries",
                bytes, options.memory_limit);
   t.reserve(static_cast<std::size_t>(stored));
 }
@@ -283,9 +293,9 @@ template <class V>
     v = mm_value<V>(path, ln, tok[2], b.field);
     if constexpr (has_values_v<V>) {
       if (options.nonnegative && v < V(0))
-        throw parse_error(path, ln,
-                          "negative value " + quote(tok[2]) +
-                              ": values must be >= 0 here (similarities)");
+        throw parse_error(
+            path, ln,
+            "negative value " + quote(tok[2]) + ": values must be >= 0 here (similarities)");
       if (options.nonnegative && b.sym == mm_symmetry::skew && v != V(0))
         throw parse_error(path, ln,
                           "the mirror of " + quote(tok[2]) +
@@ -301,14 +311,16 @@ template <class V>
                           ") in a skew-symmetric matrix (its diagonal is zero by definition)");
   t.push(i, j, v);
   if (i != j) {
-    if (b.sym == mm_symmetry::symmetric) t.push(j, i, v);
-    else if (b.sym == mm_symmetry::skew) t.push(j, i, mm_negate(path, ln, v));
+    if (b.sym == mm_symmetry::symmetric)
+      t.push(j, i, v);
+    else if (b.sym == mm_symmetry::skew)
+      t.push(j, i, mm_negate(path, ln, v));
   }
 }
 
 template <class V>
-host_csr<V> read_mm_impl(const std::string& path, bool require_square,
-                         const read_options& options, std::uint64_t bytes_per_row = 0) {
+host_csr<V> read_mm_impl(const std::string& path, bool require_square, const read_options& options,
+                         std::uint64_t bytes_per_row = 0) {
   const file_bytes file(path);
   const std::string_view data = file.view();
   if (data.empty()) throw parse_error(path, 0, "file is empty (expected a %%MatrixMarket banner)");
@@ -352,7 +364,8 @@ host_csr<V> read_mm_impl(const std::string& path, bool require_square,
                           std::to_string(seen));
   // A pattern entry only says "present": its duplicates stay 1 rather than summing to 2.
   if (banner.field == mm_field::pattern)
-    return assemble(path, h.rows, h.cols, t, [](V&, V) { return true; }, "");
+    return assemble(
+        path, h.rows, h.cols, t, [](V&, V) { return true; }, "");
   return assemble(path, h.rows, h.cols, t, combine_sum<V>, "sum to a value");
 }
 
@@ -366,9 +379,12 @@ void append_value(std::string& out, V v) {
 
 template <class V>
 const char* mm_field_name() {
-  if constexpr (!has_values_v<V>) return "pattern";
-  else if constexpr (std::is_integral_v<V>) return "integer";
-  else return "real";
+  if constexpr (!has_values_v<V>)
+    return "pattern";
+  else if constexpr (std::is_integral_v<V>)
+    return "integer";
+  else
+    return "real";
 }
 
 host_csr<double> read_matrix_market_graph(const std::string& path, const read_options& options) {
@@ -432,9 +448,9 @@ void write_matrix_market(const std::string& path, const host_csr<V>& m) {
 }
 
 // Explicit instantiations for every supported value type.
-#define OPSPARSE_IO_INSTANTIATE(V)                                                        \
-  template host_csr<V> read_matrix_market<V>(const std::string&, const read_options&);    \
-  template void write_matrix_market<V>(const std::string&, const host_csr<V>&);            \
+#define OPSPARSE_IO_INSTANTIATE(V)                                                     \
+  template host_csr<V> read_matrix_market<V>(const std::string&, const read_options&); \
+  template void write_matrix_market<V>(const std::string&, const host_csr<V>&);        \
   template void write_matrix_market<V>(std::ostream&, const host_csr<V>&);
 OPSPARSE_IO_INSTANTIATE(double)
 OPSPARSE_IO_INSTANTIATE(float)

@@ -44,7 +44,8 @@ class binary_file {
  public:
   explicit binary_file(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw parse_error(path, 0, std::string("cannot open file: ") + std::strerror(errno));
+    if (fd < 0)
+      throw parse_error(path, 0, std::string("cannot open file: ") + std::strerror(errno));
     struct stat info {};
     if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
       size_ = static_cast<std::size_t>(info.st_size);
@@ -291,8 +292,8 @@ mcl_native_matrix read_mcl_native_binary(const std::string& path, const read_opt
   column_error bad;
 #pragma omp parallel for schedule(dynamic, 4096)
   for (std::int64_t j = 0; j < n_cols; ++j) {
-    column_error e = decode_column(bytes.data() + body + offsets[j], bytes.data(), j, m,
-                                   row_position, options);
+    column_error e =
+        decode_column(bytes.data() + body + offsets[j], bytes.data(), j, m, row_position, options);
     if (!e.what.empty()) {
 #pragma omp critical(opsparse_mcl_binary_error)
       if (j < bad_col) {
@@ -343,7 +344,8 @@ void write_mcl_native_binary(std::ostream& os, const host_csr<V>& columns,
   std::int64_t at = 0;
   for (index_t j = 0; j < columns.rows; ++j) {
     put<std::int64_t>(os, at);
-    at += static_cast<std::int64_t>(vector_head + (columns.rpt[j + 1] - columns.rpt[j]) * entry_bytes);
+    at += static_cast<std::int64_t>(vector_head +
+                                    (columns.rpt[j + 1] - columns.rpt[j]) * entry_bytes);
   }
   put<std::int64_t>(os, at);
   std::vector<char> buf;

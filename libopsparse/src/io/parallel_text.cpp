@@ -50,7 +50,6 @@ constexpr std::size_t max_chunk_bytes = std::size_t(1) << 30;
 /// whose table (16 KiB) and keys (25 KiB) stay in L1/L2 while the partition is numbered.
 constexpr unsigned max_partition_bits = 8;
 
-
 /// splitmix64's finaliser: every output bit depends on every input bit, so consecutive integer
 /// ids spread over the slots and the top bits make fair partitions.
 inline std::uint64_t mix64(std::uint64_t h) {
@@ -94,7 +93,7 @@ struct label_key {
   std::uint64_t where;  ///< offset in the file << length_bits | length
 };
 /// Limits of label_key::where; a file beyond them goes to the serial reader.
-constexpr unsigned length_bits = 24;                                   // labels under 16 MiB
+constexpr unsigned length_bits = 24;  // labels under 16 MiB
 constexpr std::uint64_t max_label_length = (std::uint64_t(1) << length_bits) - 1;
 constexpr std::uint64_t max_label_offset = (std::uint64_t(1) << (64 - length_bits)) - 1;  // 1 TiB
 
@@ -110,7 +109,7 @@ struct abc_format {
   static constexpr bool tab_fields = true;
   const char* base;  ///< the file
   const char* end;
-  bool nonnegative = false;  ///< read_options::nonnegative
+  bool nonnegative = false;                                  ///< read_options::nonnegative
   const std::function<double(double)>* transform = nullptr;  ///< read_options::weight_transform
 
   bool endpoint(std::string_view tok, key& k, std::string& /*error*/) const {
@@ -165,7 +164,7 @@ struct abc_format {
 struct edge_list_format {
   using key = id_key;
   static constexpr bool tab_fields = false;
-  bool nonnegative = false;  ///< read_options::nonnegative
+  bool nonnegative = false;                                  ///< read_options::nonnegative
   const std::function<double(double)>* transform = nullptr;  ///< read_options::weight_transform
 
   bool endpoint(std::string_view tok, key& k, std::string& error) const {
@@ -311,18 +310,18 @@ class key_numbering {
 /// about half of the endpoints of a protein network's chunk, go on to their partitions.
 template <class Key>
 struct chunk_edges {
-  std::vector<index_t> ends;               ///< both endpoints of every edge, in file order: the
-                                           ///< chunk's number of the key, later the vertex
-  std::vector<double> weight;              ///< of every edge, in file order
-  std::vector<Key> keys;                   ///< distinct keys grouped by partition; within one, in
-                                           ///< the chunk's order (of first occurrence)
-  std::vector<std::uint32_t> part_start;   ///< partitions + 1 offsets into keys
-  std::vector<std::uint8_t> part;          ///< partition of every distinct key, by chunk number
-  std::vector<std::uint32_t> number;       ///< of keys[i] in its partition | first_in_file
-  long long lines = 0;                     ///< lines read
-  long long error_line = 0;                ///< first bad line, 1-based in the chunk; 0: none
-  std::string error;                       ///< what is wrong with it
-  bool unfit = false;                      ///< a token too long for a key (serial reader)
+  std::vector<index_t> ends;              ///< both endpoints of every edge, in file order: the
+                                          ///< chunk's number of the key, later the vertex
+  std::vector<double> weight;             ///< of every edge, in file order
+  std::vector<Key> keys;                  ///< distinct keys grouped by partition; within one, in
+                                          ///< the chunk's order (of first occurrence)
+  std::vector<std::uint32_t> part_start;  ///< partitions + 1 offsets into keys
+  std::vector<std::uint8_t> part;         ///< partition of every distinct key, by chunk number
+  std::vector<std::uint32_t> number;      ///< of keys[i] in its partition | first_in_file
+  long long lines = 0;                    ///< lines read
+  long long error_line = 0;               ///< first bad line, 1-based in the chunk; 0: none
+  std::string error;                      ///< what is wrong with it
+  bool unfit = false;                     ///< a token too long for a key (serial reader)
 
   /// Calls f(j, i) for every distinct key in the chunk's order, j being its chunk number and i
   /// its position in keys: each partition's keys are in that order, so a cursor per partition
@@ -339,7 +338,8 @@ constexpr std::uint32_t first_in_file = std::uint32_t(1) << 31;
 
 /// Where the line that holds q ends: its '\n', or `end`.
 inline const char* line_end(const char* q, const char* end) {
-  const char* nl = static_cast<const char*>(std::memchr(q, '\n', static_cast<std::size_t>(end - q)));
+  const char* nl =
+      static_cast<const char*>(std::memchr(q, '\n', static_cast<std::size_t>(end - q)));
   return nl ? nl : end;
 }
 
@@ -388,8 +388,8 @@ inline bool parse_edge(const Format& fmt, const line_fields& f, const char* cons
                        const char* const end, typename Format::key (&ends)[2], double& w,
                        std::string& error, bool& unfit) {
   if (f.ntok < 2) {
-    error = Format::bad_shape(
-        std::string_view(line_begin, static_cast<std::size_t>(line_end(line_begin, end) - line_begin)));
+    error = Format::bad_shape(std::string_view(
+        line_begin, static_cast<std::size_t>(line_end(line_begin, end) - line_begin)));
     return false;
   }
   for (int e = 0; e < 2; ++e) {
@@ -662,7 +662,8 @@ labelled_graph read_edges_parallel(const std::string& path, std::string_view dat
   // About one partition per chunk: enough of them to keep every thread busy, each a fraction
   // of the labels.
   unsigned part_bits = 0;
-  while (part_bits < max_partition_bits && (std::size_t(2) << part_bits) <= pieces.size()) ++part_bits;
+  while (part_bits < max_partition_bits && (std::size_t(2) << part_bits) <= pieces.size())
+    ++part_bits;
 
   std::vector<chunk_edges<key>> chunks = parse_chunks(fmt, pieces, part_bits);
   long long lines = 0;
@@ -695,7 +696,6 @@ labelled_graph read_edges_parallel(const std::string& path, std::string_view dat
   g.labels = std::move(labels);
   return g;
 }
-
 
 }  // namespace
 

@@ -71,11 +71,12 @@ inline std::string quote(std::string_view s) {
 
 /// A NUL byte is never part of a text line: a line that started with one used to be skipped as
 /// blank, silently dropping its edge. The error names the line (1-based) and the byte offset.
-[[noreturn]] inline void throw_nul(const std::string& path, std::string_view before, std::size_t offset) {
+[[noreturn]] inline void throw_nul(const std::string& path, std::string_view before,
+                                   std::size_t offset) {
   const long long line = 1 + static_cast<long long>(std::count(before.begin(), before.end(), '\n'));
-  throw parse_error(path, line,
-                    "NUL byte at byte offset " + std::to_string(offset) +
-                        ": binary data, not a text file");
+  throw parse_error(
+      path, line,
+      "NUL byte at byte offset " + std::to_string(offset) + ": binary data, not a text file");
 }
 
 /// The offset of the first NUL byte in `data`, or data.size(). Large files are searched in
@@ -115,7 +116,8 @@ class file_bytes {
       throw parse_error(path, 0, std::string("cannot open file: ") + std::strerror(errno));
     if (S_ISDIR(info.st_mode)) throw parse_error(path, 0, "cannot read file: it is a directory");
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw parse_error(path, 0, std::string("cannot open file: ") + std::strerror(errno));
+    if (fd < 0)
+      throw parse_error(path, 0, std::string("cannot open file: ") + std::strerror(errno));
     struct stat opened {};
     const bool regular = ::fstat(fd, &opened) == 0 && S_ISREG(opened.st_mode);
     if (regular && opened.st_size > 0 &&
@@ -192,7 +194,8 @@ class line_reader {
   }
   bool next(std::string_view& line) {
     if (p_ >= end_) return false;
-    const char* nl = static_cast<const char*>(std::memchr(p_, '\n', static_cast<std::size_t>(end_ - p_)));
+    const char* nl =
+        static_cast<const char*>(std::memchr(p_, '\n', static_cast<std::size_t>(end_ - p_)));
     const char* stop = nl ? nl : end_;
     line = std::string_view(p_, static_cast<std::size_t>(stop - p_));
     p_ = nl ? nl + 1 : end_;
@@ -286,11 +289,16 @@ inline num_status parse_double(std::string_view tok, double& out) {
 
 template <class V>
 const char* type_name() {
-  if constexpr (std::is_same_v<V, double>) return "double";
-  else if constexpr (std::is_same_v<V, float>) return "float";
-  else if constexpr (std::is_same_v<V, std::int32_t>) return "int32";
-  else if constexpr (std::is_same_v<V, std::int64_t>) return "int64";
-  else return "pattern";
+  if constexpr (std::is_same_v<V, double>)
+    return "double";
+  else if constexpr (std::is_same_v<V, float>)
+    return "float";
+  else if constexpr (std::is_same_v<V, std::int32_t>)
+    return "int32";
+  else if constexpr (std::is_same_v<V, std::int64_t>)
+    return "int64";
+  else
+    return "pattern";
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -389,8 +397,8 @@ host_csr<V> assemble(const std::string& path, index_t rows, index_t cols, triple
         if constexpr (has_values_v<V>) {
           if (!combine(val[out - 1], val[k]))
             throw parse_error(path, 0,
-                              std::string("duplicate entries of (") + std::to_string(i + 1) +
-                                  ", " + std::to_string(col[k] + 1) + ") " + combine_what +
+                              std::string("duplicate entries of (") + std::to_string(i + 1) + ", " +
+                                  std::to_string(col[k] + 1) + ") " + combine_what +
                                   " outside the range of " + type_name<V>());
         }
         continue;
@@ -413,7 +421,6 @@ host_csr<V> assemble(const std::string& path, index_t rows, index_t cols, triple
   return m;
 }
 
-
 /// Bytes of memory this process can still take: MemAvailable (Linux: free memory plus what the
 /// page cache gives back), else the free physical pages; the maximum when neither is known.
 inline std::uint64_t available_memory() {
@@ -428,7 +435,8 @@ inline std::uint64_t available_memory() {
     std::fclose(f);
   }
   const long pages = ::sysconf(_SC_AVPHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+  if (pages > 0 && page > 0)
+    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
   return std::numeric_limits<std::uint64_t>::max();
 }
 
@@ -442,7 +450,7 @@ inline std::string gib(std::uint64_t bytes) {
 /// once) or rows that make the machine swap for minutes: such a size line is refused before
 /// anything is allocated, naming the memory it needs.
 inline void check_memory(const std::string& path, long long line, const std::string& what,
-                  std::uint64_t bytes, std::uint64_t limit) {
+                         std::uint64_t bytes, std::uint64_t limit) {
   const std::uint64_t available = limit ? limit : available_memory();
   if (bytes > available)
     throw parse_error(path, line,
@@ -450,20 +458,23 @@ inline void check_memory(const std::string& path, long long line, const std::str
                           gib(available) + " of memory available");
 }
 
-
 // ------------------------------------------------------------------------------------------------
 // Edge lists and ABC
 // ------------------------------------------------------------------------------------------------
 
 /// An edge's weight; false with what is wrong with it in `error` (the parallel readers record
 /// the message and throw it later with the line number, which only then is known).
-/// `tok` empty: a line without a weight (1). `transform` (optional): read_options::weight_transform.
+/// `tok` empty: a line without a weight (1). `transform` (optional):
+/// read_options::weight_transform.
 inline bool parse_weight(std::string_view tok, double& w, std::string& error, bool nonnegative,
-                  const std::function<double(double)>* transform = nullptr) {
+                         const std::function<double(double)>* transform = nullptr) {
   const num_status st = tok.empty() ? (w = 1.0, num_status::ok) : parse_double(tok, w);
-  if (st == num_status::bad) error = "expected a numeric weight, found " + quote(tok);
-  else if (st == num_status::out_of_range) error = "weight " + quote(tok) + " overflows double";
-  else if (!std::isfinite(w)) error = "weight " + quote(tok) + " is not finite (NaN or infinity)";
+  if (st == num_status::bad)
+    error = "expected a numeric weight, found " + quote(tok);
+  else if (st == num_status::out_of_range)
+    error = "weight " + quote(tok) + " overflows double";
+  else if (!std::isfinite(w))
+    error = "weight " + quote(tok) + " is not finite (NaN or infinity)";
   else if (transform && *transform && !std::isfinite(w = (*transform)(w)))
     error = "weight " + quote(tok.empty() ? "1" : tok) + " is not finite after the transform";
   else if (nonnegative && w < 0)
@@ -472,12 +483,13 @@ inline bool parse_weight(std::string_view tok, double& w, std::string& error, bo
                                            "; a last transform step gq(0) drops such edges)"
                                      : "") +
             ": weights must be >= 0 here (similarities)";
-  else return true;
+  else
+    return true;
   return false;
 }
 
 inline double edge_weight(const std::string& path, long long line, std::string_view tok,
-                   const read_options& options) {
+                          const read_options& options) {
   double w = 0;
   std::string error;
   if (!parse_weight(tok, w, error, options.nonnegative, &options.weight_transform))
@@ -491,7 +503,7 @@ inline double edge_weight(const std::string& path, long long line, std::string_v
 /// them, so a label written with and without surrounding spaces is one node here and two there.
 /// At most three fields go to `tok`; `extra` is the text from a fourth field on.
 inline void split_tab_fields(std::string_view line, std::string_view (&tok)[3], int& ntok,
-                      std::string_view& extra) {
+                             std::string_view& extra) {
   ntok = 0;
   extra = {};
   std::size_t at = 0;
@@ -513,7 +525,6 @@ inline void split_tab_fields(std::string_view line, std::string_view (&tok)[3], 
   }
 }
 
-
 /// Catches allocation failures (a huge but well-formed size line) and reports them as a parse
 /// error on the file instead of letting std::bad_alloc escape a reader.
 template <class F>
@@ -526,7 +537,6 @@ auto guard_memory(const std::string& path, F&& f) -> decltype(f()) {
     throw parse_error(path, 0, "the matrix this file describes is too large to hold in memory");
   }
 }
-
 
 /// Runs f(i) for every i in [0, n) on the OpenMP threads, one at a time from a shared counter
 /// (chunks and partitions differ in cost). Nothing may throw out of an OpenMP region, so the first
@@ -623,11 +633,11 @@ std::unique_ptr<Item[]> group_by_row(index_t n, std::size_t sources, const EachI
   return out;
 }
 
-
 /// Where an edge-list or ABC reading starts and what it reports besides the graph.
 struct text_reading {
   read_options options;
-  long long line_base = 0;   ///< lines before the text read (a header skipped): added to line numbers
+  long long line_base =
+      0;  ///< lines before the text read (a header skipped): added to line numbers
   long long edge_lines = 0;  ///< out: the edge lines read (duplicates included)
 };
 

@@ -45,8 +45,10 @@ class vertex_numbering {
 
   static std::size_t hash(const Key& key) {
     std::uint64_t h;
-    if constexpr (std::is_same_v<Key, std::int64_t>) h = static_cast<std::uint64_t>(key);
-    else h = std::hash<Key>{}(key);
+    if constexpr (std::is_same_v<Key, std::int64_t>)
+      h = static_cast<std::uint64_t>(key);
+    else
+      h = std::hash<Key>{}(key);
     // splitmix64 finaliser: consecutive ids must not land in consecutive slots.
     h ^= h >> 30;
     h *= 0xbf58476d1ce4e5b9ULL;
@@ -71,7 +73,6 @@ class vertex_numbering {
   std::vector<slot> slots_;
   std::size_t count_ = 0;
 };
-
 
 labelled_graph finish_graph(const std::string& path, const line_reader& lines, triples<double>& t,
                             std::vector<std::string> labels, text_reading& r) {
@@ -115,8 +116,8 @@ labelled_graph read_edge_list_serial(const std::string& path, std::string_view d
                                      text_reading& r) {
   if (data.empty()) throw parse_error(path, 0, "file is empty (expected 'u v [w]' lines)");
   vertex_numbering<std::int64_t> ids;
-  const auto parse_line = [&](std::string_view line, long long ln,
-                              std::vector<std::string>& labels, triples<double>& t) {
+  const auto parse_line = [&](std::string_view line, long long ln, std::vector<std::string>& labels,
+                              triples<double>& t) {
     tokenizer tk(line);
     std::string_view tok[3];
     int ntok = 0;
@@ -145,8 +146,8 @@ labelled_graph read_abc_serial(const std::string& path, std::string_view data, t
   if (data.empty()) throw parse_error(path, 0, "file is empty (expected 'a<TAB>b[<TAB>w]' lines)");
   // Keys view into `data`, which outlives the map.
   vertex_numbering<std::string_view> ids;
-  const auto parse_line = [&](std::string_view line, long long ln,
-                              std::vector<std::string>& labels, triples<double>& t) {
+  const auto parse_line = [&](std::string_view line, long long ln, std::vector<std::string>& labels,
+                              triples<double>& t) {
     std::string_view tok[3];
     int ntok = 0;
     std::string_view extra;
@@ -170,7 +171,6 @@ labelled_graph read_abc_serial(const std::string& path, std::string_view data, t
   return read_lines_serial(path, data, r, 16, parse_line);
 }
 
-
 namespace {
 
 /// The first data line of an edge list when it could be an "n m" header: two non-negative
@@ -190,8 +190,8 @@ bool header_candidate(std::string_view data, edge_list_header& h) {
     tokenizer tk(line);
     std::string_view a, b, more;
     if (!tk.next(a) || !tk.next(b) || tk.next(more)) return false;
-    if (parse_int64(a, h.n) != num_status::ok || parse_int64(b, h.m) != num_status::ok ||
-        h.n < 0 || h.m < 0)
+    if (parse_int64(a, h.n) != num_status::ok || parse_int64(b, h.m) != num_status::ok || h.n < 0 ||
+        h.m < 0)
       return false;
     h.line = lines.line_no();
     h.next = data.size() - lines.bytes_left();
@@ -217,7 +217,6 @@ std::string lower_extension(const std::string& path) {
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return ext;
 }
-
 
 }  // namespace
 }  // namespace internal
@@ -256,7 +255,8 @@ labelled_graph read_abc(const std::string& path, const read_options& options) {
   return guard_memory(path, [&] {
     const file_bytes file(path);
     const std::string_view data = file.view();
-    if (data.empty()) throw parse_error(path, 0, "file is empty (expected 'a<TAB>b[<TAB>w]' lines)");
+    if (data.empty())
+      throw parse_error(path, 0, "file is empty (expected 'a<TAB>b[<TAB>w]' lines)");
     text_reading r;
     r.options = options;
     if (use_serial_reader()) return read_abc_serial(path, data, r);
@@ -270,8 +270,8 @@ labelled_graph read_graph(const std::string& path, file_format format,
     const std::string ext = lower_extension(path);
     format = looks_like_mcl_native(path) ? file_format::mcl_native
              : ext == ".mtx"             ? file_format::matrix_market
-             : ext == ".abc" ? file_format::abc
-                             : file_format::edge_list;
+             : ext == ".abc"             ? file_format::abc
+                                         : file_format::edge_list;
   }
   switch (format) {
     case file_format::abc: return read_abc(path, options);  // they mirror as they read

@@ -27,7 +27,8 @@ inline bool revsize_less(const std::vector<index_t>& a, const std::vector<index_
 }
 
 /// Groups nodes by union-find class (classes in order of their smallest node).
-inline std::vector<std::vector<index_t>> classes_of(union_find& uf, const std::vector<char>& member) {
+inline std::vector<std::vector<index_t>> classes_of(union_find& uf,
+                                                    const std::vector<char>& member) {
   const index_t n = static_cast<index_t>(uf.parent.size());
   std::vector<index_t> id(static_cast<std::size_t>(n), -1);
   std::vector<std::vector<index_t>> out;
@@ -166,8 +167,10 @@ clustering interpret_reference(const host_csr<T>& limit, overlap_mode mode) {
       const std::ptrdiff_t size = last_member(d) - m;
       if (size == 1) {
         index_t& rep = unique_rep[m[0]];
-        if (rep < 0) rep = d;
-        else g.unite(rep, d);
+        if (rep < 0)
+          rep = d;
+        else
+          g.unite(rep, d);
         continue;
       }
       for (std::ptrdiff_t a = 0; a < size; ++a)
@@ -198,9 +201,9 @@ clustering interpret_reference(const host_csr<T>& limit, overlap_mode mode) {
       }
     }
   }
-  clusters.erase(std::remove_if(clusters.begin(), clusters.end(),
-                                [](const auto& c) { return c.empty(); }),
-                 clusters.end());
+  clusters.erase(
+      std::remove_if(clusters.begin(), clusters.end(), [](const auto& c) { return c.empty(); }),
+      clusters.end());
   std::sort(clusters.begin(), clusters.end(), reference_detail::revsize_less);
   out.clusters = std::move(clusters);
   return out;

@@ -168,8 +168,7 @@ inline std::vector<hand_case> hand_cases() {
        "g\th\t1\ng\ti\t1\ng\tj\t1\nh\ti\t1\nh\tj\t1\ni\tj\t1\ns\ts\t1\n",
        "g\th\ti\tj\na\tb\tc\nd\te\tf\ns\n"},
       // Labels in output lines follow first appearance (z, y, x), not the alphabet.
-      {"two_triangles_bridge",
-       "z\ty\t1\ny\tx\t1\nx\tz\t1\nq\tz\t0.1\nq\tp\t1\np\to\t1\no\tq\t1\n",
+      {"two_triangles_bridge", "z\ty\t1\ny\tx\t1\nx\tz\t1\nq\tz\t0.1\nq\tp\t1\np\to\t1\no\tq\t1\n",
        "z\ty\tx\nq\tp\to\n"},
       // A 5-node line: mcl finds overlap (n2) and cuts it to the first cluster.
       {"line5", "n0\tn1\nn1\tn2\nn2\tn3\nn3\tn4\n", "n0\tn1\tn2\nn3\tn4\n"},
@@ -186,8 +185,8 @@ inline bool have(const char* tool) {
   return std::system((std::string("command -v ") + tool + " > /dev/null 2>&1").c_str()) == 0;
 }
 /// Skips the test without Debian's mcl and mcxload (the comparisons need both).
-#define REQUIRE_MCL_TOOLS()                                                                  \
-  if (!opsparse::mcl::test::have("mcl") || !opsparse::mcl::test::have("mcxload"))           \
+#define REQUIRE_MCL_TOOLS()                                                                   \
+  if (!opsparse::mcl::test::have("mcl") || !opsparse::mcl::test::have("mcxload"))             \
   GTEST_SKIP() << "Debian's mcl and mcxload are not on PATH (apt-get install mcl to compare " \
                   "with them)"
 

@@ -39,7 +39,8 @@ TEST_F(Mcl, HandWrittenGraphsGiveMclsExactOutput) {
     for (precision prec : {precision::float32, precision::float64}) {
       const fs::path p = file(h.name + ".abc", h.abc);
       const labelled_result r = cluster_file(p.string(), params{}, false, prec);
-      EXPECT_EQ(r.text, h.expected) << h.name << (prec == precision::float32 ? " float" : " double");
+      EXPECT_EQ(r.text, h.expected)
+          << h.name << (prec == precision::float32 ? " float" : " double");
       EXPECT_TRUE(r.run.converged) << h.name;
     }
   }
@@ -192,8 +193,8 @@ TEST_F(Mcl, BlockedExpansionGivesTheSameIterates) {
   auto b2 = make_cpu_backend<double>(0);
   int blocks = 0;
   const run_result<double> r1 = run(*b1, start, whole);
-  const run_result<double> r2 =
-      run(*b2, start, blocked, [&](const iteration_info& it) { blocks = std::max(blocks, it.blocks); });
+  const run_result<double> r2 = run(
+      *b2, start, blocked, [&](const iteration_info& it) { blocks = std::max(blocks, it.blocks); });
   EXPECT_GT(blocks, 3);
   EXPECT_TRUE(opsparse::test::csr_near(r1.limit, r2.limit, 0.0));
   blocked.max_iter = whole.max_iter = 10000;
@@ -216,7 +217,8 @@ TEST_F(Mcl, FusedExpansionPruningEqualsTheEnginesProductBitForBit) {
     const host_csr<double> start = start_matrix(g.adj, p);
     auto fused = make_cpu_backend<double>(2);
     auto engine = make_cpu_backend<double>(2, 0);
-    EXPECT_TRUE(opsparse::test::csr_near(run(*fused, start, p).limit, run(*engine, start, p).limit, 0.0))
+    EXPECT_TRUE(
+        opsparse::test::csr_near(run(*fused, start, p).limit, run(*engine, start, p).limit, 0.0))
         << "p_in " << p_in;
     const host_csr<float> start_f = convert<float>(start);
     auto fused_f = make_cpu_backend<float>(1);
@@ -288,8 +290,8 @@ static const std::string mcl_exe = opsparse::test::program_path("opsparse-mcl", 
 /// Runs the program; returns its exit status, with stdout and stderr captured into files.
 int run_program(const std::string& args, const fs::path& dir, std::string* out, std::string* err) {
   const fs::path o = dir / "stdout.txt", e = dir / "stderr.txt";
-  const std::string cmd = std::string("'") + mcl_exe + "' " + args + " > '" + o.string() +
-                          "' 2> '" + e.string() + "'";
+  const std::string cmd =
+      std::string("'") + mcl_exe + "' " + args + " > '" + o.string() + "' 2> '" + e.string() + "'";
   const int status = std::system(cmd.c_str());
   if (out) *out = read_text(o);
   if (err) *err = read_text(e);
@@ -305,7 +307,9 @@ TEST_F(Mcl, ProgramWritesMclsFormatAndReportsErrors) {
   EXPECT_EQ(err, "");
   // Default output name in the current directory, as mcl; --verbose reports iterations.
   const std::string in_dir = "cd '" + dir_.string() + "' && '" + mcl_exe + "'";
-  ASSERT_EQ(std::system((in_dir + " prog.abc --abc -I 2 -te 1 --backend cpu --verbose 2> v.txt").c_str()), 0);
+  ASSERT_EQ(
+      std::system((in_dir + " prog.abc --abc -I 2 -te 1 --backend cpu --verbose 2> v.txt").c_str()),
+      0);
   EXPECT_EQ(read_text(dir_ / "out.prog.abc.I20"), hand_cases()[0].expected);
   const std::string verbose = read_text(dir_ / "v.txt");
   EXPECT_NE(verbose.find("ite   1"), std::string::npos) << verbose;
@@ -322,7 +326,8 @@ TEST_F(Mcl, ProgramWritesMclsFormatAndReportsErrors) {
   EXPECT_EQ(run_program("'" + bad.string() + "' -o - --backend cpu", dir_, &out, &err), 1);
   EXPECT_NE(err.find("prog_bad.abc:2"), std::string::npos) << err;
   EXPECT_EQ(out, "");
-  EXPECT_EQ(run_program("'" + (dir_ / "nope.abc").string() + "' --backend cpu", dir_, &out, &err), 1);
+  EXPECT_EQ(run_program("'" + (dir_ / "nope.abc").string() + "' --backend cpu", dir_, &out, &err),
+            1);
   EXPECT_NE(err.find("nope.abc"), std::string::npos) << err;
   // Bad flags: status 2 and a hint.
   EXPECT_EQ(run_program("'" + g.string() + "' -I 0", dir_, nullptr, &err), 2);
@@ -332,9 +337,9 @@ TEST_F(Mcl, ProgramWritesMclsFormatAndReportsErrors) {
   EXPECT_EQ(run_program("'" + g.string() + "' -pct 100", dir_, nullptr, &err), 2);
   EXPECT_EQ(run_program("", dir_, nullptr, &err), 2);
   EXPECT_EQ(run_program("--help", dir_, &out, nullptr), 0);
-  for (const char* flag : {"-I", "-o", "--abc", "-P", "-p", "-S", "-R", "-pct", "-te",
-                           "--discard-loops", "--backend", "--precision", "--max-iter", "--verbose",
-                           "--quiet", "--format", "--overlap", "-scheme"}) {
+  for (const char* flag :
+       {"-I", "-o", "--abc", "-P", "-p", "-S", "-R", "-pct", "-te", "--discard-loops", "--backend",
+        "--precision", "--max-iter", "--verbose", "--quiet", "--format", "--overlap", "-scheme"}) {
     const std::string name = std::string(flag).substr(std::string(flag).find_first_not_of('-'));
     EXPECT_NE(out.find(name), std::string::npos) << "--help does not document " << flag;
   }
@@ -413,8 +418,8 @@ TEST_F(Mcl, SameClustersAsTheMclBinary) {
     const fs::path f = file(g.name + ".abc", g.abc);
     for (const variant& v : variants) {
       const fs::path out = dir_ / (g.name + ".mcl.out");
-      const std::string cmd = "mcl '" + f.string() + "' --abc " + v.flags + " -o '" +
-                              out.string() + "' > /dev/null 2>&1";
+      const std::string cmd = "mcl '" + f.string() + "' --abc " + v.flags + " -o '" + out.string() +
+                              "' > /dev/null 2>&1";
       ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
       const std::string want = read_text(out);
       for (precision prec : {precision::float32, precision::float64}) {
@@ -449,13 +454,13 @@ TEST(MclStartMatrix, ParallelEqualsSerialBitForBit) {
     }
     if (i % 17 == 3)  // only zero weights
       for (auto& e : row) e.second = 0;
-    if (i % 7 == 0) row.emplace_back(i, 2.5);           // a loop
-    if (i % 19 == 1) row.emplace_back(i, 0.0);          // a zero-weight loop
+    if (i % 7 == 0) row.emplace_back(i, 2.5);                            // a loop
+    if (i % 19 == 1) row.emplace_back(i, 0.0);                           // a zero-weight loop
     if (i % 11 == 0 && !row.empty()) row.emplace_back(row[0].first, 0);  // a zero weight
     std::sort(row.begin(), row.end());
-    row.erase(std::unique(row.begin(), row.end(),
-                          [](auto& x, auto& y) { return x.first == y.first; }),
-              row.end());
+    row.erase(
+        std::unique(row.begin(), row.end(), [](auto& x, auto& y) { return x.first == y.first; }),
+        row.end());
     for (auto& [c, w] : row) {
       a.col.push_back(c);
       a.val.push_back(w);
@@ -533,13 +538,16 @@ host_csr<T> random_limit(index_t n, std::uint64_t seed) {
     const unsigned r = static_cast<unsigned>(rng() % 100);
     if (level[v] == 0) {
       row.emplace_back(v, 3.0);
-      if (r < 15) row.emplace_back(pick(1), 3.0);       // a tie with the loop: one system
-      else if (r < 30) row.emplace_back(pick(1), 0.001);  // below the bar
-      else if (r < 35 && !at_level[1].empty())            // kept, to a node that is no attractor
+      if (r < 15)
+        row.emplace_back(pick(1), 3.0);  // a tie with the loop: one system
+      else if (r < 30)
+        row.emplace_back(pick(1), 0.001);       // below the bar
+      else if (r < 35 && !at_level[1].empty())  // kept, to a node that is no attractor
         row.emplace_back(at_level[1][rng() % at_level[1].size()], 3.0);
     } else if (r >= 5) {  // 5% empty rows: missing nodes
       const int targets = 1 + static_cast<int>(rng() % 3);
-      for (int k = 0; k < targets; ++k) row.emplace_back(pick(level[v]), 1.0 + static_cast<double>(rng() % 2));
+      for (int k = 0; k < targets; ++k)
+        row.emplace_back(pick(level[v]), 1.0 + static_cast<double>(rng() % 2));
       if (r < 20) row.emplace_back(v, 0.01);  // a light loop: not an attractor
     }
     std::sort(row.begin(), row.end());
@@ -601,6 +609,8 @@ TEST(MclProgram, OneConnectionUnlessTheUserChose) {
   ::setenv(name, "4", 1);
   opsparse::apps::prefer_one_connection();
   EXPECT_STREQ(std::getenv(name), "4");
-  if (before) ::setenv(name, saved.c_str(), 1);
-  else ::unsetenv(name);
+  if (before)
+    ::setenv(name, saved.c_str(), 1);
+  else
+    ::unsetenv(name);
 }

@@ -129,12 +129,15 @@ TEST_F(McxBinary, RefusesDamagedFilesNamingTheByte) {
 TEST_F(McxBinary, ReadsAndWritesWhatMcxloadWrites) {
   REQUIRE_MCL_TOOLS();
   const fs::path abc = file("w.abc", planted_abc(8, 25, 0.35, 0.02, true, 61));
-  ASSERT_EQ(sh("cd " + q(dir_) + " && mcxload -abc w.abc --stream-mirror --write-binary -o w.bin "
-                                 "> /dev/null 2>&1 && mcxload -abc w.abc --stream-mirror -o w.mci "
-                                 "> /dev/null 2>&1"),
+  ASSERT_EQ(sh("cd " + q(dir_) +
+               " && mcxload -abc w.abc --stream-mirror --write-binary -o w.bin "
+               "> /dev/null 2>&1 && mcxload -abc w.abc --stream-mirror -o w.mci "
+               "> /dev/null 2>&1"),
             0);
-  const io::mcl_native_matrix b = io::read_mcl_native((dir_ / "w.bin").string(), io::read_options{});
-  const io::mcl_native_matrix t = io::read_mcl_native((dir_ / "w.mci").string(), io::read_options{});
+  const io::mcl_native_matrix b =
+      io::read_mcl_native((dir_ / "w.bin").string(), io::read_options{});
+  const io::mcl_native_matrix t =
+      io::read_mcl_native((dir_ / "w.mci").string(), io::read_options{});
   EXPECT_EQ(b.columns.rpt, t.columns.rpt);
   EXPECT_EQ(b.columns.col, t.columns.col);
   ASSERT_EQ(b.columns.val.size(), t.columns.val.size());
@@ -150,8 +153,11 @@ TEST_F(McxBinary, ProgramsWriteMcxloadsBytesAndClusterItAsText) {
   const std::string mcl = q(opsparse::test::program_path("opsparse-mcl", OPSPARSE_MCL_EXE));
   file("p.abc", planted_abc(10, 30, 0.3, 0.01, true, 62));
   const std::string cd = "cd " + q(dir_) + " && ";
-  ASSERT_EQ(sh(cd + "mcxload -abc p.abc --stream-mirror --write-binary -o want.bin > /dev/null 2>&1"), 0);
-  ASSERT_EQ(sh(cd + mcx + " load -abc p.abc --stream-mirror --write-binary -write-tab p.tab -o got.bin"), 0);
+  ASSERT_EQ(
+      sh(cd + "mcxload -abc p.abc --stream-mirror --write-binary -o want.bin > /dev/null 2>&1"), 0);
+  ASSERT_EQ(
+      sh(cd + mcx + " load -abc p.abc --stream-mirror --write-binary -write-tab p.tab -o got.bin"),
+      0);
   EXPECT_TRUE(read_text(dir_ / "got.bin") == read_text(dir_ / "want.bin"));
   ASSERT_EQ(sh(cd + mcx + " load -abc p.abc --stream-mirror -o p.mci"), 0);
   // The binary matrix clusters as its text and as mcl clusters the binary.

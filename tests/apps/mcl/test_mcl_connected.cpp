@@ -127,7 +127,8 @@ bool expect_as_mcl(const fs::path& dir, const std::vector<std::string>& files,
   const std::string o = " -o " + out + " > stdout.txt 2> stderr.txt";
   EXPECT_EQ(sh("cd " + q(dir / "mcl") + " && mcl " + args + o), 0) << "mcl " << args;
   EXPECT_EQ(sh("cd " + q(dir / "ours") + " && '" + exe() + "' " + args + o), 0)
-      << args << "\n" << read_text(dir / "ours" / "stderr.txt");
+      << args << "\n"
+      << read_text(dir / "ours" / "stderr.txt");
   const std::string file = out == "-" ? "stdout.txt" : out;
   std::string got = read_text(dir / "ours" / file);
   const std::string cline = "# cline: opsparse-mcl ";
@@ -147,7 +148,8 @@ TEST_F(MclConnected, SplitsAsMclWithEverySort) {
   std::string raw, forced;
   ASSERT_EQ(sh("cd " + q(dir_) + " && mcl g.abc --abc -I 5 -o raw.txt 2> /dev/null"), 0);
   ASSERT_EQ(sh("cd " + q(dir_) + " && mcl g.abc --abc -I 5 -force-connected y -o fc.txt " +
-               "2> /dev/null"), 0);
+               "2> /dev/null"),
+            0);
   ASSERT_EQ(lines(read_text(dir_ / "raw.txt")), 5u);
   ASSERT_EQ(lines(read_text(dir_ / "fc.txt")), 6u);
   for (const char* sort : {"", " -sort size", " -sort lex", " -sort revsize"}) {
@@ -163,7 +165,8 @@ TEST_F(MclConnected, NativeInputAndTabLabelsAsMcl) {
   REQUIRE_MCL_TOOLS();
   file("g.abc", split_abc);
   ASSERT_EQ(sh("cd " + q(dir_) + " && mcxload -abc g.abc --stream-mirror -write-tab g.tab " +
-               "-o g.mci > /dev/null 2>&1"), 0);
+               "-o g.mci > /dev/null 2>&1"),
+            0);
   const std::string args = "g.mci -I 5 -force-connected y";
   EXPECT_TRUE(expect_as_mcl(dir_, {"g.mci"}, args));
   EXPECT_TRUE(expect_as_mcl(dir_, {"g.mci", "g.tab"}, args + " -use-tab g.tab"));
@@ -189,8 +192,9 @@ TEST_F(MclConnected, ValuesAsMclReadsThem) {
   for (const char* bad : {"-force-connected x", "-force-connected true", "-force-connected ' y'",
                           "-force-connected"}) {
     const fs::path err = dir_ / "err.txt";
-    EXPECT_EQ(sh("cd " + q(dir_) + " && '" + exe() + "' g.abc --abc -o /dev/null " + bad +
-                 " 2> " + q(err)), 2)
+    EXPECT_EQ(sh("cd " + q(dir_) + " && '" + exe() + "' g.abc --abc -o /dev/null " + bad + " 2> " +
+                 q(err)),
+              2)
         << bad;
     EXPECT_NE(read_text(err).find("force-connected"), std::string::npos)
         << bad << ": " << read_text(err);
@@ -202,7 +206,8 @@ TEST_F(MclConnected, InflationSweepSplitsEveryOutputAsMcl) {
   file("g.abc", split_abc);
   fs::create_directories(dir_ / "sweep");
   ASSERT_EQ(sh("cd " + q(dir_) + " && '" + exe() + "' g.abc --abc --inflations 2,5 " +
-               "-force-connected y -odir sweep 2> /dev/null"), 0);
+               "-force-connected y -odir sweep 2> /dev/null"),
+            0);
   for (const std::string i : {"2", "5"}) {
     const bool split = expect_as_mcl(dir_, {"g.abc"}, "g.abc --abc -force-connected y -I " + i);
     const fs::path out = dir_ / "sweep" / ("out.g.abc.I" + i + "0");
@@ -234,8 +239,9 @@ TEST_F(MclConnected, RandomGraphsAsMcl) {
   REQUIRE_MCL_TOOLS();
   // ABC, a mirrored native matrix and a directed one (whose arcs are followed as they point),
   // with options that change the graph as clustered (-tf), the order and the overlap.
-  const char* extras[] = {"", "-sort size", "-sort lex", "-overlap keep", "-overlap split",
-                          "-tf 'gq(2)'", "-pi 2", "--discard-loops=n"};
+  const char* extras[] = {
+      "",      "-sort size",       "-sort lex", "-overlap keep", "-overlap split", "-tf 'gq(2)'",
+      "-pi 2", "--discard-loops=n"};
   const char* inflations[] = {"1.4", "3", "5", "8", "12"};
   int splits[3] = {0, 0, 0};
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
@@ -244,8 +250,9 @@ TEST_F(MclConnected, RandomGraphsAsMcl) {
       std::string input = "r.abc --abc";
       if (kind > 0) {
         const std::string mirror = kind == 1 ? " --stream-mirror" : "";
-        ASSERT_EQ(sh("cd " + q(dir_) + " && mcxload -abc r.abc" + mirror +
-                     " -o r.mci > /dev/null 2>&1"), 0);
+        ASSERT_EQ(
+            sh("cd " + q(dir_) + " && mcxload -abc r.abc" + mirror + " -o r.mci > /dev/null 2>&1"),
+            0);
         input = "r.mci";
       }
       const std::string args = input + " -I " + inflations[seed % 5] + " " +

@@ -31,14 +31,15 @@ using opsparse::host_csr;
 template <class T>
 ::testing::AssertionResult identical(const host_csr<T>& x, const host_csr<T>& y) {
   if (x.rows != y.rows || x.cols != y.cols)
-    return ::testing::AssertionFailure() << "shape " << x.rows << "x" << x.cols << " vs " << y.rows
-                                         << "x" << y.cols;
+    return ::testing::AssertionFailure()
+           << "shape " << x.rows << "x" << x.cols << " vs " << y.rows << "x" << y.cols;
   if (x.rpt != y.rpt || x.col != y.col)
-    return ::testing::AssertionFailure() << "structure differs (nnz " << x.nnz() << " vs "
-                                         << y.nnz() << ")";
+    return ::testing::AssertionFailure()
+           << "structure differs (nnz " << x.nnz() << " vs " << y.nnz() << ")";
   for (std::size_t k = 0; k < x.val.size(); ++k)
     if (!(x.val[k] == y.val[k]))  // bit for bit: no NaN here
-      return ::testing::AssertionFailure() << "value " << k << ": " << x.val[k] << " vs " << y.val[k];
+      return ::testing::AssertionFailure()
+             << "value " << k << ": " << x.val[k] << " vs " << y.val[k];
   return ::testing::AssertionSuccess();
 }
 
@@ -68,11 +69,10 @@ void check_runs(const host_csr<double>& start, mcl::params p, const std::string&
         EXPECT_TRUE(got.limit.rpt.size() <= 1) << "the limit belongs to rank 0 only";
         continue;
       }
-      const std::string where = what + ", " +
-                                (layout == mcl::dist_layout::rows ? std::string("rows layout")
-                                                                  : test::shape_name(g)) +
-                                ", max_iter " + std::to_string(q.max_iter) +
-                                (sizeof(T) == 4 ? ", float" : ", double");
+      const std::string where =
+          what + ", " +
+          (layout == mcl::dist_layout::rows ? std::string("rows layout") : test::shape_name(g)) +
+          ", max_iter " + std::to_string(q.max_iter) + (sizeof(T) == 4 ? ", float" : ", double");
       EXPECT_EQ(got.iterations, want.iterations) << where;
       EXPECT_EQ(got.converged, want.converged) << where;
       EXPECT_TRUE(identical(got.limit, want.limit)) << where;
@@ -87,7 +87,8 @@ void check_runs(const host_csr<double>& start, mcl::params p, const std::string&
 /// Every rank's start matrix from an ABC text or file (all ranks read it here; the program's
 /// rank 0 reads alone).
 host_csr<double> start_of(const std::string& path, const mcl::params& p) {
-  const opsparse::io::labelled_graph g = opsparse::io::read_graph(path, opsparse::io::file_format::abc);
+  const opsparse::io::labelled_graph g =
+      opsparse::io::read_graph(path, opsparse::io::file_format::abc);
   return mcl::start_matrix(g.adj, p);
 }
 
@@ -118,9 +119,9 @@ TEST(MclDist, TightPruningAndManyPhases) {
   emergency.prune = 40, emergency.select = 4, emergency.recover = 0;
   mcl::params soft;
   soft.inflation = 1.4;
-  for (const auto& [p, what] : {std::pair{tight, "-P 300 -S 6 -R 9 -pct 95"},
-                                std::pair{emergency, "-P 40 -S 4 -R 0"},
-                                std::pair{soft, "-I 1.4"}}) {
+  for (const auto& [p, what] :
+       {std::pair{tight, "-P 300 -S 6 -R 9 -pct 95"}, std::pair{emergency, "-P 40 -S 4 -R 0"},
+        std::pair{soft, "-I 1.4"}}) {
     const host_csr<double> start = start_of(f.string(), p);
     check_runs<float>(start, p, what);
   }

@@ -182,8 +182,8 @@ TEST_F(MclGpu, FusedExpansionEqualsTheCpuInEveryPruningCase) {
   struct variant {
     long long prune, select, recover;
   };
-  const std::vector<variant> variants = {
-      {10000, 1100, 1400}, {1000, 50, 80}, {300, 0, 100}, {40, 20, 0}, {10000, 1100, 5000}, {0, 0, 0}};
+  const std::vector<variant> variants = {{10000, 1100, 1400}, {1000, 50, 80},      {300, 0, 100},
+                                         {40, 20, 0},         {10000, 1100, 5000}, {0, 0, 0}};
   gpu_backend_options fused;
   fused.fused = fused_expansion::always;
   fused.fused_max_window = 64;
@@ -200,14 +200,16 @@ TEST_F(MclGpu, FusedExpansionEqualsTheCpuInEveryPruningCase) {
     const run_result<double> rc = run(*cpu, start, p);
     std::vector<iteration_info> its;
     auto gpu = make_gpu_backend<double>(-1, fused);
-    const run_result<double> rg = run(*gpu, start, p, [&](const iteration_info& it) { its.push_back(it); });
+    const run_result<double> rg =
+        run(*gpu, start, p, [&](const iteration_info& it) { its.push_back(it); });
     EXPECT_TRUE(opsparse::test::csr_near(rg.limit, rc.limit, 1e-9)) << "double " << what;
     ASSERT_FALSE(its.empty());
     EXPECT_GT(its[0].expanded_nnz / start.rows, 2000) << "the rows are not dense enough: " << what;
     const host_csr<float> start_f = convert<float>(start);
     auto cpu_f = make_cpu_backend<float>(0);
     auto gpu_f = make_gpu_backend<float>(-1, fused);
-    EXPECT_TRUE(opsparse::test::csr_near(run(*gpu_f, start_f, p).limit, run(*cpu_f, start_f, p).limit, 1e-6))
+    EXPECT_TRUE(opsparse::test::csr_near(run(*gpu_f, start_f, p).limit,
+                                         run(*cpu_f, start_f, p).limit, 1e-6))
         << "float " << what;
   }
 }
@@ -215,8 +217,8 @@ TEST_F(MclGpu, FusedExpansionEqualsTheCpuInEveryPruningCase) {
 TEST_F(MclGpu, GeneratedGraphsMatchTheCpu) {
   REQUIRE_GPU();
   for (std::uint64_t seed : {31u, 32u, 33u}) {
-    const fs::path f =
-        file("pp" + std::to_string(seed) + ".abc", planted_abc(10, 30, 0.3, 0.02, seed != 32, seed));
+    const fs::path f = file("pp" + std::to_string(seed) + ".abc",
+                            planted_abc(10, 30, 0.3, 0.02, seed != 32, seed));
     for (double inflation : {1.4, 2.0, 4.0}) {
       params p;
       p.inflation = inflation;
@@ -240,8 +242,8 @@ TEST_F(MclGpu, BlockedExpansionEqualsTheWholeOne) {
   auto b1 = make_gpu_backend<double>();
   auto b2 = make_gpu_backend<double>();
   const run_result<double> r1 = run(*b1, start, whole);
-  const run_result<double> r2 =
-      run(*b2, start, blocked, [&](const iteration_info& it) { blocks = std::max(blocks, it.blocks); });
+  const run_result<double> r2 = run(
+      *b2, start, blocked, [&](const iteration_info& it) { blocks = std::max(blocks, it.blocks); });
   EXPECT_GT(blocks, 3);
   EXPECT_TRUE(opsparse::test::csr_near(r1.limit, r2.limit, 1e-12));
 }
@@ -402,11 +404,13 @@ TEST_F(MclGpu, PpiFilesMatchTheCpuAndLateIterationsAllocateNothing) {
     std::ostringstream trace;
     for (const iteration_info& it : its)
       trace << "\n  ite " << it.iteration << ": allocations " << it.stats.device_allocations
-            << ", expanded " << it.expanded_nnz << ", nnz " << it.nnz << (it.stats.fused ? ", fused" : "");
+            << ", expanded " << it.expanded_nnz << ", nnz " << it.nnz
+            << (it.stats.fused ? ", fused" : "");
     for (std::size_t i = last_growth + 2; i < its.size(); ++i)
       if (its[i].stats.fused == its[i - 1].stats.fused)
         EXPECT_EQ(its[i].stats.device_allocations, its[i - 1].stats.device_allocations)
-          << f.filename() << ": iteration " << its[i].iteration << " allocated device memory" << trace.str();
+            << f.filename() << ": iteration " << its[i].iteration << " allocated device memory"
+            << trace.str();
     EXPECT_GT(gd.stats.peak_device_bytes, 0u);
     // Float cells with double sums (mcl's arithmetic, the program's default) on both backends:
     // the same clusters, and mcl's.

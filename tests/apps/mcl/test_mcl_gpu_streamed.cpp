@@ -70,8 +70,8 @@ TEST_F(MclGpuStreamed, StreamedIteratesEqualTheDevicePlacement) {
 TEST_F(MclGpuStreamed, StreamedClusteringEqualsTheCpus) {
   REQUIRE_GPU();
   for (std::uint64_t seed : {62u, 63u}) {
-    const fs::path f = file("sc" + std::to_string(seed) + ".abc",
-                            planted_abc(10, 50, 0.35, 0.02, true, seed));
+    const fs::path f =
+        file("sc" + std::to_string(seed) + ".abc", planted_abc(10, 50, 0.35, 0.02, true, seed));
     io::labelled_graph g = io::read_graph(f.string());
     const params p;
     const host_csr<double> start = start_matrix(g.adj, p);
@@ -100,13 +100,13 @@ TEST_F(MclGpuStreamed, SmallBudgetsStreamOrAreRefusedBeforeIterating) {
     o.memory_budget = mib << 20;
     bool streamed = false, iterated = false;
     try {
-      const cluster_result g =
-          cluster(start, p, true, precision::float32,
-                  [&](const iteration_info& it) {
-                    iterated = true;
-                    streamed = streamed || it.stats.streamed;
-                  },
-                  o);
+      const cluster_result g = cluster(
+          start, p, true, precision::float32,
+          [&](const iteration_info& it) {
+            iterated = true;
+            streamed = streamed || it.stats.streamed;
+          },
+          o);
       EXPECT_EQ(g.result.clusters, cpu.result.clusters) << mib << " MiB";
       ++(streamed ? streamed_runs : device_runs);
     } catch (const std::runtime_error& e) {
@@ -140,8 +140,9 @@ TEST_F(MclGpuStreamed, ResumedRunEndsAsTheUninterruptedOne) {
     o.checkpoint_seconds = 1e9;
     o.fingerprint = fp;
     o.stop = &stop;
-    EXPECT_THROW(cluster(start, p, true, precision::float32,
-                         [&](const iteration_info& it) { stop = it.iteration == stop_at; }, o),
+    EXPECT_THROW(cluster(
+                     start, p, true, precision::float32,
+                     [&](const iteration_info& it) { stop = it.iteration == stop_at; }, o),
                  run_interrupted);
     run_options r;
     r.resume_dir = dir.string();

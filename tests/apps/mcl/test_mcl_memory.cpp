@@ -31,8 +31,8 @@ class MclMemory : public files_suite<memory_files> {
  protected:
   /// A planted-partition graph's start matrix (dense enough that S and R prune).
   static host_csr<double> planted_start(const params& p, std::uint64_t seed = 51) {
-    const fs::path f = file("planted" + std::to_string(seed) + ".abc",
-                            planted_abc(8, 60, 0.5, 0.03, true, seed));
+    const fs::path f =
+        file("planted" + std::to_string(seed) + ".abc", planted_abc(8, 60, 0.5, 0.03, true, seed));
     return start_matrix(io::read_graph(f.string()).adj, p);
   }
 };
@@ -100,8 +100,8 @@ TEST_F(MclMemory, HowMuchRamAnswersAsMcl) {
   const fs::path out = dir_ / "ram.txt";
   for (const char* opts : {"", "-S 2000", "-R 600 -S 500", "-scheme 1", "-scheme 7"}) {
     for (long long n : {0ll, 3ll, 1500ll, 1000000ll, 50000000ll}) {
-      ASSERT_EQ(sh("mcl - -how-much-ram " + std::to_string(n) + " " + opts + " > " +
-                   out.string() + " 2>&1"),
+      ASSERT_EQ(sh("mcl - -how-much-ram " + std::to_string(n) + " " + opts + " > " + out.string() +
+                   " 2>&1"),
                 0);
       params q;
       const std::string o = opts;
@@ -123,8 +123,8 @@ TEST_F(MclMemory, BudgetSplitsTheExpansionIntoBlocksWithTheSameIterates) {
   auto bounded = make_cpu_backend<double>(2, 0, 64 * 1024);  // 5,461 products a block
   int blocks = 0;
   const run_result<double> a = run(*whole, start, p);
-  const run_result<double> b =
-      run(*bounded, start, p, [&](const iteration_info& it) { blocks = std::max(blocks, it.blocks); });
+  const run_result<double> b = run(
+      *bounded, start, p, [&](const iteration_info& it) { blocks = std::max(blocks, it.blocks); });
   EXPECT_GT(blocks, 4);
   EXPECT_EQ(a.iterations, b.iterations);
   EXPECT_TRUE(opsparse::test::csr_near(a.limit, b.limit, 0.0));
@@ -147,7 +147,12 @@ int run_until_stopped(const host_csr<double>& start, const params& p, precision 
   o.fingerprint = fp;
   o.stop = &stop;
   try {
-    cluster(start, p, false, prec, [&](const iteration_info& it) { if (it.iteration == stop_at) stop = true; }, o);
+    cluster(
+        start, p, false, prec,
+        [&](const iteration_info& it) {
+          if (it.iteration == stop_at) stop = true;
+        },
+        o);
   } catch (const run_interrupted& e) {
     EXPECT_TRUE(e.checkpointed);
     return e.iteration;
@@ -172,9 +177,12 @@ TEST_F(MclMemory, ResumedRunEndsAsTheUninterruptedOne) {
     int first = 0;
     std::string note;
     r.note = [&](const std::string& s) { note = s; };
-    const cluster_result resumed = cluster(start, p, false, prec, [&](const iteration_info& it) {
-      if (!first) first = it.iteration;
-    }, r);
+    const cluster_result resumed = cluster(
+        start, p, false, prec,
+        [&](const iteration_info& it) {
+          if (!first) first = it.iteration;
+        },
+        r);
     EXPECT_EQ(first, 4);
     EXPECT_NE(note.find("after iteration 3"), std::string::npos) << note;
     EXPECT_EQ(resumed.iterations, whole.iterations);

@@ -35,7 +35,8 @@ std::string first_difference(const std::string& want, const std::string& got) {
   std::istringstream a(want), b(got);
   std::string x, y;
   for (int line = 1;; ++line) {
-    const bool ha = static_cast<bool>(std::getline(a, x)), hb = static_cast<bool>(std::getline(b, y));
+    const bool ha = static_cast<bool>(std::getline(a, x)),
+               hb = static_cast<bool>(std::getline(b, y));
     if (!ha && !hb) return "no difference";
     if (!ha || !hb || x != y)
       return "line " + std::to_string(line) + ":\n  mcl:  " + (ha ? x : "<end>") +
@@ -76,9 +77,13 @@ std::string evalue_abc(int groups, int size, std::uint64_t seed) {
       if (u(rng) >= (in ? 0.4 : 0.03)) continue;
       const double r = u(rng);
       char w[40];
-      if (r < 0.1) std::snprintf(w, sizeof w, "0");
-      else if (r < 0.15) std::snprintf(w, sizeof w, "3.5");
-      else std::snprintf(w, sizeof w, "%.2ge-%d", 1 + 8 * u(rng), in ? 5 + static_cast<int>(175 * u(rng)) : 1 + static_cast<int>(4 * u(rng)));
+      if (r < 0.1)
+        std::snprintf(w, sizeof w, "0");
+      else if (r < 0.15)
+        std::snprintf(w, sizeof w, "3.5");
+      else
+        std::snprintf(w, sizeof w, "%.2ge-%d", 1 + 8 * u(rng),
+                      in ? 5 + static_cast<int>(175 * u(rng)) : 1 + static_cast<int>(4 * u(rng)));
       os << "p" << i << "\tp" << j << "\t" << w << "\n";
     }
   return os.str();
@@ -149,7 +154,8 @@ TEST_F(McxNative, ValuesBeyondFloatsRangeAreWrittenSoThatTheyReadBack) {
 TEST_F(McxNative, AGraphWithoutNodesIsAnError) {
   // Found by fuzz_mcl_native: a 0x0 matrix read as a graph gave a graph without vertices,
   // which every other graph reader refuses. The matrix itself reads (empty).
-  const fs::path p = file("empty.mci", "(mclheader\n\ndimensions 0x0\n)\n(mclmatrix\nbegin\n \n)\n");
+  const fs::path p =
+      file("empty.mci", "(mclheader\n\ndimensions 0x0\n)\n(mclmatrix\nbegin\n \n)\n");
   EXPECT_EQ(io::read_mcl_native(p.string(), io::read_options{}).columns.rows, 0);
   try {
     io::read_mcl_native_graph(p.string(), io::read_options{});
@@ -179,8 +185,7 @@ TEST_F(McxNative, BadFilesNameTheirLine) {
       {"", 8, "negative"},
   };
   const std::vector<std::string> bodies = {"0 1 $\n1 5 $\n", "0 1 $\n1 0 $\n3 0 $\n",
-                                           "0 1 $\n1 0:x $\n", "0 1 $\n1 0 2",
-                                           "0 1 $\n1 0:-1 $\n"};
+                                           "0 1 $\n1 0:x $\n", "0 1 $\n1 0 2", "0 1 $\n1 0:-1 $\n"};
   io::read_options nonneg;
   nonneg.nonnegative = true;
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -191,7 +196,8 @@ TEST_F(McxNative, BadFilesNameTheirLine) {
       ADD_FAILURE() << "no error for case " << i << ":\n" << text;
     } catch (const parse_error& e) {
       EXPECT_EQ(e.line(), cases[i].line) << i << ": " << e.what();
-      EXPECT_NE(std::string(e.what()).find(cases[i].says), std::string::npos) << i << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find(cases[i].says), std::string::npos)
+          << i << ": " << e.what();
       EXPECT_NE(std::string(e.what()).find(p.filename().string()), std::string::npos) << e.what();
     }
   }
@@ -245,7 +251,8 @@ void expect_same_output(const fs::path& dir, const std::string& args, const std:
   std::string err;
   ASSERT_EQ(ours(dir, args + " -o out.txt", nullptr, &err), 0) << args << "\n" << err;
   const std::string got = read_text(dir / "out.txt");
-  EXPECT_TRUE(as_mcl(got) == want) << what << ": " << args << "\n" << first_difference(want, as_mcl(got));
+  EXPECT_TRUE(as_mcl(got) == want) << what << ": " << args << "\n"
+                                   << first_difference(want, as_mcl(got));
 }
 
 TEST_F(McxNative, ProgramWritesMclsNativeClusteringOfEveryPpiGraph) {
@@ -292,12 +299,15 @@ TEST_F(McxNative, ProgramMatchesMclOnDomainsSortAndWeights) {
                            "w.mci -L 3", "w.mci -I 4 -P 300 -S 6 -R 9 -pct 95"})
     expect_same_output(dir_, args, "weighted native");
   // A directed native matrix (mcxload without --stream-mirror) is clustered as it is, as mcl does.
-  ASSERT_EQ(sh("mcxload -abc " + q(abc) + " -o " + q(dir_ / "directed.mci") + " > /dev/null 2>&1"), 0);
-  for (const char* args : {"directed.mci", "directed.mci -I 1.4", "directed.mci -I 4 -P 300 -S 6 -R 9",
-                           "directed.mci --discard-loops=n -I 3 -write-graph directed.out.mci"})
+  ASSERT_EQ(sh("mcxload -abc " + q(abc) + " -o " + q(dir_ / "directed.mci") + " > /dev/null 2>&1"),
+            0);
+  for (const char* args :
+       {"directed.mci", "directed.mci -I 1.4", "directed.mci -I 4 -P 300 -S 6 -R 9",
+        "directed.mci --discard-loops=n -I 3 -write-graph directed.out.mci"})
     expect_same_output(dir_, args, "directed native");
   for (const char* args : {"weighted.abc --abc -sort size", "weighted.abc --abc -sort lex",
-                           "weighted.abc --abc -tf 'pow(3)'", "weighted.abc --abc -abc-tf 'mul(2),add(-0.5)' -abc-tf 'gq(0)'"})
+                           "weighted.abc --abc -tf 'pow(3)'",
+                           "weighted.abc --abc -abc-tf 'mul(2),add(-0.5)' -abc-tf 'gq(0)'"})
     expect_same_output(dir_, args, "weighted abc");
 }
 
@@ -306,17 +316,18 @@ TEST_F(McxNative, ProgramMatchesMclsEvalueWorkflow) {
   // mcl's documented BLAST workflow, as written (e-values above 1 give negative weights, which
   // mcl clusters: test_mcl_negative.cpp), and with gq(0) dropping those.
   file("seq.abc", evalue_abc(6, 20, 7));
-  for (const char* args : {"seq.abc --abc --abc-neg-log10 -abc-tf 'ceil(200)'",
-                           "seq.abc --abc --abc-neg-log10 -I 3",
-                           "seq.abc --abc --abc-neg-log10 -abc-tf 'ceil(200),gq(0)'",
-                           "seq.abc --abc --abc-neg-log -abc-tf 'gq(0),ceil(300)' -I 3",
-                           "seq.abc --abc -abc-tf 'neglog(10),gq(1),ceil(150)'"}) {
+  for (const char* args :
+       {"seq.abc --abc --abc-neg-log10 -abc-tf 'ceil(200)'", "seq.abc --abc --abc-neg-log10 -I 3",
+        "seq.abc --abc --abc-neg-log10 -abc-tf 'ceil(200),gq(0)'",
+        "seq.abc --abc --abc-neg-log -abc-tf 'gq(0),ceil(300)' -I 3",
+        "seq.abc --abc -abc-tf 'neglog(10),gq(1),ceil(150)'"}) {
     expect_same_output(dir_, args, "e-values");
     // The graph as loaded, written as mcl writes it.
     ASSERT_EQ(theirs(dir_, std::string(args) + " -o /dev/null -write-graph want.mci"), 0);
     ASSERT_EQ(ours(dir_, std::string(args) + " -o /dev/null -write-graph got.mci"), 0);
     EXPECT_TRUE(read_text(dir_ / "got.mci") == read_text(dir_ / "want.mci"))
-        << args << "\n" << first_difference(read_text(dir_ / "want.mci"), read_text(dir_ / "got.mci"));
+        << args << "\n"
+        << first_difference(read_text(dir_ / "want.mci"), read_text(dir_ / "got.mci"));
   }
 }
 
@@ -363,13 +374,16 @@ TEST_F(McxNative, ProgramReadsOptionsAsMcl) {
   }
   // mcl options that are not supported fail naming themselves, never read as another option;
   // a value glued to its option is no option for mcl either.
-  for (const char* bad : {"-dump ite", "-dump-stem x", "-dump-interval 0:1", "-check-connected y",
-                          "-write-expanded x", "-ap 2", "-aa 2", "--write-limit",
-                          "-write-graphx x", "-I2", "-ofile", "-V loud", "-sort none", "-tf '#knn(3)'",
-                          "-tf 'foo(1)'"}) {
+  for (const char* bad :
+       {"-dump ite", "-dump-stem x", "-dump-interval 0:1", "-check-connected y",
+        "-write-expanded x", "-ap 2", "-aa 2", "--write-limit", "-write-graphx x", "-I2", "-ofile",
+        "-V loud", "-sort none", "-tf '#knn(3)'", "-tf 'foo(1)'"}) {
     ASSERT_EQ(ours(dir_, std::string("sub/g.mci -o /dev/null ") + bad, &out, &err), 2) << bad;
     const std::string name = std::string(bad).substr(0, std::string(bad).find(' '));
-    const std::string shown = name == "-tf" ? std::string(bad).substr(5, 4) : name == "-V" ? "loud" : name == "-sort" ? "none" : name;
+    const std::string shown = name == "-tf"     ? std::string(bad).substr(5, 4)
+                              : name == "-V"    ? "loud"
+                              : name == "-sort" ? "none"
+                                                : name;
     EXPECT_NE(err.find(shown), std::string::npos) << bad << ": " << err;
   }
 }
@@ -391,7 +405,8 @@ std::vector<std::pair<std::string, std::string>> fields(const std::string& line)
 TEST_F(McxNative, ClmDistAndInfoAsDebiansClm) {
   REQUIRE_MCL_TOOLS();
   if (!have("clm")) GTEST_SKIP() << "Debian's clm is not on PATH (apt-get install mcl)";
-  const std::string clm_exe = "'" + opsparse::test::program_path("opsparse-clm", OPSPARSE_CLM_EXE) + "'";
+  const std::string clm_exe =
+      "'" + opsparse::test::program_path("opsparse-clm", OPSPARSE_CLM_EXE) + "'";
   std::vector<fs::path> graphs = {file("w1.abc", planted_abc(10, 15, 0.4, 0.06, true, 31)),
                                   file("w2.abc", planted_abc(6, 30, 0.3, 0.05, false, 32))};
   const std::vector<fs::path> ppi = ppi_files();
@@ -406,7 +421,8 @@ TEST_F(McxNative, ClmDistAndInfoAsDebiansClm) {
       files += " " + c;
     }
     // clm dist: the same lines, byte for byte.
-    for (const char* mode : {"", "-mode sj", "-mode vi", "-mode mk", "--chain", "-mode vi --chain"}) {
+    for (const char* mode :
+         {"", "-mode sj", "-mode vi", "-mode mk", "--chain", "-mode vi --chain"}) {
       std::string want, got, err;
       ASSERT_EQ(run_in(dir_, "clm", std::string("dist ") + mode + files, &want, nullptr), 0);
       ASSERT_EQ(run_in(dir_, clm_exe, std::string("dist ") + mode + files, &got, &err), 0) << err;
@@ -436,7 +452,8 @@ TEST_F(McxNative, ClmDistAndInfoAsDebiansClm) {
       // A modularity that rounds to zero: clm's summation order sometimes leaves -0.00000
       // (w1's single cluster), which is not reproduced (clm.cpp).
       if (theirs_f["mod"] == "-0.00000") theirs_f["mod"] = "0.00000";
-      for (const auto& [k, v] : ours_f) EXPECT_EQ(v, theirs_f[k]) << b << " " << k << "\n" << wl << "\n" << gl;
+      for (const auto& [k, v] : ours_f)
+        EXPECT_EQ(v, theirs_f[k]) << b << " " << k << "\n" << wl << "\n" << gl;
     }
     EXPECT_EQ(lines, 4) << want;
   }
@@ -455,7 +472,8 @@ std::string as_ours(const std::string& text) {
   while (std::getline(is, line)) {
     // A modularity that rounds to zero: clm's summation order sometimes leaves -0.00000, which
     // is not reproduced (clm.cpp).
-    if (const std::size_t m = line.find(" mod=-0.00000 "); m != std::string::npos) line.erase(m + 5, 1);
+    if (const std::size_t m = line.find(" mod=-0.00000 "); m != std::string::npos)
+      line.erase(m + 5, 1);
     cut += line + "\n";
   }
   return cut;
@@ -468,14 +486,17 @@ TEST_F(McxNative, ClmInfoEfficiencyAndModularityAsDebiansClm) {
   REQUIRE_MCL_TOOLS();
   if (!have("clm")) GTEST_SKIP() << "Debian's clm is not on PATH (apt-get install mcl)";
   const std::vector<fs::path> ppi = ppi_files();
-  if (ppi.empty()) GTEST_SKIP() << "no shared PPI networks (set OPSPARSE_DATASETS to ../shared/datasets)";
-  const std::string clm_exe = "'" + opsparse::test::program_path("opsparse-clm", OPSPARSE_CLM_EXE) + "'";
+  if (ppi.empty())
+    GTEST_SKIP() << "no shared PPI networks (set OPSPARSE_DATASETS to ../shared/datasets)";
+  const std::string clm_exe =
+      "'" + opsparse::test::program_path("opsparse-clm", OPSPARSE_CLM_EXE) + "'";
   for (const fs::path& abc : ppi) {
     const std::string b = abc.stem().string();
     mcxload(abc, dir_ / (b + ".mci"), dir_ / (b + ".tab"));
     for (const char* i : {"1.4", "2", "4"})
       ASSERT_EQ(theirs(dir_, b + ".mci -q x -V all -I " + i + " -o " + b + ".I" + i), 0) << b;
-    for (const std::string& files : {" " + b + ".I1.4 " + b + ".I2 " + b + ".I4", " " + b + ".I4 " + b + ".I1.4"}) {
+    for (const std::string& files :
+         {" " + b + ".I1.4 " + b + ".I2 " + b + ".I4", " " + b + ".I4 " + b + ".I1.4"}) {
       std::string want, got, err;
       ASSERT_EQ(run_in(dir_, "clm", "info " + b + ".mci" + files, &want, nullptr), 0) << b;
       ASSERT_EQ(run_in(dir_, clm_exe, "info " + b + ".mci" + files, &got, &err), 0) << err;
@@ -491,12 +512,16 @@ TEST_F(McxNative, ClmInfoEfficiencyAndModularityAsDebiansClm) {
 // 2 2 2 1: DGI=2 TWI=1 TWL=2 sgl=1 qrt=4).
 TEST_F(McxNative, ClmInfoOnLoopsZerosAndOneWayEdgesAsDebiansClm) {
   if (!have("clm")) GTEST_SKIP() << "Debian's clm is not on PATH (apt-get install mcl)";
-  const std::string clm_exe = "'" + opsparse::test::program_path("opsparse-clm", OPSPARSE_CLM_EXE) + "'";
+  const std::string clm_exe =
+      "'" + opsparse::test::program_path("opsparse-clm", OPSPARSE_CLM_EXE) + "'";
   const std::string head = "(mclheader\nmcltype matrix\ndimensions ";
-  file("g.mci", head + "7x7\n)\n(mclmatrix\nbegin\n0 0:5 1:1 2:0.5 $\n1 0:1 2:2 3:1 $\n"
-                "2 0:0.5 1:2 3:0 $\n3 1:1 2:0 4:3 5:1 $\n4 3:3 5:2 6:0.25 $\n5 3:1.5 4:2 $\n6 $\n)\n");
+  file("g.mci",
+       head +
+           "7x7\n)\n(mclmatrix\nbegin\n0 0:5 1:1 2:0.5 $\n1 0:1 2:2 3:1 $\n"
+           "2 0:0.5 1:2 3:0 $\n3 1:1 2:0 4:3 5:1 $\n4 3:3 5:2 6:0.25 $\n5 3:1.5 4:2 $\n6 $\n)\n");
   file("three", head + "7x3\n)\n(mclmatrix\nbegin\n0 0 1 2 $\n1 3 4 5 $\n2 6 $\n)\n");
-  file("singletons", head + "7x7\n)\n(mclmatrix\nbegin\n0 0 $\n1 1 $\n2 2 $\n3 3 $\n4 4 $\n5 5 $\n6 6 $\n)\n");
+  file("singletons",
+       head + "7x7\n)\n(mclmatrix\nbegin\n0 0 $\n1 1 $\n2 2 $\n3 3 $\n4 4 $\n5 5 $\n6 6 $\n)\n");
   file("one", head + "7x1\n)\n(mclmatrix\nbegin\n0 0 1 2 3 4 5 6 $\n)\n");
   file("pairs", head + "7x4\n)\n(mclmatrix\nbegin\n0 0 6 $\n1 1 2 $\n2 3 $\n3 4 5 $\n)\n");
   for (const char* files : {" three singletons one", " singletons one three", " one three pairs"}) {
@@ -512,24 +537,31 @@ TEST_F(McxNative, ClmInfoOnLoopsZerosAndOneWayEdgesAsDebiansClm) {
 TEST_F(McxNative, McxLoadAndDumpAsDebiansMcxloadAndMcxdump) {
   REQUIRE_MCL_TOOLS();
   if (!have("mcxdump")) GTEST_SKIP() << "Debian's mcxdump is not on PATH (apt-get install mcl)";
-  const std::string mcx = "'" + opsparse::test::program_path("opsparse-mcx", OPSPARSE_MCX_EXE) + "'";
+  const std::string mcx =
+      "'" + opsparse::test::program_path("opsparse-mcx", OPSPARSE_MCX_EXE) + "'";
   std::vector<fs::path> inputs = {
       file("l1.abc", planted_abc(8, 25, 0.35, 0.02, true, 41)),
       file("l2.abc", evalue_abc(5, 20, 42)),
       file("l3.abc", "a\tb\t1\na\tb\t3\nb\ta\t2\nc\td\nb\tc\t0.5\ne\tf\t0\ng\tg\t-2\n")};
   if (!ppi_files().empty()) inputs.push_back(ppi_files().back());
   for (const fs::path& abc : inputs) {
-    for (const char* opts : {"", "--stream-mirror", "--stream-mirror --stream-neg-log10 -stream-tf 'ceil(100)'",
-                             "--stream-neg-log10", "-stream-tf 'gq(0.5),mul(2)' -tf 'add(1)'"}) {
+    for (const char* opts :
+         {"", "--stream-mirror", "--stream-mirror --stream-neg-log10 -stream-tf 'ceil(100)'",
+          "--stream-neg-log10", "-stream-tf 'gq(0.5),mul(2)' -tf 'add(1)'"}) {
       if (std::string(opts).find("neg-log") != std::string::npos && abc.stem() != "l2") continue;
       const std::string load = std::string(" -abc ") + q(abc) + " " + opts;
-      ASSERT_EQ(sh("cd " + q(dir_) + " && mcxload" + load + " -write-tab want.tab -o want.mci > /dev/null 2>&1"), 0)
+      ASSERT_EQ(sh("cd " + q(dir_) + " && mcxload" + load +
+                   " -write-tab want.tab -o want.mci > /dev/null 2>&1"),
+                0)
           << load;
       std::string err;
-      ASSERT_EQ(run_in(dir_, mcx, "load" + load + " -write-tab got.tab -o got.mci", nullptr, &err), 0)
-          << load << "\n" << err;
+      ASSERT_EQ(run_in(dir_, mcx, "load" + load + " -write-tab got.tab -o got.mci", nullptr, &err),
+                0)
+          << load << "\n"
+          << err;
       EXPECT_TRUE(read_text(dir_ / "got.mci") == read_text(dir_ / "want.mci"))
-          << load << "\n" << first_difference(read_text(dir_ / "want.mci"), read_text(dir_ / "got.mci"));
+          << load << "\n"
+          << first_difference(read_text(dir_ / "want.mci"), read_text(dir_ / "got.mci"));
       EXPECT_TRUE(read_text(dir_ / "got.tab") == read_text(dir_ / "want.tab")) << load;
       for (const char* dump : {" -imx want.mci", " -imx want.mci -tab want.tab",
                                " -imx want.mci -tab want.tab --no-values"}) {

@@ -32,8 +32,8 @@ struct negative_tag {
 using MclNegative = files_suite<negative_tag>;
 
 bool have_mcl() { return std::system("command -v mcl > /dev/null 2>&1") == 0; }
-#define REQUIRE_MCL()                                                                           \
-  if (!have_mcl())                                                                             \
+#define REQUIRE_MCL() \
+  if (!have_mcl())    \
   GTEST_SKIP() << "Debian's mcl is not on PATH (apt-get install mcl to compare with it)"
 
 int sh(const std::string& cmd) {
@@ -61,8 +61,10 @@ std::string signed_abc(int n, int m, bool small_ints, std::uint64_t seed) {
   std::ostringstream os;
   for (int e = 0; e < m; ++e) {
     const int a = static_cast<int>(u(rng) * n);
-    const int b = u(rng) < 0.8 ? (a + 1 + static_cast<int>(u(rng) * 12)) % n : static_cast<int>(u(rng) * n);
-    double w = small_ints ? ints[static_cast<int>(u(rng) * 8)] : std::round((u(rng) * 4 - 1) * 1000) / 1000;
+    const int b =
+        u(rng) < 0.8 ? (a + 1 + static_cast<int>(u(rng) * 12)) % n : static_cast<int>(u(rng) * n);
+    double w = small_ints ? ints[static_cast<int>(u(rng) * 8)]
+                          : std::round((u(rng) * 4 - 1) * 1000) / 1000;
     if (w == 0) w = 1;
     os << "v" << a << "\tv" << b << "\t" << w << "\n";
   }
@@ -102,7 +104,8 @@ std::map<int, std::map<int, double>> our_start(const fs::path& abc, const params
   o.symmetrize = true;
   params q = p;
   q.mirror = false;
-  const host_csr<double> s = start_matrix(io::read_graph(abc.string(), io::file_format::abc, o).adj, q);
+  const host_csr<double> s =
+      start_matrix(io::read_graph(abc.string(), io::file_format::abc, o).adj, q);
   std::map<int, std::map<int, double>> cols;
   for (index_t i = 0; i < s.rows; ++i) {
     cols[i];
@@ -157,8 +160,8 @@ TEST_F(MclNegative, StartMatrixIsMcls) {
         ASSERT_EQ(wcol.size(), gcol.size()) << what << ": column " << c;
         for (const auto& [r, w] : wcol) {
           ASSERT_EQ(gcol.count(r), 1u) << what << ": column " << c << " row " << r;
-          EXPECT_TRUE(same_value(w, gcol.at(r)))
-              << what << ": column " << c << " row " << r << ": mcl " << w << ", ours " << gcol.at(r);
+          EXPECT_TRUE(same_value(w, gcol.at(r))) << what << ": column " << c << " row " << r
+                                                 << ": mcl " << w << ", ours " << gcol.at(r);
         }
       }
     }
@@ -177,10 +180,11 @@ void expect_mcls_clusters(const fs::path& dir, const fs::path& abc, const std::s
   ASSERT_EQ(sh("'" + exe + "' '" + abc.string() + "' --abc " + flags + " --backend cpu -o '" +
                got.string() + "' 2> '" + err.string() + "'"),
             0)
-      << flags << "\n" << read_text(err);
+      << flags << "\n"
+      << read_text(err);
   EXPECT_TRUE(read_text(got) == read_text(want))
-      << abc.filename() << " " << flags << ": " << nodes_differing(parse_partition(read_text(want)),
-                                                                 parse_partition(read_text(got)))
+      << abc.filename() << " " << flags << ": "
+      << nodes_differing(parse_partition(read_text(want)), parse_partition(read_text(got)))
       << " nodes in other clusters";
 }
 
@@ -217,7 +221,8 @@ TEST_F(MclNegative, TheGpuRefusesThemByName) {
   o.symmetrize = true;
   params p;
   p.mirror = false;
-  const host_csr<double> start = start_matrix(io::read_graph(abc.string(), io::file_format::abc, o).adj, p);
+  const host_csr<double> start =
+      start_matrix(io::read_graph(abc.string(), io::file_format::abc, o).adj, p);
   ASSERT_TRUE(has_negative_values(start));
   try {
     cluster(start, p, true, precision::float32);
@@ -234,10 +239,11 @@ TEST_F(MclNegative, TheGpuRefusesThemByName) {
             1);
   EXPECT_NE(read_text(err).find("negative weights"), std::string::npos) << read_text(err);
   EXPECT_EQ(read_text(out), "precious\n");
-  EXPECT_EQ(sh("'" + exe + "' '" + abc.string() + "' --backend auto -o '" + out.string() + "' 2> '" +
-               err.string() + "'"),
+  EXPECT_EQ(sh("'" + exe + "' '" + abc.string() + "' --backend auto -o '" + out.string() +
+               "' 2> '" + err.string() + "'"),
             0);
-  EXPECT_NE(read_text(err).find("backend: cpu (negative weights"), std::string::npos) << read_text(err);
+  EXPECT_NE(read_text(err).find("backend: cpu (negative weights"), std::string::npos)
+      << read_text(err);
 }
 #endif  // OPSPARSE_MCL_EXE
 
@@ -250,7 +256,8 @@ std::map<std::string, std::string> info_fields(const std::string& line,
   std::string tok;
   while (is >> tok)
     if (const std::size_t eq = tok.find('=');
-        eq != std::string::npos && std::find(skip.begin(), skip.end(), tok.substr(0, eq)) == skip.end())
+        eq != std::string::npos &&
+        std::find(skip.begin(), skip.end(), tok.substr(0, eq)) == skip.end())
       f[tok.substr(0, eq)] = tok.substr(eq + 1);
   return f;
 }
@@ -275,9 +282,11 @@ TEST_F(MclNegative, ClmInfoOnSignedGraphsAsDebiansClm) {
   for (int g = 0; g < 4; ++g) {
     const std::string b = "s" + std::to_string(g);
     file(b + ".abc", g == 0 ? signs_abc : signed_abc(10 + 20 * g, 30 + 60 * g, g % 2 == 1, 20 + g));
-    ASSERT_EQ(sh(d + "mcxload -abc " + b + ".abc --stream-mirror -o " + b + ".mci > /dev/null 2>&1"), 0);
+    ASSERT_EQ(
+        sh(d + "mcxload -abc " + b + ".abc --stream-mirror -o " + b + ".mci > /dev/null 2>&1"), 0);
     for (const char* i : {"1.4", "3"})
-      ASSERT_EQ(sh(d + "mcl " + b + ".mci -I " + i + " -o " + b + ".I" + i + " > /dev/null 2>&1"), 0);
+      ASSERT_EQ(sh(d + "mcl " + b + ".mci -I " + i + " -o " + b + ".I" + i + " > /dev/null 2>&1"),
+                0);
     runs.push_back(b + ".mci " + b + ".I1.4 " + b + ".I3");
     runs.push_back(b + ".mci " + b + ".I3 " + b + ".I1.4");
   }

@@ -46,8 +46,8 @@ class MclRobust : public files_suite<robust_files> {
   /// Debian's mcl on the same file, or "" when it is not installed.
   static std::string mcl_clusters(const fs::path& abc, const std::string& flags = "") {
     const fs::path out = dir_ / "mcl.out";
-    const std::string cmd = "mcl '" + abc.string() + "' --abc " + flags + " -o '" +
-                            out.string() + "' > /dev/null 2>&1";
+    const std::string cmd =
+        "mcl '" + abc.string() + "' --abc " + flags + " -o '" + out.string() + "' > /dev/null 2>&1";
     return std::system(cmd.c_str()) == 0 ? read_text(out) : std::string();
   }
   /// Files in the scratch folder whose names start with '.': temporary files left behind.
@@ -100,7 +100,9 @@ TEST_F(MclRobust, ADeviceNodeAsOutputIsWrittenNotRemoved) {
 TEST_F(MclRobust, NulBytesAreAnErrorWithTheLine) {
   // Once: the third line was skipped and 3 of 5 vertices clustered, exit 0.
   std::string err;
-  EXPECT_EQ(run("- -o - --backend cpu", nullptr, &err, std::string("1 2\n2 3\n") + '\0' + "3 4\n4 5\n"), 1);
+  EXPECT_EQ(
+      run("- -o - --backend cpu", nullptr, &err, std::string("1 2\n2 3\n") + '\0' + "3 4\n4 5\n"),
+      1);
   EXPECT_NE(err.find(":3: NUL byte"), std::string::npos) << err;
 }
 
@@ -133,7 +135,8 @@ TEST_F(MclRobust, AbcLabelsWithSpacesAsMclReadsThem) {
   const fs::path g = file("spaces.abc", "x\tgene 1\ngene 1\ty\tz 2\nx\ty\n");
   std::string out, err;
   EXPECT_EQ(run("spaces.abc -o - --backend cpu --quiet", &out, &err), 1) << out;
-  EXPECT_NE(err.find("spaces.abc:2: expected a numeric weight, found 'z 2'"), std::string::npos) << err;
+  EXPECT_NE(err.find("spaces.abc:2: expected a numeric weight, found 'z 2'"), std::string::npos)
+      << err;
   const fs::path ok = file("spaces_ok.abc", "x\tgene 1\ngene 1\ty\t2\nx\ty\n");
   ASSERT_EQ(run("spaces_ok.abc -o - --backend cpu --quiet", &out, &err), 0) << err;
   EXPECT_EQ(parse_partition(out), (partition{{"x", "gene 1", "y"}}));
@@ -281,15 +284,19 @@ TEST_F(MclRobust, WeightsThatAreZeroAsFloatsAreNoEdges) {
 TEST_F(MclRobust, AProcessThatDoesNotConvergeHasItsInflationBumpedAsMcl) {
   // A directed 3-cycle at -I 2 oscillates for ever; mcl raises the inflation by 0.1% after each
   // iteration from the 40th and converges in the fifties (we ran all 10,000 iterations).
-  file("cycle.mci",
-       "(mclheader\nmcltype matrix\ndimensions 3x3\n)\n(mclmatrix\nbegin\n0 1 $\n1 2 $\n2 0 $\n)\n");
+  file(
+      "cycle.mci",
+      "(mclheader\nmcltype matrix\ndimensions 3x3\n)\n(mclmatrix\nbegin\n0 1 $\n1 2 $\n2 0 $\n)\n");
   std::string out, err;
   ASSERT_EQ(run("cycle.mci --backend cpu -o ours.mci", &out, &err), 0) << err;
   EXPECT_NE(err.find("inflation bumped to 2.0020"), std::string::npos) << err;
   EXPECT_EQ(err.find("warning: no convergence"), std::string::npos) << err;
   EXPECT_EQ(err.find("ite 100"), std::string::npos) << "more than 99 iterations:\n" << err;
   if (has_mcl()) {
-    ASSERT_EQ(std::system(("cd '" + dir_.string() + "' && mcl cycle.mci -o theirs.mci > /dev/null 2>&1").c_str()), 0);
+    ASSERT_EQ(
+        std::system(
+            ("cd '" + dir_.string() + "' && mcl cycle.mci -o theirs.mci > /dev/null 2>&1").c_str()),
+        0);
     auto body = [](std::string t) { return t.substr(t.find('\n') + 1); };  // the cline aside
     EXPECT_EQ(body(read_text(dir_ / "ours.mci")), body(read_text(dir_ / "theirs.mci")));
   }
@@ -310,7 +317,8 @@ TEST_F(MclRobust, EmptyTransformStepsAreRefusedAsMclRefusesThem) {
 TEST_F(MclRobust, AMalformedTabFileIsRefusedBeforeClustering) {
   // It was reported only after the whole clustering had run; mcl refuses it first.
   file("tab.mci",
-       "(mclheader\nmcltype matrix\ndimensions 3x3\n)\n(mclmatrix\nbegin\n0 1 $\n1 0 2 $\n2 1 $\n)\n");
+       "(mclheader\nmcltype matrix\ndimensions 3x3\n)\n(mclmatrix\nbegin\n0 1 $\n1 0 2 $\n2 1 "
+       "$\n)\n");
   file("bad.tab", "0\tzero\nx\tone\n");
   std::string out, err;
   EXPECT_EQ(run("tab.mci --backend cpu -use-tab bad.tab -o -", &out, &err), 1);
@@ -325,16 +333,22 @@ TEST_F(MclRobust, InitialLoopResourceAndSettingsAsMcl) {
   std::string out, err;
   ASSERT_EQ(run("-z -resource 500 -l 3 -i 1.4 -I 3.25", &out, &err), 0) << err;
   EXPECT_NE(out.find("Selection number                             500        [-S n]"),
-            std::string::npos) << out;
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("Prune number                                5000        [-P n]"),
-            std::string::npos) << out;
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("Initial inflation                              1.4      [-i f]"),
-            std::string::npos) << out;
+            std::string::npos)
+      << out;
   if (has_mcl()) {
     const fs::path theirs = dir_ / "z.txt";
     for (const char* flags : {"", "-resource 500 -l 3 -i 1.4 -I 3.25", "-scheme 2 -S 700 -L 20"}) {
       ASSERT_EQ(run(std::string("-z ") + flags, &out, &err), 0) << err;
-      ASSERT_EQ(std::system(("mcl - -z " + std::string(flags) + " > '" + theirs.string() + "' 2>&1").c_str()), 0);
+      ASSERT_EQ(
+          std::system(
+              ("mcl - -z " + std::string(flags) + " > '" + theirs.string() + "' 2>&1").c_str()),
+          0);
       EXPECT_EQ(out, read_text(theirs)) << flags;
     }
   }
@@ -353,7 +367,8 @@ TEST_F(MclRobust, AFullDiskNamesTheFileAndTheReason) {
   // "write_labelled_groups: writing to the stream failed" named neither the file nor why.
   const fs::path tiny = dir_ / "tiny-fs";
   fs::create_directories(tiny);
-  if (std::system(("mount -t tmpfs -o size=4k tmpfs '" + tiny.string() + "' 2>/dev/null").c_str()) != 0)
+  if (std::system(
+          ("mount -t tmpfs -o size=4k tmpfs '" + tiny.string() + "' 2>/dev/null").c_str()) != 0)
     GTEST_SKIP() << "cannot mount a small tmpfs here (needs root and mount rights)";
   file("big.abc", planted_abc(30, 40, 0.3, 0.01, false, 26));
   std::string out, err;

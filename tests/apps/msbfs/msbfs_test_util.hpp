@@ -49,7 +49,8 @@ inline ::testing::AssertionResult same_as_queue_bfs(const host_csr<pattern>& a,
                                                     level_t max_depth = -1) {
   const auto want = queue_bfs(a, source, max_depth);
   const auto& lv = r.levels;
-  if (row >= static_cast<std::size_t>(lv.rows)) return ::testing::AssertionFailure() << "no row " << row;
+  if (row >= static_cast<std::size_t>(lv.rows))
+    return ::testing::AssertionFailure() << "no row " << row;
   std::vector<level_t> got(want.size(), -1);
   for (offset_t p = lv.rpt[row]; p < lv.rpt[row + 1]; ++p) {
     if (p > lv.rpt[row] && lv.col[p] <= lv.col[p - 1])

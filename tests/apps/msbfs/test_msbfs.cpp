@@ -61,7 +61,8 @@ void check_sources(const host_csr<pattern>& a, const std::vector<index_t>& sourc
     EXPECT_EQ(be->products(), products);
     EXPECT_EQ(be->edges_traversed(), products);
     if (dir == bfs::direction::pull) continue;  // a forced pull reads every vertex every level
-    const index_t b = batch > 0 ? batch : bfs::default_batch(a.rows, sources.size(), be->batch_budget());
+    const index_t b =
+        batch > 0 ? batch : bfs::default_batch(a.rows, sources.size(), be->batch_budget());
     const offset_t words = (std::min<offset_t>(b, static_cast<offset_t>(sources.size())) + 63) / 64;
     EXPECT_LE(be->work(), words * 4 * (products + r.levels.nnz()));
   }
@@ -210,8 +211,10 @@ host_csr<double> road_grid(index_t rows, index_t cols, std::uint64_t seed) {
   auto street = [&](index_t x, index_t y) {
     const double p = u(rng);
     if (p < 0.1) return;
-    if (p < 0.2) e.emplace_back(x, y);
-    else if (p < 0.3) e.emplace_back(y, x);
+    if (p < 0.2)
+      e.emplace_back(x, y);
+    else if (p < 0.3)
+      e.emplace_back(y, x);
     else {
       e.emplace_back(x, y);
       e.emplace_back(y, x);
@@ -283,8 +286,8 @@ TEST(Msbfs, SourcesArgument) {
   EXPECT_EQ(bfs::parse_sources_argument("YAL001C"), (std::vector<std::string>{"YAL001C"}));
   for (const char* bad : {"", " ", ",", "1,,2", "1,"})
     EXPECT_THROW(bfs::parse_sources_argument(bad), std::invalid_argument) << "'" << bad << "'";
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("opsparse_msbfs_src_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("opsparse_msbfs_src_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "s.txt") << "# sources\n3\n\n  4  \r\n3\n";
   EXPECT_EQ(bfs::parse_sources_argument((dir / "s.txt").string()),
@@ -343,8 +346,9 @@ TEST_F(MsbfsCli, LevelsSummaryAndTotals) {
   EXPECT_EQ(read("summary"),
             "# source\treached\tsum_of_levels\teccentricity\tcloseness\n"
             "40\t4\t6\t3\t0.5\n30\t1\t0\t0\t0\n40\t4\t6\t3\t0.5\n");
-  EXPECT_EQ(r.out, "sources\t3\nreached\t9\nsum_of_levels\t12\nmax_eccentricity\t3\n"
-                   "mean_closeness\t0.333333333333\n");
+  EXPECT_EQ(r.out,
+            "sources\t3\nreached\t9\nsum_of_levels\t12\nmax_eccentricity\t3\n"
+            "mean_closeness\t0.333333333333\n");
   EXPECT_NE(r.err.find("batch 1/2"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("batch 2/2"), std::string::npos) << r.err;
 
@@ -354,8 +358,8 @@ TEST_F(MsbfsCli, LevelsSummaryAndTotals) {
   EXPECT_EQ(read("summary"),
             "# source\treached\tsum_of_levels\teccentricity\tcloseness\n30\t4\t6\t3\t0.5\n");
 
-  const auto d = run({graph_, "-q", "--sources", "40", "--max-depth", "1", "--levels",
-                      path("levels")});
+  const auto d =
+      run({graph_, "-q", "--sources", "40", "--max-depth", "1", "--levels", path("levels")});
   ASSERT_EQ(d.status, 0) << d.err;
   EXPECT_EQ(read("levels"), "40\t10\t1\n40\t40\t0\n");
 }
@@ -386,7 +390,8 @@ TEST_F(MsbfsCli, SourcesFromFileAndRandom) {
   ASSERT_EQ(r1.status, 0) << r1.err;
   EXPECT_EQ(r1.out, r2.out);
   EXPECT_EQ(read("a"), read("b"));
-  const auto mtx = write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n");
+  const auto mtx =
+      write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n");
   const auto m = run({mtx, "-q", "--sources", "1", "--levels", path("levels")});
   ASSERT_EQ(m.status, 0) << m.err;
   EXPECT_EQ(read("levels"), "1\t1\t0\n1\t2\t1\n1\t3\t2\n");  // 1-based labels
@@ -396,8 +401,9 @@ TEST_F(MsbfsCli, ClearErrors) {
   const auto absent = run({graph_, "--sources", "10,99"});
   EXPECT_EQ(absent.status, 1);
   EXPECT_NE(absent.err.find("'99' is not a vertex of " + graph_), std::string::npos) << absent.err;
-  const auto zero_based = run({write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n"
-                                              "2 2 1\n1 2\n"),
+  const auto zero_based = run({write("g.mtx",
+                                     "%%MatrixMarket matrix coordinate pattern general\n"
+                                     "2 2 1\n1 2\n"),
                                "--sources", "0"});
   EXPECT_EQ(zero_based.status, 1);
   EXPECT_EQ(run({graph_, "--random", "6"}).status, 1);  // 5 vertices
@@ -485,9 +491,9 @@ TEST_F(MsbfsCli, EmptyAndGarbageValuesNameTheirOption) {
 TEST_F(MsbfsCli, HelpStatesGraphSemanticsAndCloseness) {
   const auto help = run({"--help"});
   ASSERT_EQ(help.status, 0);
-  for (const char* want : {"DIRECTED by default", "-u/--undirected follows every edge both ways",
-                           "opsparse-triangle", "closeness = (reached - 1) / sum of levels",
-                           "mean_closeness"})
+  for (const char* want :
+       {"DIRECTED by default", "-u/--undirected follows every edge both ways", "opsparse-triangle",
+        "closeness = (reached - 1) / sum of levels", "mean_closeness"})
     EXPECT_NE(help.out.find(want), std::string::npos) << want << "\n" << help.out;
   // What the help says: directed by default, 30 (a sink) reaches nothing: closeness 0; with -u
   // it reaches 20, 10 and 40 at levels 1, 2, 3: closeness 3 / 6.
@@ -522,7 +528,8 @@ TEST_F(MsbfsCli, AFailedRunLeavesExistingOutputsAsTheyWere) {
 TEST_F(MsbfsCli, NamesTheBackendCapsThreadsAndHasAVersion) {
   const auto r = run({graph_, "--sources", "10", "--backend", "cpu", "--threads", "100000"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("[opsparse-msbfs] backend: cpu (--backend cpu)\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[opsparse-msbfs] backend: cpu (--backend cpu)\n"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("warning: --threads 100000 is more than the"), std::string::npos) << r.err;
   EXPECT_EQ(run({graph_, "-q", "--sources", "10", "--backend", "cpu"}).err, "");
   const auto v = run({"--version"});

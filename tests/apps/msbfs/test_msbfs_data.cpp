@@ -44,7 +44,8 @@ TEST(MsbfsDatasets, LevelsEqualQueueBfs) {
     const auto g = opsparse::io::read_graph(file);
     // 64 random sources on every graph (about 16 s on two cores for all 24, the largest being
     // p2p-Gnutella31 with 62,586 vertices).
-    const auto sources = bfs::random_sources(g.adj.rows, std::min<std::size_t>(64, g.adj.rows), 2024);
+    const auto sources =
+        bfs::random_sources(g.adj.rows, std::min<std::size_t>(64, g.adj.rows), 2024);
     for (bool undirected : {false, true}) {
       const auto a = bfs::graph_pattern(g.adj, undirected);
       auto be = bfs::make_cpu_backend();

@@ -42,7 +42,8 @@ class MsbfsGpu : public app_test::gpu_test {};
   }
   // Without V to return, the GPU may pull: every direction rule gives the same summaries and
   // traverses the same edges as the CPU's push-only search.
-  for (bfs::direction dir : {bfs::direction::automatic, bfs::direction::pull, bfs::direction::push}) {
+  for (bfs::direction dir :
+       {bfs::direction::automatic, bfs::direction::pull, bfs::direction::push}) {
     bfs::options o = opt;
     o.keep_levels = false;
     o.dir = dir;
@@ -207,24 +208,25 @@ TEST_F(MsbfsGpu, CommandLineGpuBackend) {
   std::string outputs[2];
   int k = 0;
   for (const char* backend : {"gpu", "cpu"}) {
-    const char* argv[] = {"opsparse-msbfs", "-q", "-u", "--backend", backend, "--sources", "0,389",
-                          file.c_str()};
+    const char* argv[] = {"opsparse-msbfs", "-q",        "-u",    "--backend",
+                          backend,          "--sources", "0,389", file.c_str()};
     std::ostringstream out, err;
     EXPECT_EQ(bfs::run_cli(8, argv, out, err), 0) << err.str();
     outputs[k++] = out.str();
   }
   EXPECT_EQ(outputs[0], outputs[1]);
-  EXPECT_NE(outputs[0].find("reached\t1972\nsum_of_levels\t4571\n"), std::string::npos) << outputs[0];
+  EXPECT_NE(outputs[0].find("reached\t1972\nsum_of_levels\t4571\n"), std::string::npos)
+      << outputs[0];
   // Bitmaps the device cannot hold: an error naming the memory and --batch, no crash.
   opsparse::test::env_scope limit("OPSPARSE_DEVICE_ALLOCATION_LIMIT", std::string("100000"));
-  const char* argv[] = {"opsparse-msbfs", "-q", "-u", "--backend", "gpu", "--random", "1000",
-                        "--batch", "1000", "--direction", "pull", file.c_str()};
+  const char* argv[] = {"opsparse-msbfs", "-q",      "-u",   "--backend",   "gpu",  "--random",
+                        "1000",           "--batch", "1000", "--direction", "pull", file.c_str()};
   std::ostringstream out, err;
   EXPECT_EQ(bfs::run_cli(12, argv, out, err), 1);
   EXPECT_EQ(out.str(), "");
-  for (const char* says : {"opsparse-msbfs: error: out of GPU memory: ", " asked for, ",
-                           "for a batch of 1000 sources, three bitmaps", "--batch 250",
-                           "--backend cpu"})
+  for (const char* says :
+       {"opsparse-msbfs: error: out of GPU memory: ", " asked for, ",
+        "for a batch of 1000 sources, three bitmaps", "--batch 250", "--backend cpu"})
     EXPECT_NE(err.str().find(says), std::string::npos) << says << "\n" << err.str();
 }
 

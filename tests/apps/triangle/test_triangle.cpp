@@ -42,8 +42,10 @@ void check_all_ways(const host_csr<double>& adj, std::int64_t expected) {
         opt.per_vertex = per_vertex;
         const tri::result r = tri::count_triangles(*be, a, opt);
         EXPECT_EQ(r.triangles, expected);
-        if (per_vertex) EXPECT_EQ(r.per_vertex, reference);
-        else EXPECT_TRUE(r.per_vertex.empty());
+        if (per_vertex)
+          EXPECT_EQ(r.per_vertex, reference);
+        else
+          EXPECT_TRUE(r.per_vertex.empty());
         if (per_vertex) continue;
         // In parts: 2, 3 and 7 ranges of rows and of the inner dimension, and more parts than
         // vertices (empty ranges).
@@ -156,10 +158,11 @@ TEST(Triangle, AutomaticPresortSortsWhenLagraphDoes) {
   EXPECT_EQ(tri::automatic_presort(skewed, tri::method::cohen), tri::presort::none);
   EXPECT_EQ(tri::automatic_presort(skewed, tri::method::burkhardt), tri::presort::none);
   // Small graphs, sparse graphs and regular graphs stay as they are.
-  EXPECT_EQ(tri::automatic_presort(tri::simple_undirected(complete_graph(40)),
-                                   tri::method::sandia_ll),
-            tri::presort::none);
-  const auto regular = tri::simple_undirected(opsparse::test::random_csr<double>(3000, 3000, 12, 7));
+  EXPECT_EQ(
+      tri::automatic_presort(tri::simple_undirected(complete_graph(40)), tri::method::sandia_ll),
+      tri::presort::none);
+  const auto regular =
+      tri::simple_undirected(opsparse::test::random_csr<double>(3000, 3000, 12, 7));
   EXPECT_EQ(tri::automatic_presort(regular, tri::method::sandia_ll), tri::presort::none);
   EXPECT_FALSE(tri::degrees_skewed(regular));
 
@@ -174,7 +177,8 @@ TEST(Triangle, AutomaticPresortSortsWhenLagraphDoes) {
 
 TEST(Triangle, ClusteringCoefficients) {
   const auto k4 = tri::simple_undirected(complete_graph(4));
-  for (double c : tri::clustering_coefficients(k4, brute_force_per_vertex(k4))) EXPECT_DOUBLE_EQ(c, 1.0);
+  for (double c : tri::clustering_coefficients(k4, brute_force_per_vertex(k4)))
+    EXPECT_DOUBLE_EQ(c, 1.0);
   // Triangle 0-1-2 with pendant 3 on vertex 2: c(2) = 1 / 3, c(3) = 0 (degree 1).
   const auto g = tri::simple_undirected(adjacency(4, {{0, 1}, {1, 2}, {2, 0}, {2, 3}}));
   const auto c = tri::clustering_coefficients(g, brute_force_per_vertex(g));
@@ -208,7 +212,8 @@ class TriangleCli : public app_test::temp_dir_test {
 TEST_F(TriangleCli, CountsAndWritesPerVertexFiles) {
   // Triangle 10-20-30 with pendant 40 on 30.
   const std::string g = write("g.txt", "10 20\n20 30\n30 10\n30 40\n");
-  for (const char* m : {"ul", "sandia-ll", "sandia-uu", "sandia-lut", "sandia-ult", "cohen", "burkhardt"}) {
+  for (const char* m :
+       {"ul", "sandia-ll", "sandia-uu", "sandia-lut", "sandia-ult", "cohen", "burkhardt"}) {
     const auto r = run({"--backend", "cpu", "-m", m, g, "--per-vertex", (dir_ / "pv").string(),
                         "--clustering", (dir_ / "cc").string()});
     EXPECT_EQ(r.status, 0) << r.err;
@@ -242,18 +247,12 @@ TEST_F(TriangleCli, EmptyAndGarbageValuesNameTheirOption) {
   const std::string g = write("g.txt", "1 2\n2 3\n3 1\n");
   // {arguments before GRAPH, the option the message must name}
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"--method", ""}, "--method"},
-      {{"--method", "sandia"}, "--method"},
-      {{"--presort", ""}, "--presort"},
-      {{"--presort", "sideways"}, "--presort"},
-      {{"--per-vertex", ""}, "--per-vertex"},
-      {{"--clustering", ""}, "--clustering"},
-      {{"--format", ""}, "--format"},
-      {{"--backend", ""}, "--backend"},
-      {{"--threads", ""}, "--threads"},
-      {{"--threads", "-1"}, "--threads"},
-      {{"--threads", "1.5"}, "--threads"},
-      {{"--threads", "99999999999"}, "--threads"},
+      {{"--method", ""}, "--method"},         {{"--method", "sandia"}, "--method"},
+      {{"--presort", ""}, "--presort"},       {{"--presort", "sideways"}, "--presort"},
+      {{"--per-vertex", ""}, "--per-vertex"}, {{"--clustering", ""}, "--clustering"},
+      {{"--format", ""}, "--format"},         {{"--backend", ""}, "--backend"},
+      {{"--threads", ""}, "--threads"},       {{"--threads", "-1"}, "--threads"},
+      {{"--threads", "1.5"}, "--threads"},    {{"--threads", "99999999999"}, "--threads"},
   };
   for (const auto& [args, option] : cases) {
     std::vector<std::string> argv = args;
@@ -278,10 +277,13 @@ TEST_F(TriangleCli, PartsCountTheSameAndRefuseWhatNeedsTheWholeProduct) {
     EXPECT_EQ(r.status, 0) << parts << "\n" << r.err;
     EXPECT_EQ(r.out, "5\n") << parts;
     if (std::string(parts) != "1")
-      EXPECT_NE(r.err.find(std::string("in ") + parts + " x " + parts + " parts"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find(std::string("in ") + parts + " x " + parts + " parts"),
+                std::string::npos)
+          << r.err;
   }
   for (const std::vector<std::string>& bad :
-       {std::vector<std::string>{"--parts", "0", g}, {"--parts", "-3", g},
+       {std::vector<std::string>{"--parts", "0", g},
+        {"--parts", "-3", g},
         {"--parts", "2", "--per-vertex", (dir_ / "pv.tsv").string(), g},
         {"--parts", "2", "--materialize", g}}) {
     const auto r = run(bad);
@@ -298,7 +300,8 @@ TEST_F(TriangleCli, HelpStatesTheGraphIsMadeUndirected) {
   for (const char* want : {"ALWAYS made undirected", "no --directed", "opsparse-msbfs"})
     EXPECT_NE(help.out.find(want), std::string::npos) << want << "\n" << help.out;
   // As it says: one directed cycle, the same edges reversed and both at once are one triangle.
-  for (const char* edges : {"1 2\n2 3\n3 1\n", "2 1\n3 2\n1 3\n", "1 2\n2 1\n2 3\n3 2\n1 3\n3 1\n"}) {
+  for (const char* edges :
+       {"1 2\n2 3\n3 1\n", "2 1\n3 2\n1 3\n", "1 2\n2 1\n2 3\n3 2\n1 3\n3 1\n"}) {
     const auto r = run({"--backend", "cpu", write("t.txt", edges)});
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, "1\n") << edges;
@@ -317,14 +320,14 @@ TEST_F(TriangleCli, InputErrorsNameTheFileAndLine) {
   EXPECT_EQ(missing.status, 1);
   EXPECT_NE(missing.err.find("missing.txt"), std::string::npos) << missing.err;
 
-  const std::string rect = write("rect.mtx",
-                                 "%%MatrixMarket matrix coordinate pattern general\n2 3 1\n1 3\n");
+  const std::string rect =
+      write("rect.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 3 1\n1 3\n");
   const auto r2 = run({rect});
   EXPECT_EQ(r2.status, 1);
   EXPECT_NE(r2.err.find("square"), std::string::npos) << r2.err;
 
-  const std::string trunc = write("trunc.mtx",
-                                  "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 2 1\n");
+  const std::string trunc =
+      write("trunc.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 2 1\n");
   EXPECT_EQ(run({trunc}).status, 1);
 
   const std::string g = write("g.txt", "1 2\n2 3\n3 1\n");
@@ -360,7 +363,8 @@ TEST_F(TriangleCli, NamesTheBackendCapsThreadsAndHasAVersion) {
   const auto r = run({g, "--backend", "cpu", "--threads", "100000"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "1\n");
-  EXPECT_NE(r.err.find("[opsparse-triangle] backend: cpu (--backend cpu)\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[opsparse-triangle] backend: cpu (--backend cpu)\n"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("warning: --threads 100000 is more than the"), std::string::npos) << r.err;
   EXPECT_EQ(run({g, "-q", "--backend", "cpu"}).err, "");
   const auto v = run({"--version"});

@@ -68,8 +68,8 @@ TEST_F(TriangleGpu, SmallGraphs) {
   check_same(*gpu, tri::simple_undirected(adjacency(8, star)));
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
     const index_t n = static_cast<index_t>(50 + 300 * seed);
-    check_same(*gpu, tri::simple_undirected(
-                         opsparse::test::random_csr<double>(n, n, 2.0 * seed, seed)));
+    check_same(*gpu,
+               tri::simple_undirected(opsparse::test::random_csr<double>(n, n, 2.0 * seed, seed)));
   }
 }
 
@@ -110,7 +110,8 @@ TEST_F(TriangleGpu, DatasetsMatchCpuAndGraphFacts) {
       for (bool materialize : {false, true}) {  // the fused sum and sum(C) of a formed C
         opt.materialize = materialize;
         const auto got = tri::count_triangles(*gpu, a, opt);
-        EXPECT_EQ(got.triangles, expected) << tri::to_string(m) << (materialize ? " C formed" : " fused");
+        EXPECT_EQ(got.triangles, expected)
+            << tri::to_string(m) << (materialize ? " C formed" : " fused");
         ok = ok && got.triangles == expected;
       }
     }
@@ -167,7 +168,8 @@ TEST_F(TriangleGpu, PartsCountAGraphTheDeviceCannotHoldWhole) {
     EXPECT_EQ(tri::run_cli(5, argv, out, err), 1);
     EXPECT_NE(err.str().find("--parts N"), std::string::npos) << err.str();
   }
-  const char* argv[] = {"opsparse-triangle", "-q", "--backend", "gpu", "--parts", "8", file.c_str()};
+  const char* argv[] = {"opsparse-triangle", "-q", "--backend", "gpu",
+                        "--parts",           "8",  file.c_str()};
   std::ostringstream out, err;
   EXPECT_EQ(tri::run_cli(7, argv, out, err), 0) << err.str();
   EXPECT_EQ(out.str(), "608389\n");

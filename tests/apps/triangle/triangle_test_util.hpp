@@ -14,9 +14,10 @@ namespace triangle_test {
 using namespace app_test;  // host_csr, index_t, offset_t, pattern, adjacency, tsv_rows
 
 constexpr opsparse::triangle::method all_methods[] = {
-    opsparse::triangle::method::ul,         opsparse::triangle::method::sandia_ll,  opsparse::triangle::method::sandia_uu,
-    opsparse::triangle::method::sandia_lut, opsparse::triangle::method::sandia_ult,
-    opsparse::triangle::method::cohen,      opsparse::triangle::method::burkhardt};
+    opsparse::triangle::method::ul,         opsparse::triangle::method::sandia_ll,
+    opsparse::triangle::method::sandia_uu,  opsparse::triangle::method::sandia_lut,
+    opsparse::triangle::method::sandia_ult, opsparse::triangle::method::cohen,
+    opsparse::triangle::method::burkhardt};
 
 inline host_csr<double> complete_graph(index_t n) {
   std::vector<std::pair<index_t, index_t>> e;
@@ -59,6 +60,5 @@ inline std::int64_t total_of(const std::vector<std::int64_t>& per_vertex) {
   for (auto v : per_vertex) s += v;
   return s / 3;
 }
-
 
 }  // namespace triangle_test

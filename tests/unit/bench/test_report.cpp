@@ -136,7 +136,8 @@ std::vector<bench::result_row> awkward_rows() {
   try {
     std::size_t used = 0;
     got = std::stod(field, &used);
-    if (used != field.size()) return ::testing::AssertionFailure() << "'" << field << "' has trailing text";
+    if (used != field.size())
+      return ::testing::AssertionFailure() << "'" << field << "' has trailing text";
   } catch (const std::exception&) {
     return ::testing::AssertionFailure() << "'" << field << "' is not a number";
   }
@@ -153,13 +154,14 @@ std::vector<bench::result_row> awkward_rows() {
 
 ::testing::AssertionResult json_number_matches(const nlohmann::json& j, double want) {
   if (!std::isfinite(want))
-    return j.is_null() ? ::testing::AssertionSuccess()
-                       : ::testing::AssertionFailure() << j.dump() << " should be null for " << want;
+    return j.is_null()
+               ? ::testing::AssertionSuccess()
+               : ::testing::AssertionFailure() << j.dump() << " should be null for " << want;
   if (!j.is_number()) return ::testing::AssertionFailure() << j.dump() << " is not a number";
   // nlohmann writes the shortest text that reads back to the same double.
   if (j.get<double>() == want) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << j.dump() << " reads back as " << j.get<double>()
-                                       << ", not " << want;
+  return ::testing::AssertionFailure()
+         << j.dump() << " reads back as " << j.get<double>() << ", not " << want;
 }
 
 }  // namespace
@@ -208,9 +210,10 @@ TEST(bench_report, CsvRoundTrip) {
     EXPECT_EQ(f[3], std::to_string(r.nnz_a));
     EXPECT_EQ(f[4], std::to_string(r.products));
     EXPECT_EQ(f[5], std::to_string(r.nnz_c));
-    const double numbers[] = {r.ms_mean,  r.ms_median, r.gflops,    r.steady_ms, r.steady_gflops,
-                              r.ph_setup, r.ph_symbin, r.ph_sym,    r.ph_numbin, r.ph_num};
-    for (std::size_t k = 0; k < 10; ++k) EXPECT_TRUE(csv_number_matches(f[6 + k], numbers[k])) << header[6 + k];
+    const double numbers[] = {r.ms_mean,  r.ms_median, r.gflops, r.steady_ms, r.steady_gflops,
+                              r.ph_setup, r.ph_symbin, r.ph_sym, r.ph_numbin, r.ph_num};
+    for (std::size_t k = 0; k < 10; ++k)
+      EXPECT_TRUE(csv_number_matches(f[6 + k], numbers[k])) << header[6 + k];
     EXPECT_EQ(f[16], r.cus_alg);
     EXPECT_TRUE(csv_number_matches(f[17], r.cus_ms_median));
     EXPECT_TRUE(csv_number_matches(f[18], r.cus_gflops));

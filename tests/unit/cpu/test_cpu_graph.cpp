@@ -42,7 +42,10 @@ host_csr<double> messy(index_t n, int per_row, std::uint64_t seed) {
         a.val.push_back(2.0);
       }
     }
-    if (i % 5 == 0) { a.col.push_back(i); a.val.push_back(1.0); }  // a loop
+    if (i % 5 == 0) {
+      a.col.push_back(i);
+      a.val.push_back(1.0);
+    }  // a loop
     a.col.push_back(0);
     a.val.push_back(1.0);
     a.rpt[i + 1] = static_cast<offset_t>(a.col.size());

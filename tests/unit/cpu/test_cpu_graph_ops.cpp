@@ -136,7 +136,8 @@ TEST(CpuGraphOps, TransposeSmall) {
   expect_same(tp, pat(3, 2, {{0}, {1}, {0}}));
   EXPECT_TRUE(tp.val.empty());
   // Repeated (i, j) keep A's order.
-  expect_same(cpu::transpose(mat(1, 2, {{{1, 5.0}, {1, 6.0}}})), mat(2, 1, {{}, {{0, 5.0}, {0, 6.0}}}));
+  expect_same(cpu::transpose(mat(1, 2, {{{1, 5.0}, {1, 6.0}}})),
+              mat(2, 1, {{}, {{0, 5.0}, {0, 6.0}}}));
   for (auto [r, c] : empty_shapes) {
     const auto e = cpu::transpose(host_csr<double>(r, c));
     expect_same(e, host_csr<double>(c, r));
@@ -145,7 +146,8 @@ TEST(CpuGraphOps, TransposeSmall) {
 
 TEST(CpuGraphOps, TransposeRandom) {
   for (bool sorted : {true, false})
-    for (auto [r, c, per] : {std::tuple{3000, 2500, 30}, std::tuple{200, 5000, 4}, std::tuple{40000, 300, 3}}) {
+    for (auto [r, c, per] :
+         {std::tuple{3000, 2500, 30}, std::tuple{200, 5000, 4}, std::tuple{40000, 300, 3}}) {
       const auto a = random_matrix(r, c, per, sorted, 11 + r);
       const auto t = cpu::transpose(a);
       expect_same(t, naive_transpose(a), "transpose");
@@ -164,26 +166,32 @@ TEST(CpuGraphOps, SelectSmall) {
   // [1 2 3]
   // [4 5 6]
   // [7 8 9]
-  const auto a = mat(3, 3, {{{0, 1}, {1, 2}, {2, 3}}, {{0, 4}, {1, 5}, {2, 6}}, {{0, 7}, {1, 8}, {2, 9}}});
-  expect_same(cpu::select(a, lower_triangle{0}), mat(3, 3, {{{0, 1}}, {{0, 4}, {1, 5}}, {{0, 7}, {1, 8}, {2, 9}}}));
+  const auto a =
+      mat(3, 3, {{{0, 1}, {1, 2}, {2, 3}}, {{0, 4}, {1, 5}, {2, 6}}, {{0, 7}, {1, 8}, {2, 9}}});
+  expect_same(cpu::select(a, lower_triangle{0}),
+              mat(3, 3, {{{0, 1}}, {{0, 4}, {1, 5}}, {{0, 7}, {1, 8}, {2, 9}}}));
   expect_same(cpu::select(a, lower_triangle{-1}), mat(3, 3, {{}, {{0, 4}}, {{0, 7}, {1, 8}}}));
   expect_same(cpu::select(a, upper_triangle{1}), mat(3, 3, {{{1, 2}, {2, 3}}, {{2, 6}}, {}}));
   expect_same(cpu::select(a, upper_triangle{-1}),
               mat(3, 3, {{{0, 1}, {1, 2}, {2, 3}}, {{0, 4}, {1, 5}, {2, 6}}, {{1, 8}, {2, 9}}}));
-  expect_same(cpu::select(a, off_diagonal{}), mat(3, 3, {{{1, 2}, {2, 3}}, {{0, 4}, {2, 6}}, {{0, 7}, {1, 8}}}));
-  expect_same(cpu::select(a, value_at_least{6}), mat(3, 3, {{}, {{2, 6}}, {{0, 7}, {1, 8}, {2, 9}}}));
+  expect_same(cpu::select(a, off_diagonal{}),
+              mat(3, 3, {{{1, 2}, {2, 3}}, {{0, 4}, {2, 6}}, {{0, 7}, {1, 8}}}));
+  expect_same(cpu::select(a, value_at_least{6}),
+              mat(3, 3, {{}, {{2, 6}}, {{0, 7}, {1, 8}, {2, 9}}}));
   // A mask: the anti-diagonal, kept and removed.
   const auto m = pat(3, 3, {{2}, {1}, {0}});
   const auto sm = cpu::host_mask<structural_mask>(m);
   const auto cm = cpu::host_mask<complement_mask>(m);
-  expect_same(cpu::select(a, in_mask<structural_mask>{sm}), mat(3, 3, {{{2, 3}}, {{1, 5}}, {{0, 7}}}));
+  expect_same(cpu::select(a, in_mask<structural_mask>{sm}),
+              mat(3, 3, {{{2, 3}}, {{1, 5}}, {{0, 7}}}));
   expect_same(cpu::select(a, in_mask<complement_mask>{cm}),
               mat(3, 3, {{{0, 1}, {1, 2}}, {{0, 4}, {2, 6}}, {{1, 8}, {2, 9}}}));
   // Pattern, rectangular, row order kept.
   const auto p = pat(2, 4, {{3, 0, 1}, {2, 1}});
   expect_same(cpu::select(p, lower_triangle{1}), pat(2, 4, {{0, 1}, {2, 1}}));
   // The predicate sees i, j and the value (pattern{} for patterns).
-  const auto q = cpu::select(a, [](index_t i, index_t j, double v) { return (i + j) % 2 == 0 && v > 1; });
+  const auto q =
+      cpu::select(a, [](index_t i, index_t j, double v) { return (i + j) % 2 == 0 && v > 1; });
   expect_same(q, mat(3, 3, {{{2, 3}}, {{1, 5}}, {{0, 7}, {2, 9}}}));
   for (auto [r, c] : empty_shapes) {
     expect_same(cpu::select(host_csr<double>(r, c), lower_triangle{0}), host_csr<double>(r, c));
@@ -197,7 +205,8 @@ TEST(CpuGraphOps, SelectRandomLowerAndUpperMakeA) {
     const auto lo = cpu::select(a, lower_triangle{0});
     const auto up = cpu::select(a, upper_triangle{1});
     std::vector<std::tuple<index_t, index_t, double>> want_lo, want_up;
-    for (const auto& t : triplets(a)) (std::get<1>(t) <= std::get<0>(t) ? want_lo : want_up).push_back(t);
+    for (const auto& t : triplets(a))
+      (std::get<1>(t) <= std::get<0>(t) ? want_lo : want_up).push_back(t);
     expect_same(lo, from_triplets(a.rows, a.cols, want_lo), "lower");
     expect_same(up, from_triplets(a.rows, a.cols, want_up), "upper");
     if (sorted) expect_same(cpu::ewise_add(lo, up, union_with<plus_monoid<double>>{}), a, "union");
@@ -214,7 +223,8 @@ TEST(CpuGraphOps, SelectRandomLowerAndUpperMakeA) {
 TEST(CpuGraphOps, SubmatrixSmall) {
   // 3 x 5, row 1 unsorted, row 2 empty
   const auto a = mat(3, 5, {{{0, 1.0}, {2, 2.0}, {4, 3.0}}, {{3, 4.0}, {1, 5.0}, {2, 6.0}}, {}});
-  expect_same(cpu::submatrix(a, 0, 2, 1, 4), mat(2, 3, {{{1, 2.0}}, {{2, 4.0}, {0, 5.0}, {1, 6.0}}}));
+  expect_same(cpu::submatrix(a, 0, 2, 1, 4),
+              mat(2, 3, {{{1, 2.0}}, {{2, 4.0}, {0, 5.0}, {1, 6.0}}}));
   expect_same(cpu::submatrix(a, 1, 3, 0, 5), mat(2, 5, {{{3, 4.0}, {1, 5.0}, {2, 6.0}}, {}}));
   expect_same(cpu::submatrix(a, 2, 2, 3, 3), mat(0, 0, {}));
   expect_same(cpu::submatrix(pat(2, 4, {{0, 3}, {1}}), 0, 2, 3, 4), pat(2, 1, {{0}, {}}));
@@ -256,12 +266,14 @@ TEST(CpuGraphOps, PermuteSmall) {
   // [4 0 0 5]
   const auto a = mat(3, 4, {{{0, 1}, {2, 2}}, {{1, 3}}, {{0, 4}, {3, 5}}});
   // Rows only: reordered, a subset, a repeat.
-  expect_same(cpu::permute(a, {2, 0, 1}, nullptr), mat(3, 4, {{{0, 4}, {3, 5}}, {{0, 1}, {2, 2}}, {{1, 3}}}));
+  expect_same(cpu::permute(a, {2, 0, 1}, nullptr),
+              mat(3, 4, {{{0, 4}, {3, 5}}, {{0, 1}, {2, 2}}, {{1, 3}}}));
   expect_same(cpu::permute(a, {1, 1}, nullptr), mat(2, 4, {{{1, 3}}, {{1, 3}}}));
   expect_same(cpu::permute(a, {}, nullptr), host_csr<double>(0, 4));
   // Columns reversed: rows sorted by their new columns.
   const std::vector<index_t> rev{3, 2, 1, 0};
-  expect_same(cpu::permute(a, {0, 1, 2}, &rev), mat(3, 4, {{{1, 2}, {3, 1}}, {{2, 3}}, {{0, 5}, {3, 4}}}));
+  expect_same(cpu::permute(a, {0, 1, 2}, &rev),
+              mat(3, 4, {{{1, 2}, {3, 1}}, {{2, 3}}, {{0, 5}, {3, 4}}}));
   const auto p = pat(3, 4, {{0, 2}, {1}, {0, 3}});
   expect_same(cpu::permute(p, {2, 1}, &rev), pat(2, 4, {{0, 3}, {2}}));
   // A square graph relabelled: P·A·Pᵀ.
@@ -347,7 +359,8 @@ TEST(CpuGraphOps, ReduceSmall) {
   cpu::reduce_cols<plus_monoid<std::int64_t>>(a, count_one<std::int64_t>{}, ccnt, true);
   EXPECT_EQ(ccnt, (std::vector<std::int64_t>{12, 21, 32}));
   // Entry functions see (i, j, v).
-  cpu::reduce_cols<plus_monoid<double>>(a, [](index_t i, index_t, double v) { return i * v; }, out);
+  cpu::reduce_cols<plus_monoid<double>>(
+      a, [](index_t i, index_t, double v) { return i * v; }, out);
   EXPECT_EQ(out, (std::vector<double>{8, 10, -9}));
   EXPECT_EQ(cpu::reduce<plus_monoid<double>>(a, value_as<double>{}), 9.0);
   EXPECT_EQ(cpu::reduce<max_monoid<double>>(a, value_as<double>{}), 5.0);
@@ -360,24 +373,29 @@ TEST(CpuGraphOps, ReduceSmall) {
   EXPECT_EQ(cpu::reduce<plus_monoid<int>>(p, count_one<int>{}), 4);
   // Misuse: accumulating into the wrong size.
   std::vector<double> wrong(3);
-  EXPECT_THROW(cpu::reduce_rows<plus_monoid<double>>(a, value_as<double>{}, wrong, true), std::invalid_argument);
+  EXPECT_THROW(cpu::reduce_rows<plus_monoid<double>>(a, value_as<double>{}, wrong, true),
+               std::invalid_argument);
   wrong.resize(4);
-  EXPECT_THROW(cpu::reduce_cols<plus_monoid<double>>(a, value_as<double>{}, wrong, true), std::invalid_argument);
+  EXPECT_THROW(cpu::reduce_cols<plus_monoid<double>>(a, value_as<double>{}, wrong, true),
+               std::invalid_argument);
   for (auto [r, c] : empty_shapes) {
     const host_csr<double> e(r, c);
     cpu::reduce_rows<plus_monoid<double>>(e, value_as<double>{}, out);
     EXPECT_EQ(out, std::vector<double>(static_cast<std::size_t>(r), 0.0));
     cpu::reduce_cols<min_monoid<double>>(e, value_as<double>{}, out);
-    EXPECT_EQ(out, std::vector<double>(static_cast<std::size_t>(c), std::numeric_limits<double>::max()));
+    EXPECT_EQ(out,
+              std::vector<double>(static_cast<std::size_t>(c), std::numeric_limits<double>::max()));
     EXPECT_EQ(cpu::reduce<plus_monoid<double>>(e, value_as<double>{}), 0.0);
   }
 }
 
 TEST(CpuGraphOps, ReduceRandomAgainstSerialFolds) {
-  for (auto [r, c, per] : {std::tuple{3000, 2500, 30}, std::tuple{40000, 50, 3}, std::tuple{100, 30000, 800}}) {
+  for (auto [r, c, per] :
+       {std::tuple{3000, 2500, 30}, std::tuple{40000, 50, 3}, std::tuple{100, 30000, 800}}) {
     const auto a = random_matrix(r, c, per, false, 23 + c);
     // Counts are exact however they are folded.
-    std::vector<std::int64_t> rows, cols, want_rows(static_cast<std::size_t>(r)), want_cols(static_cast<std::size_t>(c));
+    std::vector<std::int64_t> rows, cols, want_rows(static_cast<std::size_t>(r)),
+        want_cols(static_cast<std::size_t>(c));
     cpu::reduce_rows<plus_monoid<std::int64_t>>(a, count_one<std::int64_t>{}, rows);
     cpu::reduce_cols<plus_monoid<std::int64_t>>(a, count_one<std::int64_t>{}, cols);
     for (index_t i = 0; i < r; ++i) want_rows[i] = a.rpt[i + 1] - a.rpt[i];
@@ -390,7 +408,8 @@ TEST(CpuGraphOps, ReduceRandomAgainstSerialFolds) {
     EXPECT_EQ(cpu::reduce<plus_monoid<std::int64_t>>(a, count_one<std::int64_t>{}), a.nnz());
     // Values: row sums are serial folds, exactly; max is exact in any order; column and total
     // sums are the same on one thread and on several, and close to the serial fold.
-    std::vector<double> sums, want(static_cast<std::size_t>(r), 0.0), colsum(static_cast<std::size_t>(c), 0.0);
+    std::vector<double> sums, want(static_cast<std::size_t>(r), 0.0),
+        colsum(static_cast<std::size_t>(c), 0.0);
     cpu::reduce_rows<plus_monoid<double>>(a, value_as<double>{}, sums);
     double total = 0, biggest = std::numeric_limits<double>::lowest();
     for (const auto& [i, j, v] : triplets(a)) {
@@ -411,7 +430,9 @@ TEST(CpuGraphOps, ReduceRandomAgainstSerialFolds) {
     EXPECT_EQ(cs1, cs);
     const double t = cpu::reduce<plus_monoid<double>>(a, value_as<double>{});
     EXPECT_NEAR(t, total, 1e-8 * (1 + std::abs(total)));
-    EXPECT_EQ(with_threads(1, [&] { return cpu::reduce<plus_monoid<double>>(a, value_as<double>{}); }), t);
+    EXPECT_EQ(
+        with_threads(1, [&] { return cpu::reduce<plus_monoid<double>>(a, value_as<double>{}); }),
+        t);
     EXPECT_EQ(cpu::reduce<max_monoid<double>>(a, value_as<double>{}), biggest);
   }
 }
@@ -552,10 +573,13 @@ TEST(CpuGraphOps, EwiseAddSmall) {
   };
   const auto pu = cpu::ewise_add(pat(1, 3, {{0, 2}}), pat(1, 3, {{1, 2}}), pattern_union{});
   expect_same(pu, pat(1, 3, {{0, 1, 2}}));
-  EXPECT_THROW(cpu::ewise_add(a, host_csr<double>(2, 3), union_with<plus_monoid<double>>{}), std::invalid_argument);
-  EXPECT_THROW(cpu::ewise_add(a, host_csr<double>(3, 4), union_with<plus_monoid<double>>{}), std::invalid_argument);
+  EXPECT_THROW(cpu::ewise_add(a, host_csr<double>(2, 3), union_with<plus_monoid<double>>{}),
+               std::invalid_argument);
+  EXPECT_THROW(cpu::ewise_add(a, host_csr<double>(3, 4), union_with<plus_monoid<double>>{}),
+               std::invalid_argument);
   for (auto [r, c] : empty_shapes)
-    expect_same(cpu::ewise_add(host_csr<double>(r, c), host_csr<double>(r, c), union_with<plus_monoid<double>>{}),
+    expect_same(cpu::ewise_add(host_csr<double>(r, c), host_csr<double>(r, c),
+                               union_with<plus_monoid<double>>{}),
                 host_csr<double>(r, c));
   expect_same(cpu::ewise_add(a, host_csr<double>(2, 4), union_with<plus_monoid<double>>{}), a);
   expect_same(cpu::ewise_add(host_csr<double>(2, 4), a, union_with<plus_monoid<double>>{}), a);

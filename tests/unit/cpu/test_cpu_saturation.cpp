@@ -34,17 +34,27 @@ TYPED_TEST_SUITE(Saturation, integer_types);
 TYPED_TEST(Saturation, AddAndMultiplyClampToTheRange) {
   using T = TypeParam;
   constexpr T hi = std::numeric_limits<T>::max(), lo = std::numeric_limits<T>::min();
-  std::vector<T> edge = {0, 1, 2, 3, hi, static_cast<T>(hi - 1), static_cast<T>(hi / 2),
-                         static_cast<T>(hi / 2 + 1), lo, static_cast<T>(lo + 1)};
+  std::vector<T> edge = {0,
+                         1,
+                         2,
+                         3,
+                         hi,
+                         static_cast<T>(hi - 1),
+                         static_cast<T>(hi / 2),
+                         static_cast<T>(hi / 2 + 1),
+                         lo,
+                         static_cast<T>(lo + 1)};
   if constexpr (std::is_signed_v<T>)
-    for (T x : {T(-1), T(-2), T(-3), static_cast<T>(lo / 2), static_cast<T>(lo / 2 - 1)}) edge.push_back(x);
+    for (T x : {T(-1), T(-2), T(-3), static_cast<T>(lo / 2), static_cast<T>(lo / 2 - 1)})
+      edge.push_back(x);
   std::mt19937_64 rng(7);
   for (int k = 0; k < 600; ++k) edge.push_back(static_cast<T>(rng() >> (rng() % 64)));
   for (T a : edge)
     for (T b : edge) {
       ASSERT_EQ(saturating_add(a, b), exact_clamped(a, b, [](auto x, auto y) { return x + y; }))
           << a << " + " << b;
-      ASSERT_EQ(saturating_multiply(a, b), exact_clamped(a, b, [](auto x, auto y) { return x * y; }))
+      ASSERT_EQ(saturating_multiply(a, b),
+                exact_clamped(a, b, [](auto x, auto y) { return x * y; }))
           << a << " * " << b;
     }
 }

@@ -135,7 +135,8 @@ host_csr<T> sort_rows(host_csr<T> m) {
       m.col[m.rpt[i] + t] = e[t].first;
       if constexpr (opsparse::has_values_v<T>) v.push_back(m.val[e[t].second]);
     }
-    if constexpr (opsparse::has_values_v<T>) std::copy(v.begin(), v.end(), m.val.begin() + m.rpt[i]);
+    if constexpr (opsparse::has_values_v<T>)
+      std::copy(v.begin(), v.end(), m.val.begin() + m.rpt[i]);
   }
   return m;
 }
@@ -401,8 +402,8 @@ TEST(CpuSpgemm, StructuralMask) {
     const auto m = test::random_csr<pattern>(90, 70, density, 83);
     const auto mask = cpu::host_mask<opsparse::structural_mask>(m);
     check_variants<opsparse::plus_times<double>>(a, b, mask, &m);
-    check_variants<opsparse::any_pair>(opsparse::convert<pattern>(a),
-                                       opsparse::convert<pattern>(b), mask, &m);
+    check_variants<opsparse::any_pair>(opsparse::convert<pattern>(a), opsparse::convert<pattern>(b),
+                                       mask, &m);
     // C<M> is exactly the part of the unmasked C inside M.
     const auto full = cpu::spgemm<opsparse::plus_times<double>>(a, b);
     const auto c = cpu::spgemm<opsparse::plus_times<double>>(a, b, mask);
@@ -436,10 +437,10 @@ TEST(CpuSpgemm, MaskSearchPath) {
   const auto a = test::random_csr<double>(50, 400, 1, 87);
   const auto b = test::random_csr<double>(400, 300, 1, 88);
   const auto m = test::random_csr<pattern>(50, 300, 150, 89);
-  check_variants<opsparse::plus_times<double>>(a, b,
-                                               cpu::host_mask<opsparse::structural_mask>(m), &m);
-  check_variants<opsparse::plus_times<double>>(a, b,
-                                               cpu::host_mask<opsparse::complement_mask>(m), &m);
+  check_variants<opsparse::plus_times<double>>(a, b, cpu::host_mask<opsparse::structural_mask>(m),
+                                               &m);
+  check_variants<opsparse::plus_times<double>>(a, b, cpu::host_mask<opsparse::complement_mask>(m),
+                                               &m);
 }
 
 TEST(CpuSpgemm, EmptyAndRectangularMasks) {
@@ -532,7 +533,8 @@ TEST(CpuSpgemm, CountProducts) {
   offset_t expected = 0;
   std::vector<offset_t> per_row(120, 0);
   for (index_t i = 0; i < a.rows; ++i)
-    for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p) per_row[i] += b.rpt[a.col[p] + 1] - b.rpt[a.col[p]];
+    for (offset_t p = a.rpt[i]; p < a.rpt[i + 1]; ++p)
+      per_row[i] += b.rpt[a.col[p] + 1] - b.rpt[a.col[p]];
   for (offset_t r : per_row) expected += r;
   static_assert(std::is_same_v<decltype(cpu::count_products(a, b)), offset_t>);
   EXPECT_EQ(cpu::count_products(a, b), expected);

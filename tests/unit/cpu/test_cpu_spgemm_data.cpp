@@ -72,8 +72,8 @@ TEST(CpuSpgemmDatasets, SquareProductsMatchReference) {
     std::int64_t sum = 0;
     for (auto v : counted.val) sum += v;
     EXPECT_EQ(sum, mults);
-    matched += a.rows == std::stoll(r[1]) && a.nnz() == std::stoll(r[2]) &&
-               products == mults && c.nnz() == structural_nnz && sum == mults;
+    matched += a.rows == std::stoll(r[1]) && a.nnz() == std::stoll(r[2]) && products == mults &&
+               c.nnz() == structural_nnz && sum == mults;
   }
   std::cout << "[ matched  ] " << matched << " of " << rows.size()
             << " rows of reference/spgemm-A2.tsv\n";
@@ -113,8 +113,8 @@ TEST(CpuSpgemmDatasets, MaskedTriangleCountsMatchReference) {
     EXPECT_EQ(f.triangles, std::stoll(r[3])) << "triangles";
     matched += ok;
   }
-  std::cout << "[ matched  ] " << matched << " of " << rows.size() << " rows ("
-            << computed.size() << " files) of reference/graph-facts.tsv\n";
+  std::cout << "[ matched  ] " << matched << " of " << rows.size() << " rows (" << computed.size()
+            << " files) of reference/graph-facts.tsv\n";
 }
 
 }  // namespace

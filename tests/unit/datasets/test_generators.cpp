@@ -121,7 +121,8 @@ stencil_counts stencil_formula(const std::vector<index_t>& dims,
 
 // nnz(A*A) of a stencil by brute force: for every node, the distinct ends of two-step paths
 // that stay inside the grid (the counting formula over-counts targets without such a path).
-offset_t stencil_nnz_c_brute(const std::vector<index_t>& dims, const std::vector<std::vector<int>>& s) {
+offset_t stencil_nnz_c_brute(const std::vector<index_t>& dims,
+                             const std::vector<std::vector<int>>& s) {
   const std::size_t d = dims.size();
   index_t nodes = 1;
   for (index_t n : dims) nodes *= n;
@@ -158,8 +159,10 @@ offset_t stencil_nnz_c_brute(const std::vector<index_t>& dims, const std::vector
 // Determinism
 
 TEST(datasets_determinism, SameSeedSameMatrixDifferentSeedDifferent) {
-  EXPECT_TRUE(identical(ds::rmat(12, 8, 0.57, 0.19, 0.19, 7), ds::rmat(12, 8, 0.57, 0.19, 0.19, 7)));
-  EXPECT_FALSE(same_pattern(ds::rmat(12, 8, 0.57, 0.19, 0.19, 7), ds::rmat(12, 8, 0.57, 0.19, 0.19, 8)));
+  EXPECT_TRUE(
+      identical(ds::rmat(12, 8, 0.57, 0.19, 0.19, 7), ds::rmat(12, 8, 0.57, 0.19, 0.19, 7)));
+  EXPECT_FALSE(
+      same_pattern(ds::rmat(12, 8, 0.57, 0.19, 0.19, 7), ds::rmat(12, 8, 0.57, 0.19, 0.19, 8)));
 
   ds::protein_params p;
   p.nodes = 3000;
@@ -177,7 +180,8 @@ TEST(datasets_determinism, SameSeedSameMatrixDifferentSeedDifferent) {
     EXPECT_FALSE(identical(x, ds::paper_standin(name, 0.02, 4)));
   }
   EXPECT_TRUE(identical(ds::banded_random(5000, 9, 20, 5), ds::banded_random(5000, 9, 20, 5)));
-  EXPECT_TRUE(identical(ds::random_geometric_3d(4000, 12, 5), ds::random_geometric_3d(4000, 12, 5)));
+  EXPECT_TRUE(
+      identical(ds::random_geometric_3d(4000, 12, 5), ds::random_geometric_3d(4000, 12, 5)));
 }
 
 TEST(datasets_determinism, IndependentOfThreadCount) {
@@ -237,7 +241,8 @@ TEST(datasets_values, RandomValuesInUnitIntervalAndSymmetric) {
   }
   const host_csr<double> t = opsparse::transpose(a);
   EXPECT_TRUE(identical(a, t)) << "symmetric R-MAT must be numerically symmetric";
-  const host_csr<double> ones = ds::rmat(12, 8, 0.57, 0.19, 0.19, 1, ds::rmat_options{true, false, true, ds::value_kind::ones});
+  const host_csr<double> ones = ds::rmat(12, 8, 0.57, 0.19, 0.19, 1,
+                                         ds::rmat_options{true, false, true, ds::value_kind::ones});
   EXPECT_TRUE(same_pattern(a, ones));
   for (double v : ones.val) EXPECT_EQ(v, 1.0);
 }
@@ -290,8 +295,11 @@ TEST(datasets_exact, StencilsMatchCountingFormulas) {
     std::vector<index_t> dims;
     const char* stencil;
   };
-  for (const c& k : std::vector<c>{{{7, 9}, "9pt"}, {{5, 6, 7}, "7pt"}, {{6, 5, 4}, "15pt"},
-                                   {{4, 5, 6}, "19pt"}, {{5, 5, 5}, "27pt"}}) {
+  for (const c& k : std::vector<c>{{{7, 9}, "9pt"},
+                                   {{5, 6, 7}, "7pt"},
+                                   {{6, 5, 4}, "15pt"},
+                                   {{4, 5, 6}, "19pt"},
+                                   {{5, 5, 5}, "27pt"}}) {
     SCOPED_TRACE(k.stencil);
     const auto s = ds::stencil_offsets(k.stencil);
     const host_csr<double> a = ds::grid_stencil(k.dims, s);
@@ -327,7 +335,9 @@ TEST(datasets_exact, StencilStandinsFollowTheFormulas) {
     std::vector<index_t> dims;
     if (std::string(name) == "majorbasis") {
       st = ds::stencil_offsets("5pt");
-      for (auto o : std::vector<std::vector<int>>{{3, 0}, {-3, 0}, {0, 3}, {0, -3}, {1, 1}, {-1, -1}}) st.push_back(o);
+      for (auto o :
+           std::vector<std::vector<int>>{{3, 0}, {-3, 0}, {0, 3}, {0, -3}, {1, 1}, {-1, -1}})
+        st.push_back(o);
       const auto side = static_cast<index_t>(std::llround(std::sqrt(160000 * 0.05)));
       dims = {side, static_cast<index_t>(std::llround(160000 * 0.05 / side))};
     } else {
@@ -450,7 +460,8 @@ TEST(datasets_protein, SizeSymmetryAndPlantedComplexes) {
   const double edges = a.nnz() / 2.0;
   EXPECT_NEAR(edges, 100000, 5000);
   EXPECT_EQ(info.internal_edges + info.external_edges, a.nnz() / 2);
-  EXPECT_GE(static_cast<double>(info.internal_edges) / edges, 0.75) << "edges must be mostly inside complexes";
+  EXPECT_GE(static_cast<double>(info.internal_edges) / edges, 0.75)
+      << "edges must be mostly inside complexes";
   // Complex sizes within [min, max + min) (the last one absorbs a short tail).
   ASSERT_EQ(info.cluster_of.size(), static_cast<std::size_t>(p.nodes));
   std::vector<index_t> size(static_cast<std::size_t>(info.clusters), 0);
@@ -475,13 +486,15 @@ TEST(datasets_protein, BenchmarkSizeHasAMillionEdges) {
 }
 
 TEST(datasets_protein, MclRecoversThePlantedComplexes) {
-  if (std::system("command -v mcl >/dev/null 2>&1") != 0) GTEST_SKIP() << "mcl (apt-get install mcl) not installed";
+  if (std::system("command -v mcl >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "mcl (apt-get install mcl) not installed";
   scratch_dir dir;
   const std::string gen = opsparse::test::program_path("opsparse-gen", OPSPARSE_GEN_EXE);
   const run_result g = run(quote(gen) + " protein --nodes 3000 --edges 15000 --seed 5 -o " +
                            quote(dir / "p.abc") + " --truth " + quote(dir / "truth.txt"));
   ASSERT_EQ(g.status, 0) << g.out;
-  const run_result m = run("mcl " + quote(dir / "p.abc") + " --abc -I 2.0 -o " + quote(dir / "mcl.txt"));
+  const run_result m =
+      run("mcl " + quote(dir / "p.abc") + " --abc -I 2.0 -o " + quote(dir / "mcl.txt"));
   ASSERT_EQ(m.status, 0) << m.out;
   auto load = [](const std::string& f) {
     std::map<std::string, int> of;
@@ -513,7 +526,8 @@ TEST(datasets_protein, MclRecoversThePlantedComplexes) {
   for (const auto& kv : both) tp += pairs(kv.second);
   for (const auto& kv : t_size) tpairs += pairs(kv.second);
   for (const auto& kv : f_size) fpairs += pairs(kv.second);
-  const double precision = static_cast<double>(tp) / fpairs, recall = static_cast<double>(tp) / tpairs;
+  const double precision = static_cast<double>(tp) / fpairs,
+               recall = static_cast<double>(tp) / tpairs;
   RecordProperty("mcl_pair_precision", std::to_string(precision));
   RecordProperty("mcl_pair_recall", std::to_string(recall));
   EXPECT_GE(precision, 0.8);
@@ -541,16 +555,19 @@ TEST(datasets_paper, TableHasTheTwentySixMatrices) {
 // statistics hold (R-MAT-based ones drift with size; see datasets/README.md); the full-scale
 // figures are in the README.
 TEST(datasets_paper, StandinsMatchNnzPerRowAndCompressionAtSmallScale) {
-  const std::map<std::string, double> scale = {
-      {"m133-b3", 0.05},     {"mac_econ_fwd500", 0.05}, {"patents_main", 0.05},
-      {"webbase-1M", 0.2},   {"mc2depi", 0.05},         {"scircuit", 0.05},
-      {"mario002", 0.05},    {"cage12", 0.05},          {"majorbasis", 0.05},
-      {"offshore", 0.05},    {"2cubes_sphere", 0.05},   {"poisson3Da", 0.2},
-      {"filter3D", 0.05},    {"mono_500Hz", 0.05},      {"conf5_4-8x8-05", 1.0},
-      {"cant", 0.1},         {"consph", 0.1},           {"shipsec1", 0.05},
-      {"rma10", 0.1},        {"pdb1HYS", 0.2},          {"delaunay_n24", 0.002},
-      {"cage15", 0.005},     {"wb-edu", 0.25},          {"cop20k_A", 0.05},
-      {"hood", 0.05},        {"pwtk", 0.05}};
+  const std::map<std::string, double> scale = {{"m133-b3", 0.05},       {"mac_econ_fwd500", 0.05},
+                                               {"patents_main", 0.05},  {"webbase-1M", 0.2},
+                                               {"mc2depi", 0.05},       {"scircuit", 0.05},
+                                               {"mario002", 0.05},      {"cage12", 0.05},
+                                               {"majorbasis", 0.05},    {"offshore", 0.05},
+                                               {"2cubes_sphere", 0.05}, {"poisson3Da", 0.2},
+                                               {"filter3D", 0.05},      {"mono_500Hz", 0.05},
+                                               {"conf5_4-8x8-05", 1.0}, {"cant", 0.1},
+                                               {"consph", 0.1},         {"shipsec1", 0.05},
+                                               {"rma10", 0.1},          {"pdb1HYS", 0.2},
+                                               {"delaunay_n24", 0.002}, {"cage15", 0.005},
+                                               {"wb-edu", 0.25},        {"cop20k_A", 0.05},
+                                               {"hood", 0.05},          {"pwtk", 0.05}};
   for (const auto& p : ds::paper_matrices()) {
     SCOPED_TRACE(p.name);
     ASSERT_TRUE(scale.count(p.name)) << "no test scale for " << p.name;
@@ -579,7 +596,8 @@ TEST(datasets_cli, ListStatsPaperRmatProtein) {
 
   r = run(gen + " list");
   ASSERT_EQ(r.status, 0) << r.out;
-  for (const auto& p : ds::paper_matrices()) EXPECT_NE(r.out.find(p.name), std::string::npos) << p.name;
+  for (const auto& p : ds::paper_matrices())
+    EXPECT_NE(r.out.find(p.name), std::string::npos) << p.name;
 
   r = run(gen + " stats mc2depi --scale 0.01");
   ASSERT_EQ(r.status, 0) << r.out;
@@ -595,7 +613,8 @@ TEST(datasets_cli, ListStatsPaperRmatProtein) {
   const ds::square_stats ms = ds::compute_square_stats(back);
   EXPECT_NE(r.out.find("products " + std::to_string(ms.products)), std::string::npos) << r.out;
 
-  r = run(gen + " rmat --scale 8 --edge-factor 4 --symmetric --drop-loops --seed 3 -o " + quote(dir / "r.mtx"));
+  r = run(gen + " rmat --scale 8 --edge-factor 4 --symmetric --drop-loops --seed 3 -o " +
+          quote(dir / "r.mtx"));
   ASSERT_EQ(r.status, 0) << r.out;
   const host_csr<double> rm = opsparse::io::read_matrix_market<double>(dir / "r.mtx");
   EXPECT_TRUE(opsparse::test::csr_near(rm, ds::rmat(8, 4, 0.57, 0.19, 0.19, 3, true, true), 1e-15));
@@ -624,9 +643,10 @@ TEST(datasets_cli, ListStatsPaperRmatProtein) {
   EXPECT_EQ(opsparse::io::read_matrix_market<double>(dir / "p.mtx").rows, 600);
 
   // Usage errors exit with 2 and say what was wrong.
-  for (const std::string bad : {" frobnicate", " rmat --scale 8 -o x.mtx", " paper nosuch -o x.mtx",
-                                " paper cage12 --scale 2 -o x.mtx", " rmat --scale x --edge-factor 2 -o y.mtx",
-                                " protein --nodes 10 --edges 5 -o out.txt", " list --bogus"}) {
+  for (const std::string bad :
+       {" frobnicate", " rmat --scale 8 -o x.mtx", " paper nosuch -o x.mtx",
+        " paper cage12 --scale 2 -o x.mtx", " rmat --scale x --edge-factor 2 -o y.mtx",
+        " protein --nodes 10 --edges 5 -o out.txt", " list --bogus"}) {
     r = run(gen + bad);
     EXPECT_NE(r.status, 0) << bad;
     EXPECT_NE(r.out.find("opsparse-gen:"), std::string::npos) << bad << ": " << r.out;
@@ -662,7 +682,8 @@ TEST(datasets_cli, UsageErrorsExitTwoAndNameTheOption) {
       {" rmat --scale 8 --edge-factor -1" + out_mtx, "--edge-factor"},
       {" protein --nodes 600 --edges 3000 --mixing 1.5" + out_abc, "--mixing"},
       {" protein --nodes 600 --edges 3000 --min-cluster 1" + out_abc, "--min-cluster"},
-      {" protein --nodes 600 --edges 3000 --min-cluster 9 --max-cluster 8" + out_abc, "--max-cluster"},
+      {" protein --nodes 600 --edges 3000 --min-cluster 9 --max-cluster 8" + out_abc,
+       "--max-cluster"},
       {" stats mc2depi --seed -1", "--seed"},
       // given twice
       {" rmat --scale 8 --edge-factor 2 --seed 1 --seed 2" + out_mtx, "'--seed'"},
@@ -671,7 +692,8 @@ TEST(datasets_cli, UsageErrorsExitTwoAndNameTheOption) {
     const run_result r = run(gen + args);
     EXPECT_EQ(r.status, 2) << args << ": " << r.out;
     EXPECT_NE(r.out.find("opsparse-gen: "), std::string::npos) << args << ": " << r.out;
-    EXPECT_NE(r.out.find(option), std::string::npos) << args << " should name " << option << ": " << r.out;
+    EXPECT_NE(r.out.find(option), std::string::npos)
+        << args << " should name " << option << ": " << r.out;
   }
   EXPECT_FALSE(std::filesystem::exists(dir.path / "x.mtx"));
   EXPECT_FALSE(std::filesystem::exists(dir.path / "x.abc"));
@@ -690,12 +712,13 @@ TEST(datasets_cli, HelpListsEveryOptionWithItsDefault) {
   EXPECT_EQ(run(gen + " -h").status, 0);
   EXPECT_EQ(run(gen + " help").status, 0);
   const std::map<std::string, std::vector<std::string>> options = {
-      {"rmat", {"--scale", "--edge-factor", "--a A (=0.57)", "--b B (=0.19)", "--c C (=0.19)",
-                "--seed N (=1)", "--symmetric", "--drop-loops", "--no-permute", "--ones",
-                "--output", "--help"}},
-      {"protein", {"--nodes", "--edges", "--seed N (=1)", "--min-cluster n (=5)",
-                   "--max-cluster n (=50)", "--mixing f (=0.15)", "--ones", "--truth",
-                   "--output", "--help"}},
+      {"rmat",
+       {"--scale", "--edge-factor", "--a A (=0.57)", "--b B (=0.19)", "--c C (=0.19)",
+        "--seed N (=1)", "--symmetric", "--drop-loops", "--no-permute", "--ones", "--output",
+        "--help"}},
+      {"protein",
+       {"--nodes", "--edges", "--seed N (=1)", "--min-cluster n (=5)", "--max-cluster n (=50)",
+        "--mixing f (=0.15)", "--ones", "--truth", "--output", "--help"}},
       {"paper", {"--scale s (=1)", "--seed N (=1)", "--ones", "--output", "--help"}},
       {"stats", {"--scale s (=1)", "--seed N (=1)", "--help"}},
       {"list", {"--help"}},
@@ -725,7 +748,8 @@ TEST(datasets_cli, KeyEqualsValueStillWorks) {
 // fetch.sh (offline path) and the manifest
 
 TEST(datasets_fetch, FromDirExtractsChecksAndReportsChecksums) {
-  if (std::system("command -v bash >/dev/null && command -v tar >/dev/null && command -v gzip >/dev/null") != 0)
+  if (std::system("command -v bash >/dev/null && command -v tar >/dev/null && command -v gzip "
+                  ">/dev/null") != 0)
     GTEST_SKIP() << "needs bash, tar and gzip";
   scratch_dir dir;
   std::filesystem::create_directories(dir.path / "src" / "tiny");
@@ -738,8 +762,14 @@ TEST(datasets_fetch, FromDirExtractsChecksAndReportsChecksums) {
     std::ofstream e(dir / "src/g.txt");
     e << "# edges\n1 2\n2 3\n";
   }
-  ASSERT_EQ(std::system(("tar -czf " + quote(dir / "in/tiny.tar.gz") + " -C " + quote(dir / "src") + " tiny").c_str()), 0);
-  ASSERT_EQ(std::system(("gzip -c " + quote(dir / "src/g.txt") + " > " + quote(dir / "in/g.txt.gz")).c_str()), 0);
+  ASSERT_EQ(std::system(("tar -czf " + quote(dir / "in/tiny.tar.gz") + " -C " + quote(dir / "src") +
+                         " tiny")
+                            .c_str()),
+            0);
+  ASSERT_EQ(
+      std::system(
+          ("gzip -c " + quote(dir / "src/g.txt") + " > " + quote(dir / "in/g.txt.gz")).c_str()),
+      0);
   auto write_manifest = [&](const std::string& tiny_sha) {
     std::ofstream m(dir / "manifest.tsv");
     m << "# test manifest\nname\tsource\tgroup\turl\trows\tnnz\tsha256\n"
@@ -747,8 +777,10 @@ TEST(datasets_fetch, FromDirExtractsChecksAndReportsChecksums) {
       << "g\tsnap\tSNAP\thttps://invalid.example/g.txt.gz\t3\t2\t-\n";
   };
   write_manifest("-");
-  const std::string fetch = "bash " + quote(opsparse::test::source_path("datasets/fetch.sh", OPSPARSE_FETCH_SCRIPT)) + " --manifest " + quote(dir / "manifest.tsv") +
-                            " --from-dir " + quote(dir / "in") + " --dest " + quote(dir / "out");
+  const std::string fetch =
+      "bash " + quote(opsparse::test::source_path("datasets/fetch.sh", OPSPARSE_FETCH_SCRIPT)) +
+      " --manifest " + quote(dir / "manifest.tsv") + " --from-dir " + quote(dir / "in") +
+      " --dest " + quote(dir / "out");
   run_result r = run(fetch);
   ASSERT_EQ(r.status, 0) << r.out;
   const host_csr<double> tiny = opsparse::io::read_matrix_market<double>(dir / "out/tiny.mtx");
@@ -782,7 +814,8 @@ TEST(datasets_fetch, FromDirExtractsChecksAndReportsChecksums) {
 }
 
 TEST(datasets_fetch, ManifestListsThePaperMatricesAndSnapGraphs) {
-  const std::string manifest = opsparse::test::source_path("datasets/manifest.tsv", OPSPARSE_MANIFEST);
+  const std::string manifest =
+      opsparse::test::source_path("datasets/manifest.tsv", OPSPARSE_MANIFEST);
   std::ifstream is(manifest);
   ASSERT_TRUE(is) << manifest;
   std::string line;
@@ -798,12 +831,13 @@ TEST(datasets_fetch, ManifestListsThePaperMatricesAndSnapGraphs) {
     const auto& f = rows[p.name];
     EXPECT_EQ(f[1], "suitesparse");
     EXPECT_EQ(f[2], p.group);
-    EXPECT_EQ(f[3], "https://suitesparse-collection-website.herokuapp.com/MM/" + p.group + "/" + p.name + ".tar.gz");
+    EXPECT_EQ(f[3], "https://suitesparse-collection-website.herokuapp.com/MM/" + p.group + "/" +
+                        p.name + ".tar.gz");
     EXPECT_EQ(std::stoll(f[4]), p.rows);
     EXPECT_EQ(std::stoll(f[5]), p.nnz);
   }
-  for (const char* g : {"ca-GrQc", "ca-HepTh", "email-Eu-core", "facebook_combined", "oregon1_010331",
-                        "p2p-Gnutella31", "wiki-Vote"}) {
+  for (const char* g : {"ca-GrQc", "ca-HepTh", "email-Eu-core", "facebook_combined",
+                        "oregon1_010331", "p2p-Gnutella31", "wiki-Vote"}) {
     ASSERT_TRUE(rows.count(g)) << g;
     EXPECT_EQ(rows[g][3], std::string("https://snap.stanford.edu/data/") + g + ".txt.gz");
   }

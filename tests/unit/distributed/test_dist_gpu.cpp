@@ -65,10 +65,9 @@ TEST_F(DistGpu, SummaWithTheGpuEngineEqualsTheCpuEngine) {
       opt.phases = phases;
       const auto da = dist::scatter(grid, g);
       for (const host_csr<double>* b : {&g, &r}) {
-        const auto c = dist::gather(grid, dist::spgemm<plus_times>(grid, da, dist::scatter(grid, *b),
-                                                                   opt, engine));
-        if (grid.rank() == 0)
-          EXPECT_TRUE(test::csr_near(c, cpu::spgemm<plus_times>(g, *b), 1e-12));
+        const auto c = dist::gather(
+            grid, dist::spgemm<plus_times>(grid, da, dist::scatter(grid, *b), opt, engine));
+        if (grid.rank() == 0) EXPECT_TRUE(test::csr_near(c, cpu::spgemm<plus_times>(g, *b), 1e-12));
       }
     }
 }

@@ -97,8 +97,8 @@ TEST(DistGrid, DefaultMemoryBudget) {
     const test::env_scope env("OPSPARSE_DIST_MEMORY", std::nullopt);
     EXPECT_GT(dist::default_memory_budget(g), 0u);  // from /proc/meminfo, shared by the node
   }
-  const std::pair<const char*, std::size_t> good[] = {{"4096", 4096}, {"2M", 2u << 20},
-                                                      {"3g", std::size_t(3) << 30}};
+  const std::pair<const char*, std::size_t> good[] = {
+      {"4096", 4096}, {"2M", 2u << 20}, {"3g", std::size_t(3) << 30}};
   for (const auto& [text, bytes] : good) {
     const test::env_scope env("OPSPARSE_DIST_MEMORY", std::string(text));
     EXPECT_EQ(dist::default_memory_budget(g), bytes) << text;

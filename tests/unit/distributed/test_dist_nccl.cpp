@@ -1,7 +1,7 @@
-// The NCCL layer's decisions, without a GPU (opsparse/distributed/nccl.hpp): NCCL loads or says why, and
-// nccl_usable gives one answer on every rank: no when OPSPARSE_NCCL=0 or when two ranks of a node
-// name one device, yes with distinct devices where NCCL loads. The transfers themselves need GPUs
-// (test_dist_gpu.cpp).
+// The NCCL layer's decisions, without a GPU (opsparse/distributed/nccl.hpp): NCCL loads or says
+// why, and nccl_usable gives one answer on every rank: no when OPSPARSE_NCCL=0 or when two ranks of
+// a node name one device, yes with distinct devices where NCCL loads. The transfers themselves need
+// GPUs (test_dist_gpu.cpp).
 #include <gtest/gtest.h>
 #include <mpi.h>
 

@@ -117,7 +117,8 @@ template <class Mask = no_mask, int Fixed = 0>
   ctx.synchronize();  // the visit ran on the context's stream, which cudaMemcpy does not wait for
   std::vector<double> h_out(cells), again(cells);
   if (Fixed > 0 && cells) {
-    OPSPARSE_CUDA_TRY(cudaMemcpy(again.data(), out.data(), cells * sizeof(double), cudaMemcpyDeviceToHost));
+    OPSPARSE_CUDA_TRY(
+        cudaMemcpy(again.data(), out.data(), cells * sizeof(double), cudaMemcpyDeviceToHost));
     visit_dense_rows<plus_times<double>>(ctx, da.view(), db.view(), epi, mask, opt);
     ctx.synchronize();
   }
@@ -125,12 +126,15 @@ template <class Mask = no_mask, int Fixed = 0>
   std::vector<long long> h_nnz(static_cast<std::size_t>(a.rows));
   std::vector<int> h_win(static_cast<std::size_t>(a.rows));
   if (cells) {
-    OPSPARSE_CUDA_TRY(cudaMemcpy(h_out.data(), out.data(), cells * sizeof(double), cudaMemcpyDeviceToHost));
+    OPSPARSE_CUDA_TRY(
+        cudaMemcpy(h_out.data(), out.data(), cells * sizeof(double), cudaMemcpyDeviceToHost));
     OPSPARSE_CUDA_TRY(cudaMemcpy(h_has.data(), has.data(), cells, cudaMemcpyDeviceToHost));
   }
   if (a.rows) {
-    OPSPARSE_CUDA_TRY(cudaMemcpy(h_nnz.data(), nnz.data(), h_nnz.size() * sizeof(long long), cudaMemcpyDeviceToHost));
-    OPSPARSE_CUDA_TRY(cudaMemcpy(h_win.data(), windows.data(), h_win.size() * sizeof(int), cudaMemcpyDeviceToHost));
+    OPSPARSE_CUDA_TRY(cudaMemcpy(h_nnz.data(), nnz.data(), h_nnz.size() * sizeof(long long),
+                                 cudaMemcpyDeviceToHost));
+    OPSPARSE_CUDA_TRY(cudaMemcpy(h_win.data(), windows.data(), h_win.size() * sizeof(int),
+                                 cudaMemcpyDeviceToHost));
   }
   if (Fixed > 0 && std::memcmp(again.data(), h_out.data(), cells * sizeof(double)) != 0)
     return ::testing::AssertionFailure() << "two fixed-point visits differ";
@@ -141,20 +145,26 @@ template <class Mask = no_mask, int Fixed = 0>
     c = cpu::spgemm<plus_times<double>>(a, b, cpu::host_mask<Mask>(*m));
   for (index_t i = 0; i < a.rows; ++i) {
     if (h_win[i] != expect_windows)
-      return ::testing::AssertionFailure() << "row " << i << ": " << h_win[i] << " windows (or out of order), expected " << expect_windows;
+      return ::testing::AssertionFailure()
+             << "row " << i << ": " << h_win[i] << " windows (or out of order), expected "
+             << expect_windows;
     if (h_nnz[i] != c.rpt[i + 1] - c.rpt[i])
-      return ::testing::AssertionFailure() << "row " << i << ": " << h_nnz[i] << " entries, CPU " << c.rpt[i + 1] - c.rpt[i];
+      return ::testing::AssertionFailure()
+             << "row " << i << ": " << h_nnz[i] << " entries, CPU " << c.rpt[i + 1] - c.rpt[i];
     std::vector<char> seen(static_cast<std::size_t>(b.cols), 0);
     for (offset_t k = c.rpt[i]; k < c.rpt[i + 1]; ++k) {
       const std::size_t at = static_cast<std::size_t>(i) * b.cols + c.col[k];
       seen[c.col[k]] = 1;
-      if (!h_has[at]) return ::testing::AssertionFailure() << "row " << i << " col " << c.col[k] << " missing";
+      if (!h_has[at])
+        return ::testing::AssertionFailure() << "row " << i << " col " << c.col[k] << " missing";
       if (std::abs(h_out[at] - c.val[k]) > tol * std::max(1.0, std::abs(c.val[k])))
-        return ::testing::AssertionFailure() << "row " << i << " col " << c.col[k] << ": " << h_out[at] << " vs " << c.val[k];
+        return ::testing::AssertionFailure()
+               << "row " << i << " col " << c.col[k] << ": " << h_out[at] << " vs " << c.val[k];
     }
     for (index_t j = 0; j < b.cols; ++j)
       if (!seen[j] && h_has[static_cast<std::size_t>(i) * b.cols + j])
-        return ::testing::AssertionFailure() << "row " << i << " col " << j << " present on the GPU only";
+        return ::testing::AssertionFailure()
+               << "row " << i << " col " << j << " present on the GPU only";
   }
   return ::testing::AssertionSuccess();
 }
@@ -164,9 +174,9 @@ TEST(DenseRows, WindowsPutTogetherAreTheProductsRows) {
   // B: 120 x 1000; rows of A reach 5%, 50% and 100% of B's columns, and none (empty rows).
   const host_csr<double> b = rows_with(std::vector<int>(120, 60), 1000, 3);
   const host_csr<double> a = rows_with({0, 1, 2, 30, 119, 120, 0, 60}, 120, 4);
-  EXPECT_TRUE(visit_matches(a, b, 0, 1));     // one window holds all 1,000 columns
-  EXPECT_TRUE(visit_matches(a, b, 256, 4));   // 256 + 256 + 256 + 232
-  EXPECT_TRUE(visit_matches(a, b, 32, 32));   // 31 windows of 32 and one of 8
+  EXPECT_TRUE(visit_matches(a, b, 0, 1));    // one window holds all 1,000 columns
+  EXPECT_TRUE(visit_matches(a, b, 256, 4));  // 256 + 256 + 256 + 232
+  EXPECT_TRUE(visit_matches(a, b, 32, 32));  // 31 windows of 32 and one of 8
   // B's rows in a shuffled order: every window walks them whole.
   host_csr<double> u = b;
   std::mt19937_64 rng(5);

@@ -108,13 +108,15 @@ host_csr<double> rows_of_sizes(const std::vector<int>& sizes, index_t cols, std:
 
 /// Rows of the given sizes whose distinct columns lie in a window of `spread` times their size,
 /// the windows placed along the diagonal: the narrow rows of a mesh's matrix.
-host_csr<double> narrow_rows(const std::vector<int>& sizes, index_t cols, int spread, std::uint64_t seed) {
+host_csr<double> narrow_rows(const std::vector<int>& sizes, index_t cols, int spread,
+                             std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   const auto rows = static_cast<index_t>(sizes.size());
   host_csr<double> a(rows, cols);
   for (index_t i = 0; i < rows; ++i) {
     const index_t w = std::min<index_t>(cols, std::max(1, spread * sizes[i]));
-    const index_t start = static_cast<index_t>((static_cast<long long>(i) * cols / rows) % (cols - w + 1));
+    const index_t start =
+        static_cast<index_t>((static_cast<long long>(i) * cols / rows) % (cols - w + 1));
     std::vector<index_t> pick(static_cast<std::size_t>(w));
     for (index_t k = 0; k < w; ++k) pick[k] = start + k;
     for (int k = 0; k < sizes[i]; ++k) std::swap(pick[k], pick[k + rng() % (w - k)]);
@@ -183,12 +185,12 @@ template <class S, class VA, class VB>
   auto db = device_csr<VB>::upload(b, ctx.stream());
   auto dm = device_csr<pattern>::upload(m, ctx.stream());
   device_buffer<T> sums(static_cast<std::size_t>(a.rows) + 1);
-  const T total = spgemm_reduce<S>(ctx, p, da.view(), db.view(), device_mask<structural_mask>(dm),
-                                   sums.data());
+  const T total =
+      spgemm_reduce<S>(ctx, p, da.view(), db.view(), device_mask<structural_mask>(dm), sums.data());
   std::vector<T> got(static_cast<std::size_t>(a.rows));
   if (a.rows > 0)
-    OPSPARSE_CUDA_TRY(cudaMemcpy(got.data(), sums.data(), got.size() * sizeof(T),
-                                 cudaMemcpyDeviceToHost));
+    OPSPARSE_CUDA_TRY(
+        cudaMemcpy(got.data(), sums.data(), got.size() * sizeof(T), cudaMemcpyDeviceToHost));
   const auto c = cpu::spgemm<S>(a, b, cpu::host_mask<structural_mask>(m));
   double want_total = 0, scale = 0;
   offset_t want_products = 0;
@@ -209,8 +211,8 @@ template <class S, class VA, class VB>
   if (std::abs(static_cast<double>(total) - want_total) > rel * scale)
     return ::testing::AssertionFailure() << "total: GPU " << total << ", CPU " << want_total;
   if (p.stats().products != want_products)
-    return ::testing::AssertionFailure() << "products: GPU " << p.stats().products << ", CPU "
-                                         << want_products;
+    return ::testing::AssertionFailure()
+           << "products: GPU " << p.stats().products << ", CPU " << want_products;
   return ::testing::AssertionSuccess() << total;
 }
 
@@ -232,7 +234,8 @@ TEST_F(Gpu, EmptyAndDegenerateShapes) {
   for (auto [mk, n] : shapes) {
     const auto a = random_csr<double>(mk.first, mk.second, 2.0, 1);
     const auto b = random_csr<double>(mk.second, n, 2.0, 2);
-    EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b))) << mk.first << "x" << mk.second << "x" << n;
+    EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b)))
+        << mk.first << "x" << mk.second << "x" << n;
   }
   host_csr<double> zero(5, 5);  // no entries at all
   EXPECT_TRUE((same<plus_times<double>>(ctx(), zero, zero)));
@@ -267,13 +270,14 @@ TEST_F(Gpu, RectangularRandom) {
   }
 }
 
-// The distributed layer's GPU engine (opsparse/distributed/gpu_engine.hpp) alone, as dist::spgemm calls
-// it for a stage's pieces: rectangular, empty operands, one engine and its copy reused (the
+// The distributed layer's GPU engine (opsparse/distributed/gpu_engine.hpp) alone, as dist::spgemm
+// calls it for a stage's pieces: rectangular, empty operands, one engine and its copy reused (the
 // device buffers grow and shrink in use), against the CPU engine.
 TEST_F(Gpu, DistGpuEngineMatchesTheCpuEngine) {
   const opsparse::dist::gpu_engine<plus_times<double>> engine;
   const auto copy = engine;  // copies share the device state
-  const index_t dims[][3] = {{37, 53, 29}, {3000, 2500, 3000}, {1, 1, 1}, {800, 7, 4000}, {50, 80, 30}};
+  const index_t dims[][3] = {
+      {37, 53, 29}, {3000, 2500, 3000}, {1, 1, 1}, {800, 7, 4000}, {50, 80, 30}};
   int k = 0;
   for (auto& d : dims) {
     const auto a = random_csr<double>(d[0], d[1], 6.0, 31 + d[0]);
@@ -281,7 +285,8 @@ TEST_F(Gpu, DistGpuEngineMatchesTheCpuEngine) {
     const auto got = (k++ % 2 ? copy : engine)(a, b);
     const std::string bad = check(got);
     EXPECT_TRUE(bad.empty()) << bad;
-    EXPECT_TRUE(csr_near(got, cpu::spgemm<plus_times<double>>(a, b), 1e-12)) << d[0] << "x" << d[1] << "x" << d[2];
+    EXPECT_TRUE(csr_near(got, cpu::spgemm<plus_times<double>>(a, b), 1e-12))
+        << d[0] << "x" << d[1] << "x" << d[2];
   }
   const auto empty = engine(host_csr<double>(37, 53), random_csr<double>(53, 29, 3.0, 5));
   EXPECT_EQ(empty.rows, 37);
@@ -340,7 +345,8 @@ TEST_F(Gpu, EveryBinOfBothPhases) {
       EXPECT_GT(st.symbolic_bin_rows[i], 0) << "symbolic bin " << i << " not hit";
     for (std::size_t i = 0; i < st.numeric_bin_rows.size(); ++i)
       EXPECT_GT(st.numeric_bin_rows[i], 0) << "numeric bin " << i << " not hit";
-    EXPECT_GT(st.max_row_nnz, sym.overflow_threshold) << "no row reached the symbolic global kernel";
+    EXPECT_GT(st.max_row_nnz, sym.overflow_threshold)
+        << "no row reached the symbolic global kernel";
   }
 }
 
@@ -374,9 +380,11 @@ TEST_F(Gpu, MidBinTakesTheRowsBetweenBinZeroAndTheBlocks) {
     ASSERT_GE(st.numeric_bin_rows.size(), 2u);
     // bin 1: the mid bin's rows (r0 + 1 .. r1), or with no mid bin the first block bin's
     EXPECT_GE(st.numeric_bin_rows[1], 3000) << "bin 1 took too few rows";
-    EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(b), nullptr, 1e-5, o)));
+    EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(b),
+                                                       nullptr, 1e-5, o)));
     EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), a, b, nullptr, 0.0, o)));
-    EXPECT_TRUE((same<plus_times<double>, double, double, structural_mask>(ctx(), a, b, &m, 1e-12, o)));
+    EXPECT_TRUE(
+        (same<plus_times<double>, double, double, structural_mask>(ctx(), a, b, &m, 1e-12, o)));
     EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern>(ctx(), ap, bp, nullptr, 0.0, o)));
     EXPECT_TRUE((same<any_pair, pattern, pattern>(ctx(), ap, bp, nullptr, 0.0, o)));
   }
@@ -435,7 +443,8 @@ TEST_F(Gpu, SemiringsAndMasksOnSharedMatrices) {
   OPSPARSE_REQUIRE_DATASETS();
   using i64 = long long;
   int n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(opsparse::test::datasets_dir() + "/matrices")) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(opsparse::test::datasets_dir() + "/matrices")) {
     if (e.path().extension() != ".mtx") continue;
     const auto a = io::read_matrix_market<double>(e.path().string());
     if (a.rows != a.cols) continue;
@@ -453,10 +462,14 @@ TEST_F(Gpu, SemiringsAndMasksOnSharedMatrices) {
     EXPECT_TRUE((same<any_pair, pattern, pattern>(ctx(), p, p)));
     EXPECT_TRUE((same<plus_times<double>, double, double, structural_mask>(ctx(), a, a, &p)));
     EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), a, a)));
-    EXPECT_TRUE((same<or_and<int>, int, int, complement_mask>(ctx(), convert<int>(p), convert<int>(p), &p)));
-    EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(a), nullptr, 1e-5)));
-    EXPECT_TRUE((same<plus_times<long long>, long long, long long>(ctx(), convert<long long>(p), convert<long long>(p), nullptr, 0.0)));
-    EXPECT_TRUE((same<plus_times<int>, int, int>(ctx(), convert<int>(p), convert<int>(p), nullptr, 0.0)));
+    EXPECT_TRUE((
+        same<or_and<int>, int, int, complement_mask>(ctx(), convert<int>(p), convert<int>(p), &p)));
+    EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(a),
+                                                       nullptr, 1e-5)));
+    EXPECT_TRUE((same<plus_times<long long>, long long, long long>(
+        ctx(), convert<long long>(p), convert<long long>(p), nullptr, 0.0)));
+    EXPECT_TRUE(
+        (same<plus_times<int>, int, int>(ctx(), convert<int>(p), convert<int>(p), nullptr, 0.0)));
     ++n;
   }
   EXPECT_GE(n, 10);
@@ -491,7 +504,9 @@ TEST_F(Gpu, PlanReuseAllocatesOnlyWhenSizesGrow) {
   plan p;
   device_csr<double> dc;
   std::vector<host_csr<double>> mats;
-  for (int i = 0; i < 10; ++i) mats.push_back(random_csr<double>(200 + 150 * (i % 5), 200 + 150 * (i % 5), 3.0 + (i % 3) * 20, 100 + i));
+  for (int i = 0; i < 10; ++i)
+    mats.push_back(
+        random_csr<double>(200 + 150 * (i % 5), 200 + 150 * (i % 5), 3.0 + (i % 3) * 20, 100 + i));
   mats.push_back(rows_of_sizes({5, 30000, 12000}, 1 << 16, 3));  // global paths too
   std::mt19937 rng(1);
   std::vector<int> order;
@@ -508,7 +523,8 @@ TEST_F(Gpu, PlanReuseAllocatesOnlyWhenSizesGrow) {
     const auto before_all = device_allocation_count();
     spgemm<plus_times<double>>(ctx(), p, da.view(), db.view(), dc);
     ctx().synchronize();
-    EXPECT_TRUE(csr_near(dc.download(ctx().stream()), cpu::spgemm<plus_times<double>>(a, b), 1e-12));
+    EXPECT_TRUE(
+        csr_near(dc.download(ctx().stream()), cpu::spgemm<plus_times<double>>(a, b), 1e-12));
     return std::make_pair(p.metadata_allocations() - before_plan,
                           device_allocation_count() - before_all - (db.nnz_capacity() > 0 ? 0 : 0));
   };
@@ -585,7 +601,8 @@ TEST_F(Gpu, PooledMemoryIsReusedAndOutlivesItsContext) {
       own.synchronize();
       EXPECT_TRUE(csr_near(dq.download(own.stream()), want, 1e-12));
     }
-    EXPECT_EQ(device_allocation_count() - before, 3) << "C.rpt, C's entries and the plan's metadata";
+    EXPECT_EQ(device_allocation_count() - before, 3)
+        << "C.rpt, C's entries and the plan's metadata";
     own.release_cached_memory();
   }
   // the context is gone; the plan and C still hold pool memory, freed on its live stream
@@ -649,7 +666,8 @@ TEST_F(Gpu, IntegerValueTypes) {
   for (std::size_t k = 0; k < gi.val.size(); ++k) gi.val[k] = static_cast<int>(k % 7) - 3;
   EXPECT_TRUE((same<plus_times<int>, int, int>(ctx(), gi, gi, nullptr, 0.0)));
   host_csr<long long> gl = convert<long long>(g);
-  for (std::size_t k = 0; k < gl.val.size(); ++k) gl.val[k] = (1LL << 33) + static_cast<long long>(k % 11);
+  for (std::size_t k = 0; k < gl.val.size(); ++k)
+    gl.val[k] = (1LL << 33) + static_cast<long long>(k % 11);
   EXPECT_TRUE((same<plus_times<long long>, long long, long long>(ctx(), gl, gl, nullptr, 0.0)));
 }
 
@@ -658,14 +676,16 @@ TEST_F(Gpu, IntegerSemiringsSaturateAsOnTheCpu) {
   // here is positive, so the saturated sums do not depend on the order of the atomics.
   const auto g = rmat(12, 8, 6);
   host_csr<int> gi = convert<int>(g);
-  for (std::size_t k = 0; k < gi.val.size(); ++k) gi.val[k] = (1 << 20) + static_cast<int>(k % 5000);
+  for (std::size_t k = 0; k < gi.val.size(); ++k)
+    gi.val[k] = (1 << 20) + static_cast<int>(k % 5000);
   EXPECT_TRUE((same<plus_times<int>, int, int>(ctx(), gi, gi, nullptr, 0.0)));
   plan p;
   const auto c = on_gpu<plus_times<int>, int, int>(ctx(), p, gi, gi);
   ASSERT_GT(c.nnz(), 0);
   for (int v : c.val) ASSERT_EQ(v, std::numeric_limits<int>::max());  // 2^40 and more, clamped
   host_csr<long long> gl = convert<long long>(g);
-  for (std::size_t k = 0; k < gl.val.size(); ++k) gl.val[k] = (1LL << 31) + static_cast<long long>(k % 11);
+  for (std::size_t k = 0; k < gl.val.size(); ++k)
+    gl.val[k] = (1LL << 31) + static_cast<long long>(k % 11);
   EXPECT_TRUE((same<plus_times<long long>, long long, long long>(ctx(), gl, gl, nullptr, 0.0)));
   // Negative products saturate at the minimum.
   host_csr<long long> neg = gl;
@@ -686,9 +706,9 @@ dense_case dense_rows_case(const std::vector<double>& density, index_t cols, std
   std::vector<int> sizes;
   for (double d : density)
     for (int k = 0; k < per_row; ++k)  // a 100% row has one B row with every column
-      sizes.push_back(d >= 1.0 && k == 0
-                          ? static_cast<int>(cols)
-                          : static_cast<int>(std::min<double>(cols, std::max(1.0, cols * d * 1.2 / per_row))));
+      sizes.push_back(d >= 1.0 && k == 0 ? static_cast<int>(cols)
+                                         : static_cast<int>(std::min<double>(
+                                               cols, std::max(1.0, cols * d * 1.2 / per_row))));
   dense_case dc{host_csr<double>(static_cast<index_t>(density.size()), brows),
                 rows_of_sizes(sizes, cols, seed)};
   for (std::size_t i = 0; i < density.size(); ++i) {
@@ -749,18 +769,23 @@ TEST_F(Gpu, NarrowRowsComeOutOrderedByBitmaps) {
     SCOPED_TRACE(bitmap ? "ordered by bitmaps" : "sorted");
     EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b, nullptr, 1e-12, o)));
     EXPECT_TRUE((same<plus_times<double>>(ctx(), a, shuffled, nullptr, 1e-12, o)));
-    EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(b), nullptr, 1e-5, o)));
+    EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(b),
+                                                       nullptr, 1e-5, o)));
     EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), a, b, nullptr, 0.0, o)));
-    EXPECT_TRUE((same<plus_times<double>, double, double, structural_mask>(ctx(), a, b, &m, 1e-12, o)));
-    EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern, structural_mask>(ctx(), ap, bp, &m, 0.0, o)));
+    EXPECT_TRUE(
+        (same<plus_times<double>, double, double, structural_mask>(ctx(), a, b, &m, 1e-12, o)));
+    EXPECT_TRUE(
+        (same<plus_pair<long long>, pattern, pattern, structural_mask>(ctx(), ap, bp, &m, 0.0, o)));
     EXPECT_TRUE((same<any_pair, pattern, pattern, complement_mask>(ctx(), ap, bp, &m, 0.0, o)));
-    EXPECT_TRUE((same<any_pair, pattern, pattern>(ctx(), ap, convert<pattern>(shuffled), nullptr, 0.0, o)));
+    EXPECT_TRUE(
+        (same<any_pair, pattern, pattern>(ctx(), ap, convert<pattern>(shuffled), nullptr, 0.0, o)));
   }
 }
 
 /// Rows of `sizes[i]` distinct columns of [0, cols): all at random (`clustered` false), or four
 /// in five consecutive from a random start and the rest at random.
-host_csr<double> wide_rows(const std::vector<int>& sizes, index_t cols, bool clustered, std::uint64_t seed) {
+host_csr<double> wide_rows(const std::vector<int>& sizes, index_t cols, bool clustered,
+                           std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   const auto rows = static_cast<index_t>(sizes.size());
   host_csr<double> a(rows, cols);
@@ -769,7 +794,8 @@ host_csr<double> wide_rows(const std::vector<int>& sizes, index_t cols, bool clu
     const int near = clustered ? sizes[i] * 4 / 5 : 0;
     const index_t start = static_cast<index_t>(rng() % static_cast<std::uint64_t>(cols - near));
     for (int k = 0; k < near; ++k) pick.insert(start + k);
-    while (static_cast<int>(pick.size()) < sizes[i]) pick.insert(static_cast<index_t>(rng() % static_cast<std::uint64_t>(cols)));
+    while (static_cast<int>(pick.size()) < sizes[i])
+      pick.insert(static_cast<index_t>(rng() % static_cast<std::uint64_t>(cols)));
     for (index_t c : pick) {
       a.col.push_back(c);
       a.val.push_back(0.5 + (rng() % 1000) / 1000.0);
@@ -805,13 +831,18 @@ TEST_F(Gpu, WideRowsComeOutOrderedByBuckets) {
       spgemm_options o;
       o.bucket_order = mode < 2;
       if (mode == 1) o.bucket_order_min_entries = 1;
-      SCOPED_TRACE(std::string(clustered ? "clustered, " : "spread, ") +
-                   (mode == 0 ? "bucketed" : mode == 1 ? "every row bucketed" : "sorted"));
+      SCOPED_TRACE(std::string(clustered ? "clustered, " : "spread, ") + (mode == 0 ? "bucketed"
+                                                                          : mode == 1
+                                                                              ? "every row bucketed"
+                                                                              : "sorted"));
       EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b, nullptr, 1e-12, o)));
-      EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(b), nullptr, 1e-5, o)));
+      EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a),
+                                                         convert<float>(b), nullptr, 1e-5, o)));
       EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), a, b, nullptr, 0.0, o)));
-      EXPECT_TRUE((same<plus_times<double>, double, double, structural_mask>(ctx(), a, b, &m, 1e-12, o)));
-      EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern, structural_mask>(ctx(), ap, bp, &m, 0.0, o)));
+      EXPECT_TRUE(
+          (same<plus_times<double>, double, double, structural_mask>(ctx(), a, b, &m, 1e-12, o)));
+      EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern, structural_mask>(ctx(), ap, bp, &m,
+                                                                                 0.0, o)));
       EXPECT_TRUE((same<any_pair, pattern, pattern, complement_mask>(ctx(), ap, bp, &m, 0.0, o)));
       EXPECT_TRUE((same<any_pair, pattern, pattern>(ctx(), ap, bp, nullptr, 0.0, o)));
     }
@@ -885,16 +916,26 @@ TEST_F(Gpu, MergedEqualRowsTakeEveryProductOnce) {
     bool poke = false;
     int mixed_hi = 0;  // > 0: node blocks of dofs to mixed_hi unknowns
   };
-  for (const shape& sh : std::vector<shape>{{1, 3, 0}, {2, 1, 0}, {4, 3, 0}, {12, 3, 0}, {30, 3, 0},
-                                            {9, 6, 0}, {5, 5, 0}, {6, 2, 1}, {10, 3, 2},
-                                            {4, 5, 0, true}, {3, 6, 0, true}, {2, 3, 0, false, 7},
+  for (const shape& sh : std::vector<shape>{{1, 3, 0},
+                                            {2, 1, 0},
+                                            {4, 3, 0},
+                                            {12, 3, 0},
+                                            {30, 3, 0},
+                                            {9, 6, 0},
+                                            {5, 5, 0},
+                                            {6, 2, 1},
+                                            {10, 3, 2},
+                                            {4, 5, 0, true},
+                                            {3, 6, 0, true},
+                                            {2, 3, 0, false, 7},
                                             {6, 1, 0, false, 9}}) {
     SCOPED_TRACE("half-width " + std::to_string(sh.hw) + ", unknowns " + std::to_string(sh.dofs) +
-                 (sh.mixed_hi ? " to " + std::to_string(sh.mixed_hi) : std::string()) +
-                 ", shift " + std::to_string(sh.shift) + (sh.poke ? ", poked" : ""));
-    const auto a = sh.mixed_hi ? mixed_node_blocks(300, sh.dofs, sh.mixed_hi, sh.hw, 23)
-                               : node_blocks(300, sh.dofs, sh.hw, 17 + static_cast<std::uint64_t>(sh.hw),
-                                             sh.shift, sh.poke);
+                 (sh.mixed_hi ? " to " + std::to_string(sh.mixed_hi) : std::string()) + ", shift " +
+                 std::to_string(sh.shift) + (sh.poke ? ", poked" : ""));
+    const auto a = sh.mixed_hi
+                       ? mixed_node_blocks(300, sh.dofs, sh.mixed_hi, sh.hw, 23)
+                       : node_blocks(300, sh.dofs, sh.hw, 17 + static_cast<std::uint64_t>(sh.hw),
+                                     sh.shift, sh.poke);
     const auto ap = convert<pattern>(a);
     const host_csr<pattern> m = convert<pattern>(narrow_rows(
         std::vector<int>(static_cast<std::size_t>(a.rows), 2 * sh.hw + 1), a.cols, 3, 5));
@@ -908,11 +949,14 @@ TEST_F(Gpu, MergedEqualRowsTakeEveryProductOnce) {
                    : merge == row_merging::never   ? "one product at a time"
                                                    : "automatic");
       EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, o)));
-      EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(a), nullptr, 1e-5, o)));
+      EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a),
+                                                         convert<float>(a), nullptr, 1e-5, o)));
       EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), a, a, nullptr, 0.0, o)));
       EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern>(ctx(), ap, ap, nullptr, 0.0, o)));
-      EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern, structural_mask>(ctx(), ap, ap, &m, 0.0, o)));
-      EXPECT_TRUE((same<plus_times<double>, double, double, structural_mask>(ctx(), a, a, &m, 1e-12, o)));
+      EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern, structural_mask>(ctx(), ap, ap, &m,
+                                                                                 0.0, o)));
+      EXPECT_TRUE(
+          (same<plus_times<double>, double, double, structural_mask>(ctx(), a, a, &m, 1e-12, o)));
       EXPECT_TRUE((same<any_pair, pattern, pattern, complement_mask>(ctx(), ap, ap, &m, 0.0, o)));
     }
   }
@@ -971,7 +1015,9 @@ TEST_F(Gpu, MergingFollowsTheShareOfEqualRows) {
       const auto g = on_gpu<plus_times<double>>(ctx(), p, sh.a, sh.a, nullptr, o);
       EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(sh.a, sh.a), 1e-12));
       const spgemm_stats& st = p.stats();
-      const offset_t rows[5][2] = {{0, 0}, {0, 0}, {st.pair_rows_symbolic, st.pair_rows_numeric},
+      const offset_t rows[5][2] = {{0, 0},
+                                   {0, 0},
+                                   {st.pair_rows_symbolic, st.pair_rows_numeric},
                                    {st.triple_rows_symbolic, st.triple_rows_numeric},
                                    {st.run_rows_symbolic, st.run_rows_numeric}};
       if (md == pairs || md == triples || md == runs) {
@@ -983,7 +1029,9 @@ TEST_F(Gpu, MergingFollowsTheShareOfEqualRows) {
             if (o2 != w) EXPECT_EQ(rows[o2][ph], 0) << "phase " << ph << ", width " << o2;
         }
       } else {
-        const int want[2] = {md == never ? 0 : md == pairs_only ? 2 : 3,
+        const int want[2] = {md == never        ? 0
+                             : md == pairs_only ? 2
+                                                : 3,
                              md == never        ? 0
                              : md == pairs_only ? sh.numeric_pairs_only
                              : md == no_runs    ? sh.numeric_no_runs
@@ -1023,8 +1071,8 @@ TEST_F(Gpu, ShortRowsTakeTheKernelsWithoutMergedLoops) {
       EXPECT_GT(merged, 0);
   }
   // a product whose A is not B: A's rows, not B's, decide
-  const auto a = node_blocks(600, 6, 3, 8);   // rows of 42
-  const auto b = node_blocks(600, 6, 1, 9);   // rows of 18
+  const auto a = node_blocks(600, 6, 3, 8);  // rows of 42
+  const auto b = node_blocks(600, 6, 1, 9);  // rows of 18
   plan p;
   spgemm_options o;
   const auto g = on_gpu<plus_times<double>>(ctx(), p, a, b, nullptr, o);
@@ -1046,7 +1094,8 @@ TEST_F(Gpu, DenseRowsInSharedMemoryWindows) {
     SCOPED_TRACE("columns " + std::to_string(cols));
     const dense_case dc = dense_rows_case(density, cols, 11 + static_cast<std::uint64_t>(cols));
     for (const spgemm_options& opt : {spgemm_options{}, every_row_dense}) {
-      EXPECT_TRUE((same<plus_times<double>, double, double>(ctx(), dc.a, dc.b, nullptr, 1e-12, opt)));
+      EXPECT_TRUE(
+          (same<plus_times<double>, double, double>(ctx(), dc.a, dc.b, nullptr, 1e-12, opt)));
       const auto af = convert<float>(dc.a), bf = convert<float>(dc.b);
       EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), af, bf, nullptr, 1e-5, opt)));
       // MCL's product: float cells, double sums.
@@ -1054,10 +1103,10 @@ TEST_F(Gpu, DenseRowsInSharedMemoryWindows) {
       EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), dc.a, dc.b, nullptr, 0.0, opt)));
       // Unsorted rows of B: the same result, every window walking the whole rows.
       EXPECT_TRUE((same<plus_times<double>, double, double>(ctx(), dc.a, shuffled_rows(dc.b, 3),
-                                                             nullptr, 1e-12, opt)));
+                                                            nullptr, 1e-12, opt)));
       // Masks, integer values and patterns.
-      const host_csr<pattern> m = convert<pattern>(rows_of_sizes(
-          std::vector<int>(density.size(), static_cast<int>(cols / 3)), cols, 5));
+      const host_csr<pattern> m = convert<pattern>(
+          rows_of_sizes(std::vector<int>(density.size(), static_cast<int>(cols / 3)), cols, 5));
       EXPECT_TRUE((same<plus_times<double>, double, double, structural_mask>(ctx(), dc.a, dc.b, &m,
                                                                              1e-12, opt)));
       const auto ai = convert<int>(dc.a), bi = convert<int>(dc.b);
@@ -1076,12 +1125,15 @@ TEST_F(Gpu, DenseRowsRectangularAndUnsortedOutputRequest) {
   const dense_case dc = dense_rows_case({1.0, 0.7, 0.3, 0.9, 1.0}, 45000, 21);
   spgemm_options unsorted;
   unsorted.sorted = false;
-  EXPECT_TRUE((same<plus_times<double>, double, double>(ctx(), dc.a, dc.b, nullptr, 1e-12, unsorted)));
+  EXPECT_TRUE(
+      (same<plus_times<double>, double, double>(ctx(), dc.a, dc.b, nullptr, 1e-12, unsorted)));
   spgemm_options global;
   global.dense_windows = false;
-  EXPECT_TRUE((same<plus_times<double>, double, double>(ctx(), dc.a, dc.b, nullptr, 1e-12, global)));
+  EXPECT_TRUE(
+      (same<plus_times<double>, double, double>(ctx(), dc.a, dc.b, nullptr, 1e-12, global)));
   plan p;
-  const auto c = on_gpu<plus_times<double>, double, double>(ctx(), p, dc.a, dc.b, nullptr, unsorted);
+  const auto c =
+      on_gpu<plus_times<double>, double, double>(ctx(), p, dc.a, dc.b, nullptr, unsorted);
   ASSERT_EQ(c.rows, 5);
   EXPECT_EQ(c.rpt[1] - c.rpt[0], 45000);  // the 100% row: every column
   EXPECT_EQ(check(c), "");
@@ -1105,7 +1157,8 @@ TEST_F(Gpu, UserDefinedSemiring) {
   for (bool dense : {true, false}) {
     spgemm_options opt;
     opt.dense_long_rows = dense;
-    EXPECT_TRUE((same<opsparse::test::max_times, double, double>(ctx(), e, b, nullptr, 1e-12, opt)));
+    EXPECT_TRUE(
+        (same<opsparse::test::max_times, double, double>(ctx(), e, b, nullptr, 1e-12, opt)));
   }
 }
 
@@ -1130,7 +1183,8 @@ TEST_F(Gpu, LongRowsWithSemiringsAndMasks) {
     o.flatten_products = flat;
     SCOPED_TRACE(flat ? "flattened" : "groups");
     EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b20, nullptr, 1e-12, o)));
-    EXPECT_TRUE((same<plus_pair<i64>, pattern, pattern, structural_mask>(ctx(), pa, convert<pattern>(b20), &m, 0.0, o)));
+    EXPECT_TRUE((same<plus_pair<i64>, pattern, pattern, structural_mask>(
+        ctx(), pa, convert<pattern>(b20), &m, 0.0, o)));
     o.dense_long_rows = false;
     EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b20, nullptr, 1e-12, o)));
   }
@@ -1138,12 +1192,15 @@ TEST_F(Gpu, LongRowsWithSemiringsAndMasks) {
     SCOPED_TRACE(dense ? "dense" : "hash");
     spgemm_options o;
     o.dense_long_rows = dense;
-    EXPECT_TRUE((same<plus_pair<i64>, pattern, pattern, structural_mask>(ctx(), pa, pb, &m, 0.0, o)));
+    EXPECT_TRUE(
+        (same<plus_pair<i64>, pattern, pattern, structural_mask>(ctx(), pa, pb, &m, 0.0, o)));
     EXPECT_TRUE((same<any_pair, pattern, pattern, complement_mask>(ctx(), pa, pb, &m, 0.0, o)));
     EXPECT_TRUE((same<any_pair, pattern, pattern>(ctx(), pa, pb, nullptr, 0.0, o)));
     EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), a, b, nullptr, 1e-12, o)));
-    EXPECT_TRUE((same<plus_times<double>, double, double, structural_mask>(ctx(), a, b, &m, 1e-12, o)));
-    EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(b), nullptr, 1e-5, o)));
+    EXPECT_TRUE(
+        (same<plus_times<double>, double, double, structural_mask>(ctx(), a, b, &m, 1e-12, o)));
+    EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(b),
+                                                       nullptr, 1e-5, o)));
   }
 }
 
@@ -1167,7 +1224,8 @@ TEST_F(Gpu, EveryAblationGivesTheSameResult) {
   opts[7].large_rows_first = false;
   opts[7].time_phases = true;
   for (std::size_t i = 0; i < opts.size(); ++i)
-    EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, opts[i]))) << "option set " << i;
+    EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, opts[i])))
+        << "option set " << i;
   opts[1].numeric_range = 1.5;
   EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, opts[1])));
   // numeric bin 0's own range: rows up to its whole table (1.0) or fewer than the others' (3.0)
@@ -1207,8 +1265,10 @@ TEST_F(Gpu, MisuseThrowsAndThePlanStaysUsable) {
   auto db = device_csr<double>::upload(b, ctx().stream());
   plan p;
   device_csr<double> dc;
-  EXPECT_THROW((spgemm<plus_times<double>>(ctx(), p, da.view(), db.view(), dc)), std::invalid_argument);
-  auto dm = device_csr<pattern>::upload(convert<pattern>(random_csr<double>(5, 5, 1.0, 3)), ctx().stream());
+  EXPECT_THROW((spgemm<plus_times<double>>(ctx(), p, da.view(), db.view(), dc)),
+               std::invalid_argument);
+  auto dm = device_csr<pattern>::upload(convert<pattern>(random_csr<double>(5, 5, 1.0, 3)),
+                                        ctx().stream());
   EXPECT_THROW((spgemm<plus_times<double>>(ctx(), p, da.view(), da.view() /*20x?*/, dc,
                                            device_mask<structural_mask>(dm))),
                std::invalid_argument);
@@ -1224,7 +1284,8 @@ TEST_F(Gpu, MisuseThrowsAndThePlanStaysUsable) {
                std::invalid_argument);
   spgemm<plus_times<double>>(ctx(), p, dsq.view(), dsq.view(), dc);
   ctx().synchronize();
-  EXPECT_TRUE(csr_near(dc.download(ctx().stream()), cpu::spgemm<plus_times<double>>(sq, sq), 1e-12));
+  EXPECT_TRUE(
+      csr_near(dc.download(ctx().stream()), cpu::spgemm<plus_times<double>>(sq, sq), 1e-12));
 }
 
 // The fused reduction (triangle counting's sum(C<L> = L·L)) through each of its paths: the
@@ -1253,7 +1314,8 @@ TEST_F(Gpu, MaskedReduceEveryPath) {
   }
   EXPECT_GT(m.rpt[5] - m.rpt[4], 16384);  // the bitmap row
   EXPECT_TRUE((reduce_matches<plus_times<double>>(ctx(), p, a, b, m, 1e-12)));
-  EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, convert<pattern>(a), convert<pattern>(b), m, 0.0)));
+  EXPECT_TRUE(
+      (reduce_matches<plus_pair<i64>>(ctx(), p, convert<pattern>(a), convert<pattern>(b), m, 0.0)));
   // Empty operands and a reused plan: nothing allocated on a repeat of the same sizes.
   host_csr<pattern> empty(5, 5);
   EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, empty, empty, empty, 0.0)));

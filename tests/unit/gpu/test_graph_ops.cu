@@ -25,7 +25,7 @@ struct shape {
 /// Empty, without rows, without columns, rectangular both ways, square sparse, square with
 /// rows longer than a warp, and a few rows of thousands of entries (the reductions' long-row
 /// kernels, as BFS's per-source rows take them).
-const shape shapes[] = {{0, 0, 0}, {0, 7, 0}, {9, 0, 0}, {7, 3, 2}, {40, 300, 12},
+const shape shapes[] = {{0, 0, 0},    {0, 7, 0},     {9, 0, 0},      {7, 3, 2},      {40, 300, 12},
                         {300, 40, 5}, {500, 500, 3}, {200, 200, 60}, {5, 9000, 3000}};
 
 template <class V>
@@ -43,15 +43,16 @@ std::vector<T> download(const T* d, std::size_t n, context& ctx) {
 template <class T>
 device_buffer<T> upload(const std::vector<T>& h) {
   device_buffer<T> d(std::max<std::size_t>(1, h.size()));
-  if (!h.empty()) OPSPARSE_CUDA_TRY(cudaMemcpy(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  if (!h.empty())
+    OPSPARSE_CUDA_TRY(cudaMemcpy(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
   return d;
 }
 
 template <class V>
 ::testing::AssertionResult same(const host_csr<V>& gpu, const host_csr<V>& cpu) {
   if (gpu.rows != cpu.rows || gpu.cols != cpu.cols)
-    return ::testing::AssertionFailure() << "shape " << gpu.rows << "x" << gpu.cols << " vs "
-                                         << cpu.rows << "x" << cpu.cols;
+    return ::testing::AssertionFailure()
+           << "shape " << gpu.rows << "x" << gpu.cols << " vs " << cpu.rows << "x" << cpu.cols;
   if (gpu.rpt != cpu.rpt) return ::testing::AssertionFailure() << "row pointers differ";
   if (gpu.col != cpu.col) return ::testing::AssertionFailure() << "columns differ";
   if constexpr (has_values_v<V>)
@@ -131,10 +132,12 @@ TEST_F(GraphOps, SelectEqualsTheCpu) {
       host_csr<double> want;
       if (complemented) {
         select(ctx, da.view(), in_mask<complement_mask>{device_mask<complement_mask>(dm)}, out);
-        want = cpu::select(a, in_mask<complement_mask>{make_mask<complement_mask>(m.rows, m.cols, m.rpt.data(), m.col.data())});
+        want = cpu::select(a, in_mask<complement_mask>{make_mask<complement_mask>(
+                                  m.rows, m.cols, m.rpt.data(), m.col.data())});
       } else {
         select(ctx, da.view(), in_mask<structural_mask>{device_mask<structural_mask>(dm)}, out);
-        want = cpu::select(a, in_mask<structural_mask>{make_mask<structural_mask>(m.rows, m.cols, m.rpt.data(), m.col.data())});
+        want = cpu::select(a, in_mask<structural_mask>{make_mask<structural_mask>(
+                                  m.rows, m.cols, m.rpt.data(), m.col.data())});
       }
       EXPECT_TRUE(same(out.download(ctx.stream()), want)) << "mask " << complemented;
     }
@@ -155,7 +158,8 @@ TEST_F(GraphOps, PermuteEqualsTheCpu) {
     permute(ctx, da.view(), s.rows, d_rows.data(), static_cast<const index_t*>(nullptr), out);
     EXPECT_TRUE(same(out.download(ctx.stream()), cpu::permute(a, rows, nullptr))) << "rows only";
     permute(ctx, da.view(), s.rows, d_rows.data(), d_cols.data(), out);
-    EXPECT_TRUE(same(out.download(ctx.stream()), cpu::permute(a, rows, &cols))) << "rows and columns";
+    EXPECT_TRUE(same(out.download(ctx.stream()), cpu::permute(a, rows, &cols)))
+        << "rows and columns";
     // fewer rows than A: the first half of the order
     const index_t half = s.rows / 2;
     const std::vector<index_t> some(rows.begin(), rows.begin() + half);
@@ -170,8 +174,10 @@ TEST_F(GraphOps, ReductionsEqualTheCpu) {
   for (const shape& s : shapes) {
     const auto a = matrix<double>(s, seed++);
     const auto da = device_csr<double>::upload(a, ctx.stream());
-    device_buffer<double> d_rows(std::max<index_t>(1, s.rows)), d_cols(std::max<index_t>(1, s.cols));
-    device_buffer<long long> d_count(std::max<index_t>(1, s.rows)), d_ccount(std::max<index_t>(1, s.cols));
+    device_buffer<double> d_rows(std::max<index_t>(1, s.rows)),
+        d_cols(std::max<index_t>(1, s.cols));
+    device_buffer<long long> d_count(std::max<index_t>(1, s.rows)),
+        d_ccount(std::max<index_t>(1, s.cols));
     std::vector<double> h;
     std::vector<long long> hc;
 
@@ -185,7 +191,8 @@ TEST_F(GraphOps, ReductionsEqualTheCpu) {
     cpu::reduce_rows<plus_monoid<long long>>(a, count_one<long long>{}, hc);
     EXPECT_EQ(download(d_count.data(), s.rows, ctx), hc) << "row counts";
     // accumulate: a second pass adds the same again
-    reduce_rows<plus_monoid<long long>>(ctx, da.view(), count_one<long long>{}, d_count.data(), true);
+    reduce_rows<plus_monoid<long long>>(ctx, da.view(), count_one<long long>{}, d_count.data(),
+                                        true);
     cpu::reduce_rows<plus_monoid<long long>>(a, count_one<long long>{}, hc, true);
     EXPECT_EQ(download(d_count.data(), s.rows, ctx), hc) << "row counts accumulated";
 
@@ -256,10 +263,12 @@ TEST_F(GraphOps, OrdersAndVectorsEqualTheCpu) {
   for (const shape& s : shapes) {
     const auto a = matrix<pattern>(s, seed++);
     const auto da = device_csr<pattern>::upload(a, ctx.stream());
-    device_buffer<index_t> d_order(std::max<index_t>(1, s.rows)), d_inv(std::max<index_t>(1, s.rows));
+    device_buffer<index_t> d_order(std::max<index_t>(1, s.rows)),
+        d_inv(std::max<index_t>(1, s.rows));
     for (bool ascending : {true, false}) {
       degree_order(ctx, da.view(), ascending, d_order.data());
-      EXPECT_EQ(download(d_order.data(), s.rows, ctx), cpu::degree_order(a, ascending)) << ascending;
+      EXPECT_EQ(download(d_order.data(), s.rows, ctx), cpu::degree_order(a, ascending))
+          << ascending;
     }
     for (offset_t length : {offset_t{0}, offset_t{3}, offset_t{1} << 40}) {
       const std::vector<index_t> want = cpu::rows_longer_than(a, length);
@@ -290,15 +299,17 @@ TEST_F(GraphOps, UnionEqualsTheCpu) {
     const auto db = device_csr<double>::upload(b, ctx.stream());
     device_csr<double> out;
     ewise_add(ctx, da.view(), db.view(), union_with<plus_monoid<double>>{}, out);
-    EXPECT_TRUE(same(out.download(ctx.stream()), cpu::ewise_add(a, b, union_with<plus_monoid<double>>{})))
+    EXPECT_TRUE(
+        same(out.download(ctx.stream()), cpu::ewise_add(a, b, union_with<plus_monoid<double>>{})))
         << "A + B";
     ewise_add(ctx, da.view(), da.view(), union_with<max_monoid<double>>{}, out);
     EXPECT_TRUE(same(out.download(ctx.stream()), a)) << "max(A, A) = A";
     // BFS's merge: levels ∪ a pattern frontier outside them, the frontier's entries at level 7
     host_csr<int> levels = convert<int>(a);
     for (auto& v : levels.val) v = 3;
-    const auto front = cpu::select(matrix<pattern>(s, seed++),
-                                   in_mask<complement_mask>{make_mask<complement_mask>(a.rows, a.cols, a.rpt.data(), a.col.data())});
+    const auto front =
+        cpu::select(matrix<pattern>(s, seed++), in_mask<complement_mask>{make_mask<complement_mask>(
+                                                    a.rows, a.cols, a.rpt.data(), a.col.data())});
     const auto dl = device_csr<int>::upload(levels, ctx.stream());
     const auto df = device_csr<pattern>::upload(front, ctx.stream());
     device_csr<int> merged;

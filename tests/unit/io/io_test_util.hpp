@@ -83,8 +83,8 @@ template <class F>
       return ::testing::AssertionFailure() << "file() is '" << e.file() << "', expected '" << file
                                            << "' (message: " << msg << ")";
     if (e.line() != line)
-      return ::testing::AssertionFailure() << "line() is " << e.line() << ", expected " << line
-                                           << " (message: " << msg << ")";
+      return ::testing::AssertionFailure()
+             << "line() is " << e.line() << ", expected " << line << " (message: " << msg << ")";
     if (msg.find(file) == std::string::npos)
       return ::testing::AssertionFailure() << "message does not name the file: " << msg;
     if (line > 0 && msg.find(file + ":" + std::to_string(line) + ":") == std::string::npos)

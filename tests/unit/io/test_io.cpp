@@ -110,8 +110,9 @@ TEST(MatrixMarket, PatternSymmetric) {
 
 TEST(MatrixMarket, PatternSkewSymmetricIsRejected) {
   scratch_dir dir;
-  const auto p = dir.write("ps.mtx", "%%MatrixMarket matrix coordinate pattern skew-symmetric\n"
-                                     "2 2 1\n2 1\n");
+  const auto p = dir.write("ps.mtx",
+                           "%%MatrixMarket matrix coordinate pattern skew-symmetric\n"
+                           "2 2 1\n2 1\n");
   EXPECT_TRUE(throws_parse_error([&] { io::read_matrix_market<double>(p); }, p, 1, "skew"));
 }
 
@@ -124,8 +125,8 @@ TEST(MatrixMarket, RealFileAsOtherValueTypes) {
   EXPECT_EQ(opsparse::check(s), "");
   EXPECT_EQ(s.nnz(), 5);
   // Non-integral reals cannot become integers without silent rounding.
-  EXPECT_TRUE(throws_parse_error([&] { io::read_matrix_market<std::int32_t>(p); }, p, 5,
-                                 "not an integer"));
+  EXPECT_TRUE(
+      throws_parse_error([&] { io::read_matrix_market<std::int32_t>(p); }, p, 5, "not an integer"));
   // Integral reals can.
   const auto i = io::read_matrix_market<std::int64_t>(data_path("mm_1x1.mtx"));
   EXPECT_EQ(entries(i), (std::vector<entry>{{0, 0, 42.0}}));
@@ -146,7 +147,8 @@ TEST(MatrixMarket, EmptyMatrices) {
   EXPECT_EQ(m.cols, 2);
   EXPECT_EQ(m.nnz(), 0);
   scratch_dir dir;
-  const auto p = dir.write("zero.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n0 0 0\n");
+  const auto p =
+      dir.write("zero.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n0 0 0\n");
   const auto z = io::read_matrix_market<pattern>(p);
   EXPECT_EQ(opsparse::check(z), "");
   EXPECT_EQ(z.rows, 0);
@@ -155,7 +157,8 @@ TEST(MatrixMarket, EmptyMatrices) {
 
 TEST(MatrixMarket, BannerWordsAreCaseInsensitive) {
   scratch_dir dir;
-  const auto p = dir.write("case.mtx", "%%matrixmarket MATRIX Coordinate Real SYMMETRIC\n2 2 1\n2 1 5\n");
+  const auto p =
+      dir.write("case.mtx", "%%matrixmarket MATRIX Coordinate Real SYMMETRIC\n2 2 1\n2 1 5\n");
   const auto m = io::read_matrix_market<double>(p);
   EXPECT_EQ(entries(m), (std::vector<entry>{{0, 1, 5.0}, {1, 0, 5.0}}));
 }
@@ -171,7 +174,8 @@ TEST(MatrixMarket, CrlfBlankLinesAndCommentsBetweenEntries) {
 
 TEST(MatrixMarket, ExactDoublesAndDenormals) {
   scratch_dir dir;
-  const auto p = dir.write("exact.mtx", banner_real + "1 3 3\n1 1 0.1\n1 2 1e-310\n1 3 -1.7976931348623157e308\n");
+  const auto p = dir.write(
+      "exact.mtx", banner_real + "1 3 3\n1 1 0.1\n1 2 1e-310\n1 3 -1.7976931348623157e308\n");
   const auto m = io::read_matrix_market<double>(p);
   ASSERT_EQ(m.nnz(), 3);
   EXPECT_EQ(m.val[0], 0.1);
@@ -280,22 +284,23 @@ TEST(MatrixMarketErrors, MissingFileAndDirectory) {
   EXPECT_TRUE(throws_parse_error([&] { io::read_matrix_market<double>(missing); }, missing, 0,
                                  "cannot open"));
   const std::string folder = dir.path("");
-  EXPECT_TRUE(throws_parse_error([&] { io::read_matrix_market<double>(folder); }, folder, 0,
-                                 "directory"));
+  EXPECT_TRUE(
+      throws_parse_error([&] { io::read_matrix_market<double>(folder); }, folder, 0, "directory"));
 }
 
 TEST(MatrixMarketErrors, ValueRangeOfTheTargetType) {
   scratch_dir dir;
   const std::string ib = "%%MatrixMarket matrix coordinate integer general\n";
   const auto big = dir.write("big.mtx", ib + "1 1 1\n1 1 3000000000\n");
-  EXPECT_TRUE(throws_parse_error([&] { io::read_matrix_market<std::int32_t>(big); }, big, 3, "int32"));
+  EXPECT_TRUE(
+      throws_parse_error([&] { io::read_matrix_market<std::int32_t>(big); }, big, 3, "int32"));
   EXPECT_EQ(io::read_matrix_market<std::int64_t>(big).val.at(0), 3000000000LL);
   const auto huge = dir.write("huge.mtx", banner_real + "1 1 1\n1 1 1e300\n");
   EXPECT_TRUE(throws_parse_error([&] { io::read_matrix_market<float>(huge); }, huge, 3, "float"));
   // Duplicates whose sum leaves the range: the entry is named since lines are gone by then.
   const auto sum = dir.write("sum.mtx", ib + "2 2 2\n1 2 2000000000\n1 2 2000000000\n");
-  EXPECT_TRUE(throws_parse_error([&] { io::read_matrix_market<std::int32_t>(sum); }, sum, 0,
-                                 "(1, 2)"));
+  EXPECT_TRUE(
+      throws_parse_error([&] { io::read_matrix_market<std::int32_t>(sum); }, sum, 0, "(1, 2)"));
   EXPECT_EQ(io::read_matrix_market<std::int64_t>(sum).val.at(0), 4000000000LL);
   const auto dsum = dir.write("dsum.mtx", banner_real + "1 1 2\n1 1 1e308\n1 1 1e308\n");
   EXPECT_TRUE(throws_parse_error([&] { io::read_matrix_market<double>(dsum); }, dsum, 0, "(1, 1)"));
@@ -303,8 +308,8 @@ TEST(MatrixMarketErrors, ValueRangeOfTheTargetType) {
   const auto skew = dir.write("skew.mtx",
                               "%%MatrixMarket matrix coordinate integer skew-symmetric\n2 2 1\n"
                               "2 1 -2147483648\n");
-  EXPECT_TRUE(throws_parse_error([&] { io::read_matrix_market<std::int32_t>(skew); }, skew, 3,
-                                 "negated"));
+  EXPECT_TRUE(
+      throws_parse_error([&] { io::read_matrix_market<std::int32_t>(skew); }, skew, 3, "negated"));
   EXPECT_EQ(entries(io::read_matrix_market<std::int64_t>(skew)),
             (std::vector<entry>{{0, 1, 2147483648.0}, {1, 0, -2147483648.0}}));
 }
@@ -320,7 +325,8 @@ TEST(EdgeList, RelabelsByFirstAppearanceAndKeepsMaxWeight) {
   EXPECT_EQ(g.adj.rows, 5);
   EXPECT_EQ(g.adj.cols, 5);
   // Directed as listed; 10->20 appears with 1, 3 and 0.5; the self loop 30->30 is kept.
-  const std::vector<entry> want = {{0, 1, 3.0}, {1, 2, 2.5}, {2, 2, 1.0}, {3, 0, 1.0}, {4, 3, -1.25}};
+  const std::vector<entry> want = {
+      {0, 1, 3.0}, {1, 2, 2.5}, {2, 2, 1.0}, {3, 0, 1.0}, {4, 3, -1.25}};
   EXPECT_EQ(entries(g.adj), want);
 }
 
@@ -401,7 +407,8 @@ TEST(ReadGraph, DispatchesOnExtension) {
   EXPECT_EQ(el.labels.back(), "9000000000");
 
   scratch_dir dir;
-  const auto upper = dir.write("G.MTX", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n");
+  const auto upper =
+      dir.write("G.MTX", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n");
   EXPECT_EQ(io::read_graph(upper).adj.nnz(), 1);
   // An explicit format wins over the extension.
   const auto abc_as_txt = dir.write("x.txt", "a\tb\n");
@@ -432,8 +439,8 @@ TEST(SymmetrizeMax, TakesTheLargerOfBothDirections) {
   const auto s = io::symmetrize_max(a);
   EXPECT_EQ(opsparse::check(s), "");
   // (0,1) only one way keeps its own value (absent is not zero); (1,2)/(2,1) take max(1, 5).
-  const std::vector<entry> want = {{0, 0, 4.0}, {0, 1, -2.0}, {1, 0, -2.0},
-                                   {1, 2, 5.0}, {2, 1, 5.0}};
+  const std::vector<entry> want = {
+      {0, 0, 4.0}, {0, 1, -2.0}, {1, 0, -2.0}, {1, 2, 5.0}, {2, 1, 5.0}};
   EXPECT_EQ(entries(s), want);
   host_csr<double> r(2, 3);
   EXPECT_THROW(io::symmetrize_max(r), std::invalid_argument);
@@ -461,8 +468,9 @@ void expect_round_trip(const host_csr<V>& a, const char* field) {
   EXPECT_TRUE(opsparse::test::csr_near(a, b, 0.0)) << field;
   std::ostringstream os;
   io::write_matrix_market(os, a);
-  EXPECT_EQ(os.str().rfind(std::string("%%MatrixMarket matrix coordinate ") + field + " general\n", 0),
-            0u)
+  EXPECT_EQ(
+      os.str().rfind(std::string("%%MatrixMarket matrix coordinate ") + field + " general\n", 0),
+      0u)
       << os.str().substr(0, 80);
 }
 

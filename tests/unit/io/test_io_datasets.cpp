@@ -152,16 +152,19 @@ TEST(IoDatasets, TruncatedRealFilesAreNeverAcceptedAsSmallerMatrices) {
   io_test::scratch_dir dir;
   std::mt19937_64 rng(7);
   int cuts = 0;
-  for (const char* name : {"matrices/cage8.mtx", "matrices/delaunay_n10.mtx", "ppi/BSPMCL_jazz.mtx"}) {
+  for (const char* name :
+       {"matrices/cage8.mtx", "matrices/delaunay_n10.mtx", "ppi/BSPMCL_jazz.mtx"}) {
     std::ifstream is(root + "/" + name, std::ios::binary);
-    const std::string content((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
+    const std::string content((std::istreambuf_iterator<char>(is)),
+                              std::istreambuf_iterator<char>());
     ASSERT_FALSE(content.empty()) << name;
     // Any cut before the start of the last line loses at least one announced entry.
     const std::size_t last_line = content.find_last_of('\n', content.size() - 2) + 1;
     for (int k = 0; k < 20; ++k) {
       const std::size_t cut = rng() % last_line;
       const std::string p = dir.write("cut.mtx", content.substr(0, cut));
-      EXPECT_THROW(io::read_matrix_market<double>(p), opsparse::parse_error) << name << " cut at " << cut;
+      EXPECT_THROW(io::read_matrix_market<double>(p), opsparse::parse_error)
+          << name << " cut at " << cut;
       ++cuts;
     }
   }

@@ -37,16 +37,20 @@ class robustness_checker {
  public:
   int check_all(const std::string& path, const std::string& what) {
     int ok = 0;
-    ok += run(what + " read_matrix_market<double>", [&] { return csr_problem(io::read_matrix_market<double>(path)); });
-    ok += run(what + " read_matrix_market<float>", [&] { return csr_problem(io::read_matrix_market<float>(path)); });
-    ok += run(what + " read_matrix_market<int32>", [&] { return csr_problem(io::read_matrix_market<std::int32_t>(path)); });
-    ok += run(what + " read_matrix_market<int64>", [&] { return csr_problem(io::read_matrix_market<std::int64_t>(path)); });
-    ok += run(what + " read_matrix_market<pattern>", [&] { return csr_problem(io::read_matrix_market<pattern>(path)); });
+    ok += run(what + " read_matrix_market<double>",
+              [&] { return csr_problem(io::read_matrix_market<double>(path)); });
+    ok += run(what + " read_matrix_market<float>",
+              [&] { return csr_problem(io::read_matrix_market<float>(path)); });
+    ok += run(what + " read_matrix_market<int32>",
+              [&] { return csr_problem(io::read_matrix_market<std::int32_t>(path)); });
+    ok += run(what + " read_matrix_market<int64>",
+              [&] { return csr_problem(io::read_matrix_market<std::int64_t>(path)); });
+    ok += run(what + " read_matrix_market<pattern>",
+              [&] { return csr_problem(io::read_matrix_market<pattern>(path)); });
     ok += run(what + " read_edge_list", [&] { return graph_problem(io::read_edge_list(path)); });
     ok += run(what + " read_abc", [&] { return graph_problem(io::read_abc(path)); });
-    ok += run(what + " read_graph(mtx)", [&] {
-      return graph_problem(io::read_graph(path, io::file_format::matrix_market));
-    });
+    ok += run(what + " read_graph(mtx)",
+              [&] { return graph_problem(io::read_graph(path, io::file_format::matrix_market)); });
     return ok;
   }
 
@@ -64,7 +68,8 @@ class robustness_checker {
     std::string p = opsparse::check(g.adj);
     if (!p.empty()) return p;
     if (g.adj.rows != g.adj.cols) return "graph is not square";
-    if (g.labels.size() != static_cast<std::size_t>(g.adj.rows)) return "label count differs from n";
+    if (g.labels.size() != static_cast<std::size_t>(g.adj.rows))
+      return "label count differs from n";
     if (std::set<std::string>(g.labels.begin(), g.labels.end()).size() != g.labels.size())
       return "labels are not distinct";
     return {};
@@ -90,8 +95,10 @@ class robustness_checker {
     return 0;
   }
   void fail(const std::string& msg) {
-    if (failures_.size() < 20) failures_.push_back(msg);
-    else if (failures_.size() == 20) failures_.push_back("... more failures left out");
+    if (failures_.size() < 20)
+      failures_.push_back(msg);
+    else if (failures_.size() == 20)
+      failures_.push_back("... more failures left out");
   }
 
   long long cases_ = 0, parsed_ = 0, rejected_ = 0;
@@ -179,8 +186,10 @@ TEST(IoFuzz, TruncatedAndCorruptedFilesParseOrThrowParseError) {
           const std::size_t b = s.rfind('\n', at) == std::string::npos ? 0 : s.rfind('\n', at) + 1;
           const std::size_t nl = s.find('\n', at);
           const std::size_t e2 = nl == std::string::npos ? s.size() : nl + 1;
-          if (rng() % 2) s.insert(b, s.substr(b, e2 - b));
-          else s.erase(b, e2 - b);
+          if (rng() % 2)
+            s.insert(b, s.substr(b, e2 - b));
+          else
+            s.erase(b, e2 - b);
         }
       }
     }
@@ -191,9 +200,9 @@ TEST(IoFuzz, TruncatedAndCorruptedFilesParseOrThrowParseError) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::ostringstream summary;
-  summary << truncations << " truncations + " << corruptions << " corruptions, "
-          << checker.cases() << " reader calls: " << checker.parsed() << " parsed valid, "
-          << checker.rejected() << " parse_error, " << seconds << " s";
+  summary << truncations << " truncations + " << corruptions << " corruptions, " << checker.cases()
+          << " reader calls: " << checker.parsed() << " parsed valid, " << checker.rejected()
+          << " parse_error, " << seconds << " s";
   RecordProperty("summary", summary.str());
   std::cout << "[ fuzz     ] " << summary.str() << "\n";
   for (const auto& f : checker.failures()) ADD_FAILURE() << f;

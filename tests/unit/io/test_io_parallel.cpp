@@ -97,8 +97,8 @@ io::labelled_graph read_serial(reader read, const std::string& path) {
   if (got.adj.rpt != want.adj.rpt) return ::testing::AssertionFailure() << "row pointers differ";
   if (got.adj.col != want.adj.col) return ::testing::AssertionFailure() << "columns differ";
   if (got.adj.val.size() != want.adj.val.size() ||
-      std::memcmp(got.adj.val.data(), want.adj.val.data(),
-                  got.adj.val.size() * sizeof(double)) != 0)
+      std::memcmp(got.adj.val.data(), want.adj.val.data(), got.adj.val.size() * sizeof(double)) !=
+          0)
     return ::testing::AssertionFailure() << "values differ";
   return ::testing::AssertionSuccess();
 }
@@ -168,7 +168,7 @@ std::vector<std::string> make_labels(std::mt19937& rng, int count) {
 std::vector<std::string> make_ids(std::mt19937& rng, int count) {
   std::vector<std::string> out;
   for (int i = 0; i < count; ++i) {
-    const long long id = i % 7 == 0 ? -static_cast<long long>(rng() % 1000)
+    const long long id = i % 7 == 0    ? -static_cast<long long>(rng() % 1000)
                          : i % 11 == 0 ? 9000000000LL + i
                                        : static_cast<long long>(rng() % 5000);
     std::string s = std::to_string(id);
@@ -180,8 +180,8 @@ std::vector<std::string> make_ids(std::mt19937& rng, int count) {
 }
 
 std::string make_weight(std::mt19937& rng) {
-  static const char* fixed[] = {"1",    "0",   "-0",      "3",   "1e-3", "+0.5", "-2.5",
-                                "1E+2", ".5",  "5.",      "0.1", "2",    "1e-310", "7"};
+  static const char* fixed[] = {"1",    "0",  "-0", "3",   "1e-3", "+0.5",   "-2.5",
+                                "1E+2", ".5", "5.", "0.1", "2",    "1e-310", "7"};
   if (rng() % 3 == 0) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.17g", std::uniform_real_distribution<double>(0, 1)(rng));
@@ -194,8 +194,8 @@ std::string make_weight(std::mt19937& rng) {
 /// comments, blank and whitespace-only lines, lines whose first byte is NUL (skipped as blank by
 /// the serial readers), leading and trailing blanks, LF and CRLF; with a byte-order mark when
 /// `bom`, and without a '\n' after the last line when `open_end`.
-std::string make_text(std::mt19937& rng, const std::vector<std::string>& names, int lines,
-                      bool bom, bool open_end) {
+std::string make_text(std::mt19937& rng, const std::vector<std::string>& names, int lines, bool bom,
+                      bool open_end) {
   std::string text = bom ? "\xEF\xBB\xBF" : "";
   std::vector<std::pair<int, int>> pairs;
   for (int i = 0; i < lines; ++i) {
@@ -300,10 +300,10 @@ TEST(ParallelReaders, DuplicatesKeepTheFirstOfEqualMaxima) {
   expect_every_cut_reads_as(io::read_abc, p, serial);
   const io::labelled_graph g = io::read_abc(p);
   ASSERT_EQ(g.adj.nnz(), 4);
-  EXPECT_EQ(g.adj.val[0], 0.5);               // (a, b)
-  EXPECT_TRUE(std::signbit(g.adj.val[1]));    // (b, a): -0 first
-  EXPECT_TRUE(std::signbit(g.adj.val[2]));    // (c, d): -0 first
-  EXPECT_FALSE(std::signbit(g.adj.val[3]));   // (d, c): 0 first
+  EXPECT_EQ(g.adj.val[0], 0.5);              // (a, b)
+  EXPECT_TRUE(std::signbit(g.adj.val[1]));   // (b, a): -0 first
+  EXPECT_TRUE(std::signbit(g.adj.val[2]));   // (c, d): -0 first
+  EXPECT_FALSE(std::signbit(g.adj.val[3]));  // (d, c): 0 first
 }
 
 namespace {
@@ -329,7 +329,8 @@ void expect_symmetrized_reading(io::labelled_graph (*read)(const std::string&,
     threads_scope t(threads);
     for (const std::size_t bytes : chunk_sizes) {
       tuning_scope cut(bytes);
-      EXPECT_TRUE(same_graph(read(path, mirror), want)) << threads << " threads, chunks of " << bytes;
+      EXPECT_TRUE(same_graph(read(path, mirror), want))
+          << threads << " threads, chunks of " << bytes;
     }
   }
 }
@@ -600,8 +601,8 @@ TEST(ParallelReaders, NoEdgesCountsEveryLine) {
     tuning_scope cut(bytes);
     EXPECT_TRUE(throws_parse_error([&] { io::read_abc(p); }, p, 0, "no edges found (501 lines"))
         << "chunks of " << bytes;
-    EXPECT_TRUE(throws_parse_error([&] { io::read_edge_list(p); }, p, 0,
-                                   "no edges found (501 lines"))
+    EXPECT_TRUE(
+        throws_parse_error([&] { io::read_edge_list(p); }, p, 0, "no edges found (501 lines"))
         << "chunks of " << bytes;
   }
 }

@@ -61,8 +61,8 @@ TEST(NulBytes, AnywhereInAnyFormat) {
   scratch_dir dir;
   const std::string mid = dir.write("mid.txt", std::string("1 2\n2 3 ") + '\0' + "\n");
   const std::string mtx = dir.write(
-      "nul.mtx", std::string("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 ") +
-                     '\0' + "5\n");
+      "nul.mtx",
+      std::string("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 ") + '\0' + "5\n");
   with_every_reader([&] {
     EXPECT_TRUE(throws_parse_error([&] { io::read_edge_list(mid); }, mid, 2, "byte offset 8"));
   });
@@ -71,10 +71,11 @@ TEST(NulBytes, AnywhereInAnyFormat) {
 
 TEST(NulBytes, DevZeroIsRefusedAtOnce) {
   // Once read until memory ran out: a stream is checked block by block.
-  EXPECT_TRUE(throws_parse_error([] { io::read_edge_list("/dev/zero"); }, "/dev/zero", 1, "NUL byte"));
+  EXPECT_TRUE(
+      throws_parse_error([] { io::read_edge_list("/dev/zero"); }, "/dev/zero", 1, "NUL byte"));
   EXPECT_TRUE(throws_parse_error([] { io::read_abc("/dev/zero"); }, "/dev/zero", 1, "NUL byte"));
-  EXPECT_TRUE(throws_parse_error([] { io::read_matrix_market<double>("/dev/zero"); }, "/dev/zero", 1,
-                                 "NUL byte"));
+  EXPECT_TRUE(throws_parse_error([] { io::read_matrix_market<double>("/dev/zero"); }, "/dev/zero",
+                                 1, "NUL byte"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -95,8 +96,7 @@ TEST(AbcTabs, LabelsMayHoldSpacesWhenTheLineHasATab) {
 
 TEST(AbcTabs, RunsOfTabsBlanksAroundFieldsAndCrlf) {
   scratch_dir dir;
-  const std::string p =
-      dir.write("runs.abc", "a\t\tb c\t\t0.5\r\n  d \t a \t 2 \t\r\n\ta\td\n");
+  const std::string p = dir.write("runs.abc", "a\t\tb c\t\t0.5\r\n  d \t a \t 2 \t\r\n\ta\td\n");
   with_every_reader([&] {
     const auto g = io::read_abc(p);
     EXPECT_EQ(g.labels, (std::vector<std::string>{"a", "b c", "d"}));
@@ -185,8 +185,10 @@ TEST(NonnegativeWeights, ANegativeWeightNamesItsLineWhenAsked) {
   nonneg.nonnegative = true;
   with_every_reader([&] {
     EXPECT_EQ(io::read_edge_list(el).adj.nnz(), 2);  // allowed unless asked
-    EXPECT_TRUE(throws_parse_error([&] { io::read_edge_list(el, nonneg); }, el, 2, "negative weight '-0.25'"));
-    EXPECT_TRUE(throws_parse_error([&] { io::read_abc(abc, nonneg); }, abc, 3, "negative weight '-3'"));
+    EXPECT_TRUE(throws_parse_error([&] { io::read_edge_list(el, nonneg); }, el, 2,
+                                   "negative weight '-0.25'"));
+    EXPECT_TRUE(
+        throws_parse_error([&] { io::read_abc(abc, nonneg); }, abc, 3, "negative weight '-3'"));
   });
   EXPECT_TRUE(throws_parse_error([&] { io::read_matrix_market<double>(mtx, nonneg); }, mtx, 4,
                                  "negative value '-1'"));
@@ -203,8 +205,9 @@ TEST(NonnegativeWeights, ANegativeWeightNamesItsLineWhenAsked) {
 TEST(MemoryFromSizeLine, ASizeLineBeyondTheLimitIsRefusedBeforeAllocating) {
   scratch_dir dir;
   // 70 bytes asking for 2^31 - 1 rows: once 16 GiB of row pointers at once.
-  const std::string huge = dir.write(
-      "huge.mtx", "%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 1\n1 1 1\n");
+  const std::string huge =
+      dir.write("huge.mtx",
+                "%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 1\n1 1 1\n");
   io::read_options small;
   small.memory_limit = std::uint64_t(1) << 30;
   EXPECT_TRUE(throws_parse_error([&] { io::read_matrix_market<double>(huge, small); }, huge, 2,

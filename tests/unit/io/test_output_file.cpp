@@ -67,7 +67,10 @@ TEST(OutputFile, AnExistingFileSurvivesAFailedRun) {
 TEST(OutputFile, ANewFileAppearsOnlyOnCommit) {
   scratch_dir dir;
   const std::string p = dir.path("fresh.txt");
-  { io::output_file out(p); out.stream() << "x"; }
+  {
+    io::output_file out(p);
+    out.stream() << "x";
+  }
   EXPECT_FALSE(fs::exists(p));
   EXPECT_EQ(stray_files(dir.path(""), ""), 0);
 }
@@ -76,7 +79,11 @@ TEST(OutputFile, KeepsTheTargetsPermissionsAndGivesNewFilesTheUmasksOnes) {
   scratch_dir dir;
   const std::string p = dir.write("mode.txt", "x");
   ASSERT_EQ(::chmod(p.c_str(), 0640), 0);
-  { io::output_file out(p); out.stream() << "y"; out.commit(); }
+  {
+    io::output_file out(p);
+    out.stream() << "y";
+    out.commit();
+  }
   struct stat st {};
   ASSERT_EQ(::stat(p.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0640u);
@@ -84,7 +91,11 @@ TEST(OutputFile, KeepsTheTargetsPermissionsAndGivesNewFilesTheUmasksOnes) {
   const mode_t mask = ::umask(0);
   ::umask(mask);
   const std::string q = dir.path("new.txt");
-  { io::output_file out(q); out.stream() << "z"; out.commit(); }
+  {
+    io::output_file out(q);
+    out.stream() << "z";
+    out.commit();
+  }
   ASSERT_EQ(::stat(q.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0666u & ~mask);  // not mkstemp's 0600
 }
@@ -94,7 +105,11 @@ TEST(OutputFile, ThroughASymbolicLinkTheFileIsReplacedNotTheLink) {
   const std::string real = dir.write("real.txt", "old");
   const std::string link = dir.path("link.txt");
   fs::create_symlink(real, link);
-  { io::output_file out(link); out.stream() << "new"; out.commit(); }
+  {
+    io::output_file out(link);
+    out.stream() << "new";
+    out.commit();
+  }
   EXPECT_TRUE(fs::is_symlink(link));
   EXPECT_EQ(slurp(real), "new");
 }
@@ -122,7 +137,8 @@ TEST(OutputFile, UnwritablePlacesFailAtOnceNamingThePath) {
     ADD_FAILURE() << "did not throw";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("no/such/folder/out.txt"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("No such file or directory"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("No such file or directory"), std::string::npos)
+        << e.what();
   }
   EXPECT_THROW(io::output_file out(folder), std::runtime_error);  // a directory
 }

@@ -25,7 +25,8 @@ host_csr<pattern> undirected_simple(const host_csr<V>& a) {
   // A team woken for a small graph costs more than the work (and spins on a busy machine).
   const bool par = a.col.size() + static_cast<std::size_t>(n) >= (std::size_t(1) << 16);
   // Room per row: its own off-diagonal entries plus those of its column.
-  std::vector<offset_t> own(static_cast<std::size_t>(n), 0), room(static_cast<std::size_t>(n) + 1, 0);
+  std::vector<offset_t> own(static_cast<std::size_t>(n), 0),
+      room(static_cast<std::size_t>(n) + 1, 0);
 #pragma omp parallel for schedule(dynamic, 4096) if (par)
   for (long long i = 0; i < nn; ++i) {
     offset_t k = 0;

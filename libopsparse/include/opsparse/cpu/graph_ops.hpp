@@ -7,8 +7,9 @@
 // Every operation is deterministic: its result does not depend on the number of threads (the
 // floating-point folds of reduce_cols and reduce run over row blocks fixed by the matrix alone).
 // Pattern matrices pass pattern{} as the value to predicates and functions, and pattern results
-// carry no values. Only shapes are checked (O(1)); A's invariants are trusted (validate()). Call these qualified (cpu::transpose): opsparse::transpose(host_csr) is found by
-// argument-dependent lookup too. row_products(A, B) is the CPU engine's (cpu/spgemm.hpp).
+// carry no values. Only shapes are checked (O(1)); A's invariants are trusted (validate()). Call
+// these qualified (cpu::transpose): opsparse::transpose(host_csr) is found by argument-dependent
+// lookup too. row_products(A, B) is the CPU engine's (cpu/spgemm.hpp).
 #include <algorithm>
 #include <cstddef>
 #include <limits>
@@ -61,9 +62,9 @@ void check_shape(const char* what, const host_csr<V>& a) {
                    name + " has " + std::to_string(a.col.size()) + " column indices, rpt says " +
                        std::to_string(a.rpt.back()));
   if constexpr (has_values_v<V>)
-    OPSPARSE_EXPECTS(a.val.size() == a.col.size(),
-                     name + " has " + std::to_string(a.val.size()) + " values for " +
-                         std::to_string(a.col.size()) + " columns");
+    OPSPARSE_EXPECTS(a.val.size() == a.col.size(), name + " has " + std::to_string(a.val.size()) +
+                                                       " values for " +
+                                                       std::to_string(a.col.size()) + " columns");
 }
 
 /// The value of entry p: pattern{} for a pattern matrix.
@@ -209,7 +210,9 @@ host_csr<V> transpose(const host_csr<V>& a) {
   // the counters' passes cost less than the scatter.
   const long long per_col = nnz / (static_cast<offset_t>(a.cols) + 1);
   const int blocks =
-      gd::worth_parallel(a) ? static_cast<int>(std::clamp<long long>(per_col / 2, 1, gd::max_threads())) : 1;
+      gd::worth_parallel(a)
+          ? static_cast<int>(std::clamp<long long>(per_col / 2, 1, gd::max_threads()))
+          : 1;
   if (blocks == 1) return opsparse::transpose(a);  // the serial counting sort (csr.hpp)
   host_csr<V> t(a.cols, a.rows);
   t.col.resize(static_cast<std::size_t>(nnz));
@@ -283,9 +286,11 @@ host_csr<V> select(const host_csr<V>& a, Keep keep) {
   if constexpr (has_values_v<V>) s.val.resize(s.col.size());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(blocks)
   for (int c = 0; c < blocks; ++c) {
-    for (index_t i = first[c]; i < first[c + 1]; ++i) srpt[static_cast<std::size_t>(i) + 1] += base[c];
+    for (index_t i = first[c]; i < first[c + 1]; ++i)
+      srpt[static_cast<std::size_t>(i) + 1] += base[c];
     std::copy(cols[c].begin(), cols[c].end(), s.col.begin() + base[c]);
-    if constexpr (has_values_v<V>) std::copy(vals[c].begin(), vals[c].end(), s.val.begin() + base[c]);
+    if constexpr (has_values_v<V>)
+      std::copy(vals[c].begin(), vals[c].end(), s.val.begin() + base[c]);
   }
   return s;
 }
@@ -299,17 +304,18 @@ host_csr<V> submatrix(const host_csr<V>& a, index_t row_begin, index_t row_end, 
                       index_t col_end) {
   namespace gd = graph_ops_detail;
   gd::check_shape("A", a);
-  OPSPARSE_EXPECTS(0 <= row_begin && row_begin <= row_end && row_end <= a.rows &&
-                       0 <= col_begin && col_begin <= col_end && col_end <= a.cols,
-                   "submatrix: rows [" + std::to_string(row_begin) + ", " + std::to_string(row_end) +
-                       ") and columns [" + std::to_string(col_begin) + ", " + std::to_string(col_end) +
-                       ") are not within a " + std::to_string(a.rows) + " x " +
-                       std::to_string(a.cols) + " matrix");
+  OPSPARSE_EXPECTS(0 <= row_begin && row_begin <= row_end && row_end <= a.rows && 0 <= col_begin &&
+                       col_begin <= col_end && col_end <= a.cols,
+                   "submatrix: rows [" + std::to_string(row_begin) + ", " +
+                       std::to_string(row_end) + ") and columns [" + std::to_string(col_begin) +
+                       ", " + std::to_string(col_end) + ") are not within a " +
+                       std::to_string(a.rows) + " x " + std::to_string(a.cols) + " matrix");
   host_csr<V> s(row_end - row_begin, col_end - col_begin);
   const bool all_cols = col_begin == 0 && col_end == a.cols;
   const auto inside = [&](index_t j) { return all_cols || (j >= col_begin && j < col_end); };
   const long long rows = s.rows;
-  const bool par = a.rpt[row_end] - a.rpt[row_begin] + rows >= static_cast<offset_t>(gd::parallel_size);
+  const bool par =
+      a.rpt[row_end] - a.rpt[row_begin] + rows >= static_cast<offset_t>(gd::parallel_size);
 #pragma omp parallel for if (par) schedule(dynamic, 1024)
   for (long long r = 0; r < rows; ++r) {
     const index_t i = row_begin + static_cast<index_t>(r);
@@ -344,21 +350,23 @@ host_csr<V> permute(const host_csr<V>& a, const std::vector<index_t>& row_order,
                     const std::vector<index_t>* col_map) {
   namespace gd = graph_ops_detail;
   gd::check_shape("A", a);
-  OPSPARSE_EXPECTS(row_order.size() <= static_cast<std::size_t>(std::numeric_limits<index_t>::max()),
-                   "permute: row_order has more entries than a matrix has rows");
+  OPSPARSE_EXPECTS(
+      row_order.size() <= static_cast<std::size_t>(std::numeric_limits<index_t>::max()),
+      "permute: row_order has more entries than a matrix has rows");
   const index_t rows = static_cast<index_t>(row_order.size());
   for (index_t r = 0; r < rows; ++r)
     OPSPARSE_EXPECTS(row_order[r] >= 0 && row_order[r] < a.rows,
-                     "permute: row_order[" + std::to_string(r) + "] = " + std::to_string(row_order[r]) +
-                         " is not a row of a " + std::to_string(a.rows) + "-row matrix");
+                     "permute: row_order[" + std::to_string(r) +
+                         "] = " + std::to_string(row_order[r]) + " is not a row of a " +
+                         std::to_string(a.rows) + "-row matrix");
   if (col_map != nullptr) {
     OPSPARSE_EXPECTS(col_map->size() == static_cast<std::size_t>(a.cols),
                      "permute: col_map has " + std::to_string(col_map->size()) + " entries for " +
                          std::to_string(a.cols) + " columns");
     for (index_t j = 0; j < a.cols; ++j)
       OPSPARSE_EXPECTS((*col_map)[j] >= 0 && (*col_map)[j] < a.cols,
-                       "permute: col_map[" + std::to_string(j) + "] = " +
-                           std::to_string((*col_map)[j]) + " is not a column");
+                       "permute: col_map[" + std::to_string(j) +
+                           "] = " + std::to_string((*col_map)[j]) + " is not a column");
   }
   host_csr<V> b(rows, a.cols);
   for (index_t r = 0; r < rows; ++r) b.rpt[r + 1] = a.rpt[row_order[r] + 1] - a.rpt[row_order[r]];
@@ -453,7 +461,8 @@ void reduce_cols(const host_csr<V>& a, F f, std::vector<typename Monoid::value_t
 #pragma omp parallel for schedule(static) if (blocks > 1)
   for (long long j = 0; j < ncols; ++j) {
     T acc = part[j];
-    for (int c = 1; c < blocks; ++c) acc = Monoid::add(acc, part[static_cast<std::size_t>(c) * cols + j]);
+    for (int c = 1; c < blocks; ++c)
+      acc = Monoid::add(acc, part[static_cast<std::size_t>(c) * cols + j]);
     out[j] = accumulate ? Monoid::add(out[j], acc) : acc;
   }
 }
@@ -488,7 +497,8 @@ template <class V, class F>
 void apply(host_csr<V>& a, F f) {
   if constexpr (has_values_v<V>) {
     const long long n = static_cast<long long>(a.val.size());
-#pragma omp parallel for schedule(static) if (n >= static_cast<long long>(graph_ops_detail::parallel_size))
+#pragma omp parallel for schedule( \
+    static) if (n >= static_cast <long long>(graph_ops_detail::parallel_size))
     for (long long k = 0; k < n; ++k) a.val[k] = f(a.val[k]);
   }
 }
@@ -564,7 +574,8 @@ std::vector<T> gather(const std::vector<T>& src, const std::vector<index_t>& idx
                          " is outside a source of " + std::to_string(src.size()));
   std::vector<T> out(idx.size());
   const long long n = static_cast<long long>(idx.size());
-#pragma omp parallel for schedule(static) if (n >= static_cast<long long>(graph_ops_detail::parallel_size))
+#pragma omp parallel for schedule( \
+    static) if (n >= static_cast <long long>(graph_ops_detail::parallel_size))
   for (long long i = 0; i < n; ++i) out[i] = src[idx[i]];
   return out;
 }
@@ -577,7 +588,8 @@ using ewise_result_t = std::decay_t<decltype(std::declval<const Rule&>().left(st
 /// rule.left(a) where only A does, rule.right(b) where only B does. A's and B's rows must be
 /// sorted without repeats; the result's are. Throws std::invalid_argument unless the shapes match.
 template <class VA, class VB, class Rule>
-host_csr<ewise_result_t<VA, Rule>> ewise_add(const host_csr<VA>& a, const host_csr<VB>& b, Rule rule) {
+host_csr<ewise_result_t<VA, Rule>> ewise_add(const host_csr<VA>& a, const host_csr<VB>& b,
+                                             Rule rule) {
   using R = ewise_result_t<VA, Rule>;
   namespace gd = graph_ops_detail;
   gd::check_shape("A", a);
@@ -586,7 +598,8 @@ host_csr<ewise_result_t<VA, Rule>> ewise_add(const host_csr<VA>& a, const host_c
                    "ewise_add: A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
                        ", B is " + std::to_string(b.rows) + "x" + std::to_string(b.cols));
   host_csr<R> c(a.rows, a.cols);
-  const bool par = a.col.size() + b.col.size() + static_cast<std::size_t>(a.rows) >= gd::parallel_size;
+  const bool par =
+      a.col.size() + b.col.size() + static_cast<std::size_t>(a.rows) >= gd::parallel_size;
   const long long n = a.rows;
 #pragma omp parallel for schedule(dynamic, 1024) if (par)
   for (long long i = 0; i < n; ++i) {
@@ -611,7 +624,8 @@ host_csr<ewise_result_t<VA, Rule>> ewise_add(const host_csr<VA>& a, const host_c
       const index_t ja = p < pe ? a.col[p] : a.cols, jb = q < qe ? b.col[q] : b.cols;
       if (ja == jb) {
         c.col[out] = ja;
-        if constexpr (has_values_v<R>) c.val[out] = static_cast<R>(rule.both(gd::value_at(a, p), gd::value_at(b, q)));
+        if constexpr (has_values_v<R>)
+          c.val[out] = static_cast<R>(rule.both(gd::value_at(a, p), gd::value_at(b, q)));
         ++p;
         ++q;
       } else if (ja < jb) {

@@ -37,9 +37,9 @@ struct dev_csr {
 /// block and reach global memory with one atomic each per block rather than one per row (16.7M
 /// atomics on one address cost delaunay_n24 13 ms).
 template <class VA, class VB, class Mask>
-__global__ void __launch_bounds__(256, threads_per_sm_target / 256) setup_kernel(index_t m, dev_csr<VA> a, dev_csr<VB> b,
-                                                    offset_t* crpt, Mask mask,
-                                                    unsigned long long* max_b_row, int rlog) {
+__global__ void __launch_bounds__(256, threads_per_sm_target / 256)
+    setup_kernel(index_t m, dev_csr<VA> a, dev_csr<VB> b, offset_t* crpt, Mask mask,
+                 unsigned long long* max_b_row, int rlog) {
   __shared__ unsigned long long s_longest, s_longest_a;
   const long long gt = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (gt == 0) crpt[m] = 0;  // the in-place exclusive scan then leaves nnz(C) here
@@ -130,8 +130,8 @@ __global__ void __launch_bounds__(256, threads_per_sm_target / 256) setup_kernel
 /// Pass 1: rows per bin counted with shared-memory atomics, one global atomic per bin per block;
 /// the largest row and the total tracked alike. SHARED=false: the global-atomic ablation.
 template <bool SHARED>
-__global__ void __launch_bounds__(1024) bin_count_kernel(const offset_t* sizes, index_t m,
-                                                         bin_ranges rg, bin_counters* c) {
+__global__ void __launch_bounds__(1024)
+    bin_count_kernel(const offset_t* sizes, index_t m, bin_ranges rg, bin_counters* c) {
   __shared__ unsigned int s_rows[max_bins];
   __shared__ unsigned long long s_max, s_total;
   const int tid = threadIdx.x;
@@ -146,7 +146,8 @@ __global__ void __launch_bounds__(1024) bin_count_kernel(const offset_t* sizes, 
     if (SHARED) {
       // the lanes of a warp that fall into the same bin add themselves with one atomic
       const unsigned same = __match_any_sync(__activemask(), b);
-      if ((threadIdx.x & 31) == __ffs(same) - 1) atomicAdd(&s_rows[b], static_cast<unsigned>(__popc(same)));
+      if ((threadIdx.x & 31) == __ffs(same) - 1)
+        atomicAdd(&s_rows[b], static_cast<unsigned>(__popc(same)));
     } else {
       atomicAdd(&c->rows[b], 1ull);
       atomicMax(&c->max_row, v);
@@ -166,7 +167,8 @@ __global__ void __launch_bounds__(1024) bin_count_kernel(const offset_t* sizes, 
       atomicAdd(&s_total, wsum);
     }
     __syncthreads();
-    if (tid < rg.n && s_rows[tid]) atomicAdd(&c->rows[tid], static_cast<unsigned long long>(s_rows[tid]));
+    if (tid < rg.n && s_rows[tid])
+      atomicAdd(&c->rows[tid], static_cast<unsigned long long>(s_rows[tid]));
     if (tid == 0) {
       if (s_max) atomicMax(&c->max_row, s_max);
       if (s_total) atomicAdd(&c->total, s_total);
@@ -176,9 +178,9 @@ __global__ void __launch_bounds__(1024) bin_count_kernel(const offset_t* sizes, 
 
 /// Pass 2: row ids written to their bin's section of the one bins[M] array.
 template <bool SHARED>
-__global__ void __launch_bounds__(1024) bin_fill_kernel(const offset_t* sizes, index_t m,
-                                                        bin_ranges rg, bin_counters* c,
-                                                        index_t* bins) {
+__global__ void __launch_bounds__(1024)
+    bin_fill_kernel(const offset_t* sizes, index_t m, bin_ranges rg, bin_counters* c,
+                    index_t* bins) {
   __shared__ unsigned int s_rows[max_bins];
   __shared__ unsigned long long s_base[max_bins];
   const int tid = threadIdx.x;
@@ -204,7 +206,9 @@ __global__ void __launch_bounds__(1024) bin_fill_kernel(const offset_t* sizes, i
   if (tid < rg.n) {
     unsigned long long off = 0;
     for (int j = 0; j < tid; ++j) off += c->rows[j];
-    s_base[tid] = off + (s_rows[tid] ? atomicAdd(&c->cursor[tid], static_cast<unsigned long long>(s_rows[tid])) : 0ull);
+    s_base[tid] = off + (s_rows[tid] ? atomicAdd(&c->cursor[tid],
+                                                 static_cast<unsigned long long>(s_rows[tid]))
+                                     : 0ull);
     s_rows[tid] = 0;
   }
   __syncthreads();

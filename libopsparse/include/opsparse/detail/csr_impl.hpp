@@ -9,8 +9,8 @@ template <class Value>
 std::string check(const host_csr<Value>& m) {
   if (m.rows < 0 || m.cols < 0) return "negative dimensions";
   if (m.rpt.size() != static_cast<std::size_t>(m.rows) + 1)
-    return "rpt has " + std::to_string(m.rpt.size()) + " entries, expected rows+1 = " +
-           std::to_string(static_cast<long long>(m.rows) + 1);
+    return "rpt has " + std::to_string(m.rpt.size()) +
+           " entries, expected rows+1 = " + std::to_string(static_cast<long long>(m.rows) + 1);
   if (m.rpt[0] != 0) return "rpt[0] is " + std::to_string(m.rpt[0]) + ", expected 0";
   for (index_t i = 0; i < m.rows; ++i)
     if (m.rpt[i + 1] < m.rpt[i]) return "rpt decreases at row " + std::to_string(i);

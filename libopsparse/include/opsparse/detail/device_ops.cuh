@@ -177,7 +177,9 @@ struct table_shape {
   bool paper;     ///< the paper's key*107 mod size
   unsigned step;  ///< 107 slots as a 32-bit fraction of the table (mod 2^32)
   __device__ __forceinline__ table_shape(unsigned n, bool p2, bool pp)
-      : size(n), pow2(p2), paper(pp),
+      : size(n),
+        pow2(p2),
+        paper(pp),
         step(static_cast<unsigned>(static_cast<unsigned long long>(
             static_cast<double>(hash_scale) * 4294967296.0 / static_cast<double>(n)))) {}
   __device__ __forceinline__ unsigned first(index_t key) const {
@@ -266,8 +268,14 @@ __device__ void block_bitonic_sort(int* keys, T* vals, int n) {
       const int pos = i & (half - 1);
       const int lo = i + (i & ~(half - 1)), hi = lo - pos + size - 1 - pos;
       if (hi < n && keys[lo] > keys[hi]) {
-        const int k = keys[lo]; keys[lo] = keys[hi]; keys[hi] = k;
-        if constexpr (has_values_v<T>) { const T v = vals[lo]; vals[lo] = vals[hi]; vals[hi] = v; }
+        const int k = keys[lo];
+        keys[lo] = keys[hi];
+        keys[hi] = k;
+        if constexpr (has_values_v<T>) {
+          const T v = vals[lo];
+          vals[lo] = vals[hi];
+          vals[hi] = v;
+        }
       }
     }
     __syncthreads();
@@ -275,15 +283,20 @@ __device__ void block_bitonic_sort(int* keys, T* vals, int n) {
       for (int i = threadIdx.x; i < pairs; i += blockDim.x) {
         const int lo = i + (i & ~(step - 1)), hi = lo + step;
         if (hi < n && keys[lo] > keys[hi]) {
-          const int k = keys[lo]; keys[lo] = keys[hi]; keys[hi] = k;
-          if constexpr (has_values_v<T>) { const T v = vals[lo]; vals[lo] = vals[hi]; vals[hi] = v; }
+          const int k = keys[lo];
+          keys[lo] = keys[hi];
+          keys[hi] = k;
+          if constexpr (has_values_v<T>) {
+            const T v = vals[lo];
+            vals[lo] = vals[hi];
+            vals[hi] = v;
+          }
         }
       }
       __syncthreads();
     }
   }
 }
-
 
 // ---- block-wide LSD radix sort of (key, value) pairs in global memory ---------------------------
 // A row too long for shared memory (numeric_global_kernel) is sorted by its block in passes of
@@ -298,8 +311,9 @@ constexpr int global_radix_bits = 8;
 constexpr int global_radix_digits = 1 << global_radix_bits;
 
 struct global_radix_storage {
-  int count[global_radix_digits][33];  ///< a tile's entries per digit and warp (a padded row a digit)
-  int next[global_radix_digits];       ///< where the digit's next entry goes
+  int count[global_radix_digits]
+           [33];                  ///< a tile's entries per digit and warp (a padded row a digit)
+  int next[global_radix_digits];  ///< where the digit's next entry goes
 };
 
 /// Sorts keys[0, n) (non-negative, below 2^key_bits) with their values; tmp_keys and tmp_vals
@@ -368,8 +382,12 @@ __device__ void block_radix_sort_global(int* keys, T* vals, int n, int* tmp_keys
       __syncwarp();  // ... and its next tile's leaders write there after these zeros
     }
     __syncthreads();  // the pass's entries are written before the next pass reads them
-    int* tk = src_k; src_k = dst_k; dst_k = tk;
-    T* tv = src_v; src_v = dst_v; dst_v = tv;
+    int* tk = src_k;
+    src_k = dst_k;
+    dst_k = tk;
+    T* tv = src_v;
+    src_v = dst_v;
+    dst_v = tv;
     in_tmp = !in_tmp;
   }
   if (in_tmp) {

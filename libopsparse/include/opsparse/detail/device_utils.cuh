@@ -40,14 +40,20 @@ __device__ __forceinline__ T warp_reduce(T x, Op op) {
 }
 struct sum_op {
   template <class T>
-  __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    return a + b;
+  }
 };
 struct max_op {
   template <class T>
-  __device__ __forceinline__ T operator()(T a, T b) const { return a < b ? b : a; }
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    return a < b ? b : a;
+  }
 };
 template <class T>
-__device__ __forceinline__ T warp_sum(T x) { return warp_reduce(x, sum_op{}); }
+__device__ __forceinline__ T warp_sum(T x) {
+  return warp_reduce(x, sum_op{});
+}
 
 /// Inclusive prefix sum over the warp's lanes (all 32 active): lane l gets x of lanes 0..l.
 template <class T>
@@ -110,7 +116,10 @@ template <class Pos>
 __device__ __forceinline__ Pos lower_bound(const index_t* col, Pos lo, Pos hi, index_t key) {
   while (lo < hi) {
     const Pos mid = lo + (hi - lo) / 2;
-    if (col[mid] < key) lo = mid + 1; else hi = mid;
+    if (col[mid] < key)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -120,7 +129,10 @@ __device__ __forceinline__ index_t row_of(const offset_t* rpt, index_t rows, off
   index_t lo = 0, hi = rows;  // rpt[lo] <= p < rpt[hi]
   while (hi - lo > 1) {
     const index_t mid = lo + (hi - lo) / 2;
-    if (rpt[mid] <= p) lo = mid; else hi = mid;
+    if (rpt[mid] <= p)
+      lo = mid;
+    else
+      hi = mid;
   }
   return lo;
 }

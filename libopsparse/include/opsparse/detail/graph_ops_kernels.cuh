@@ -12,7 +12,10 @@ namespace opsparse::detail {
 
 template <class V>
 __device__ __forceinline__ V entry_value(const V* val, offset_t p) {
-  if constexpr (has_values_v<V>) return val[p]; else return V{};
+  if constexpr (has_values_v<V>)
+    return val[p];
+  else
+    return V{};
 }
 
 /// out[i] = the number of entries of row i that keep accepts.
@@ -67,9 +70,8 @@ __global__ void reduce_rows_kernel(csr_view<V> a, F f, typename Monoid::value_ty
 /// reduce_rows_kernel for long rows: a block a row (a warp a row leaves a few thousand rows of
 /// millions of entries, BFS's per-source rows, with too few loads in flight).
 template <int Block, class Monoid, class V, class F>
-__global__ void __launch_bounds__(Block) reduce_long_rows_kernel(csr_view<V> a, F f,
-                                                               typename Monoid::value_type* out,
-                                                               bool accumulate) {
+__global__ void __launch_bounds__(Block)
+    reduce_long_rows_kernel(csr_view<V> a, F f, typename Monoid::value_type* out, bool accumulate) {
   using T = typename Monoid::value_type;
   for (long long i = blockIdx.x; i < a.rows; i += gridDim.x) {
     T acc = Monoid::identity();
@@ -83,8 +85,8 @@ __global__ void __launch_bounds__(Block) reduce_long_rows_kernel(csr_view<V> a, 
 /// total ⊕= ⊕ over all entries of f, a thread an entry (grid-stride), its row found by a binary
 /// search: for matrices of long rows, whose rows are few.
 template <int Block, class Monoid, class V, class F>
-__global__ void __launch_bounds__(Block) reduce_entries_kernel(csr_view<V> a, F f,
-                                                             typename Monoid::value_type* total) {
+__global__ void __launch_bounds__(Block)
+    reduce_entries_kernel(csr_view<V> a, F f, typename Monoid::value_type* total) {
   using T = typename Monoid::value_type;
   T acc = Monoid::identity();
   for (long long p = thread_id(); p < a.nnz; p += thread_count())
@@ -104,8 +106,8 @@ __global__ void reduce_cols_kernel(csr_view<V> a, F f, typename Monoid::value_ty
 
 /// total ⊕= ⊕ over all entries of f (a warp a row, grid-stride; one atomic a block).
 template <int Block, class Monoid, class V, class F>
-__global__ void __launch_bounds__(Block) reduce_all_kernel(csr_view<V> a, F f,
-                                                         typename Monoid::value_type* total) {
+__global__ void __launch_bounds__(Block)
+    reduce_all_kernel(csr_view<V> a, F f, typename Monoid::value_type* total) {
   using T = typename Monoid::value_type;
   T acc = Monoid::identity();
   for (long long i = warp_id(); i < a.rows; i += thread_count() / warp_threads)
@@ -226,9 +228,8 @@ __global__ void union_rpt_kernel(csr_view<VA> a, csr_view<VB> b, const offset_t*
 /// Union, step 3: an entry's place in its result row is its place in its own row plus the other
 /// row's entries below its column, less the common entries below it (counted in B's row).
 template <class VA, class VB, class R, class Rule>
-__global__ void union_fill_kernel(csr_view<VA> a, csr_view<VB> b, const offset_t* common,
-                                  Rule rule, const offset_t* out_rpt, index_t* out_col,
-                                  R* out_val) {
+__global__ void union_fill_kernel(csr_view<VA> a, csr_view<VB> b, const offset_t* common, Rule rule,
+                                  const offset_t* out_rpt, index_t* out_col, R* out_val) {
   const long long total = a.nnz + b.nnz;
   for (long long t = thread_id(); t < total; t += thread_count()) {
     if (t < a.nnz) {
@@ -263,7 +264,9 @@ __global__ void union_fill_kernel(csr_view<VA> a, csr_view<VB> b, const offset_t
 struct row_longer_than {
   const offset_t* rpt;
   offset_t length;
-  __device__ __forceinline__ bool operator()(index_t i) const { return rpt[i + 1] - rpt[i] > length; }
+  __device__ __forceinline__ bool operator()(index_t i) const {
+    return rpt[i + 1] - rpt[i] > length;
+  }
 };
 
 }  // namespace opsparse::detail

@@ -165,7 +165,8 @@ struct dev_out {
 };
 
 template <class T>
-__device__ __forceinline__ void store_entry(const dev_out<T>& c, offset_t at, index_t key, const T* vals, int slot) {
+__device__ __forceinline__ void store_entry(const dev_out<T>& c, offset_t at, index_t key,
+                                            const T* vals, int slot) {
   c.col[at] = key;
   if constexpr (has_values_v<T>) c.val[at] = vals[slot];
 }
@@ -184,11 +185,15 @@ __global__ void __launch_bounds__(multi_row_block_threads,
   extern __shared__ __align__(16) unsigned char smem_c[];
   const int r = threadIdx.x / TPR, lane = threadIdx.x % TPR;
   T* vals = reinterpret_cast<T*>(smem_c) + (has_values_v<T> ? r * tsize : 0);
-  int* keys = reinterpret_cast<int*>(smem_c + (has_values_v<T> ? sizeof(T) * R * tsize : 0)) + r * tsize;
-  int* s_off = reinterpret_cast<int*>(smem_c + (has_values_v<T> ? sizeof(T) * R * tsize : 0)) + R * tsize + r;
+  int* keys =
+      reinterpret_cast<int*>(smem_c + (has_values_v<T> ? sizeof(T) * R * tsize : 0)) + r * tsize;
+  int* s_off = reinterpret_cast<int*>(smem_c + (has_values_v<T> ? sizeof(T) * R * tsize : 0)) +
+               R * tsize + r;
   const long long rid = static_cast<long long>(blockIdx.x) * R + r;
   const index_t row = rid < n_rows ? bins[rid] : -1;
-  const int ts = row < 0 ? 0 : hp.row_sized ? static_cast<int>(row_slots(tsize, c.rpt[row + 1] - c.rpt[row])) : tsize;
+  const int ts = row < 0        ? 0
+                 : hp.row_sized ? static_cast<int>(row_slots(tsize, c.rpt[row + 1] - c.rpt[row]))
+                                : tsize;
   for (int s = lane; s < ts; s += TPR) {
     keys[s] = -1;
     if constexpr (has_values_v<T>) vals[s] = S::identity();
@@ -284,8 +289,9 @@ struct row_radix {
 /// on web graphs) and writes them to C's row, striped (coalesced). The sort's temporary storage
 /// reuses the table past the condensed values; keys and positions are in registers by then.
 template <int BS, int K, class T>
-__device__ __forceinline__ void radix_sort_store(const int* keys, const T* vals, int n, int key_bits,
-                                                 const dev_out<T>& c, offset_t base, void* smem) {
+__device__ __forceinline__ void radix_sort_store(const int* keys, const T* vals, int n,
+                                                 int key_bits, const dev_out<T>& c, offset_t base,
+                                                 void* smem) {
   using R = row_radix<BS, K, T>;
   unsigned k[K];
   typename R::value v[K];
@@ -298,7 +304,7 @@ __device__ __forceinline__ void radix_sort_store(const int* keys, const T* vals,
   }
   __syncthreads();  // every key is in registers: the table's memory past the values is the sort's
   auto& tmp = *reinterpret_cast<typename R::sort::TempStorage*>(static_cast<unsigned char*>(smem) +
-                                                                 R::temp_offset);
+                                                                R::temp_offset);
   // stable: a real key equal to the padding stays ahead of it
   if constexpr (has_values_v<T>)
     typename R::sort(tmp).SortBlockedToStriped(k, v, 0, key_bits);
@@ -465,10 +471,10 @@ __device__ __forceinline__ bool bucket_order_store(int* keys, T* vals, int n, in
 /// against the whole row; the first of these that applies. `smem`: the table's memory (the
 /// radix sort's storage). Every thread of the block calls it.
 template <int BS, int MINB, class T>
-__device__ __forceinline__ void store_in_column_order(int* keys, T* vals, int n, int first, int last,
-                                                      int tsize, const dev_out<T>& c, offset_t base,
-                                                      const hash_policy& hp, int radix_bits,
-                                                      unsigned char* smem) {
+__device__ __forceinline__ void store_in_column_order(int* keys, T* vals, int n, int first,
+                                                      int last, int tsize, const dev_out<T>& c,
+                                                      offset_t base, const hash_policy& hp,
+                                                      int radix_bits, unsigned char* smem) {
   const int tid = threadIdx.x;
   // (uniform in the block)
   const bool by_bitmap = hp.span_order;

@@ -30,7 +30,7 @@ struct plan_state {
   /// of mask rows too long for shared memory (kept all-zero between calls).
   device_buffer<unsigned char> reduce_meta;
   device_buffer<unsigned char> reduce_pool;
-  bin_counters* h_counters = nullptr;     ///< pinned mirror (the context's staging)
+  bin_counters* h_counters = nullptr;  ///< pinned mirror (the context's staging)
   /// The longest row of B the product reads ([0]) and the longest row of A ([1]), written by the
   /// setup kernel, which runs before the metadata allocation exists (the context's device
   /// scratch), and their pinned mirror.
@@ -57,13 +57,13 @@ struct plan_state {
   unsigned long long num_max_row = 0;
   index_t rows = 0, cols = 0;
   offset_t a_nnz = 0, b_nnz = 0, c_nnz = 0;
-  int glog = 5;            ///< log2 of the threads sharing one nonzero of A (group_log2)
-  bool num_dense = false;  ///< the numeric global bin uses the bitmap + dense accumulator
-  int num_bins = 0;          ///< numeric bins: the shared ones, the long rows' one, the windows'
-  int win_bin = -1;          ///< the bin of the rows in windows (-1: none)
-  int win_blocks = 0;        ///< its blocks (one per SM)
-  int win_columns = 0;       ///< columns a window
-  int num_pool_blocks = 0;   ///< blocks of the long rows' bin (dense accumulator or hash pool)
+  int glog = 5;             ///< log2 of the threads sharing one nonzero of A (group_log2)
+  bool num_dense = false;   ///< the numeric global bin uses the bitmap + dense accumulator
+  int num_bins = 0;         ///< numeric bins: the shared ones, the long rows' one, the windows'
+  int win_bin = -1;         ///< the bin of the rows in windows (-1: none)
+  int win_blocks = 0;       ///< its blocks (one per SM)
+  int win_columns = 0;      ///< columns a window
+  int num_pool_blocks = 0;  ///< blocks of the long rows' bin (dense accumulator or hash pool)
   long long num_pool_table = 0;
 
   std::array<cudaEvent_t, 6> timing{};

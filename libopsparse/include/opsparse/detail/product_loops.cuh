@@ -85,7 +85,8 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
     step = static_cast<int>(chunks);
     sub = wid % subs;
   }
-  for (offset_t c = lo + static_cast<offset_t>(first) * 32; c < hi; c += static_cast<offset_t>(step) * 32) {
+  for (offset_t c = lo + static_cast<offset_t>(first) * 32; c < hi;
+       c += static_cast<offset_t>(step) * 32) {
     const offset_t e = c + lane;
     offset_t start = 0, len = 0;
     VA av{};
@@ -98,7 +99,8 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
     const offset_t inc = warp_inclusive_sum(len);
     const offset_t total = __shfl_sync(full, inc, 31);
     const offset_t excl = inc - len;
-    for (offset_t base = static_cast<offset_t>(sub) * 32; base < total; base += static_cast<offset_t>(subs) * 32) {
+    for (offset_t base = static_cast<offset_t>(sub) * 32; base < total;
+         base += static_cast<offset_t>(subs) * 32) {
       const offset_t t = base + lane;
       int l = 0;  // the last nonzero whose products start at or before t
 #pragma unroll
@@ -131,7 +133,8 @@ __device__ __forceinline__ void for_each_merged(const dev_csr<VA>& a, const dev_
                                                 F&& f) {
   const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = nthreads >> glog;
   const offset_t lo = a.rpt[row], hi = a.rpt[row + 1];
-  for (offset_t j = lo + W * static_cast<offset_t>(gid); j < hi; j += W * static_cast<offset_t>(ng)) {
+  for (offset_t j = lo + W * static_cast<offset_t>(gid); j < hi;
+       j += W * static_cast<offset_t>(ng)) {
     VA av[W];
     offset_t p[W];
     // 32-bit within a B row (fewer than 2^31 entries: distinct index_t columns), for registers
@@ -187,8 +190,8 @@ constexpr offset_t run_min_slice = 16;
 /// not make equal rows), that position's products reach the table one by one, as in
 /// for_each_merged.
 template <class S, class VA, class VB, class F>
-__device__ __forceinline__ void for_each_run(const dev_csr<VA>& a, const dev_csr<VB>& b, index_t row,
-                                             int tid, int nthreads, int glog, F&& f) {
+__device__ __forceinline__ void for_each_run(const dev_csr<VA>& a, const dev_csr<VB>& b,
+                                             index_t row, int tid, int nthreads, int glog, F&& f) {
   const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = nthreads >> glog;
   const int base = (tid & 31) & ~(g - 1);  // the group's first lane in its warp
   const unsigned gmask = g == 32 ? 0xffffffffu : ((1u << g) - 1u) << base;
@@ -208,7 +211,8 @@ __device__ __forceinline__ void for_each_run(const dev_csr<VA>& a, const dev_csr
     const index_t kl = __shfl_up_sync(gmask, k, 1, g);
     const unsigned nl = __shfl_up_sync(gmask, n, 1, g);
     const index_t fl = __shfl_up_sync(gmask, first, 1, g), ll = __shfl_up_sync(gmask, last, 1, g);
-    const bool cont = lane > 0 && in && n > 0 && k == kl + 1 && n == nl && first == fl && last == ll;
+    const bool cont =
+        lane > 0 && in && n > 0 && k == kl + 1 && n == nl && first == fl && last == ll;
     const unsigned bits = g == 32 ? 0xffffffffu : (1u << g) - 1u;
     unsigned starts = (__ballot_sync(gmask, in && !cont) >> base) & bits;
     const int cnt = s_hi - w < static_cast<offset_t>(g) ? static_cast<int>(s_hi - w) : g;
@@ -288,8 +292,8 @@ __device__ __forceinline__ bool merge_vote(const dev_csr<VA>& a, const dev_csr<V
          __ldg(b.col + p0 + n0 - 1) == __ldg(b.col + p1 + n1 - 1);
     next = k1 == k0 + 1;
   }
-  const unsigned m = __ballot_sync(0xffffffffu, eq);  // bit l: nonzeros l and l + 1 equal
-  const int pairs = __popc(m & 0x55555555u);           // bits 0, 2, ..., 30: 16 pairs
+  const unsigned m = __ballot_sync(0xffffffffu, eq);       // bit l: nonzeros l and l + 1 equal
+  const int pairs = __popc(m & 0x55555555u);               // bits 0, 2, ..., 30: 16 pairs
   const int triples = __popc(m & (m >> 1) & 0x09249249u);  // bits 0, 3, ..., 27: 10 triples
   // savings in 1/480 of the hash operations: s2 / 2 = pairs / 32, 2 s3 / 3 = triples / 15
   const int save2 = 15 * pairs, save3 = 32 * triples;

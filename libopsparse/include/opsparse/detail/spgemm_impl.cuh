@@ -38,7 +38,9 @@ inline std::size_t align_up(std::size_t x, std::size_t a = 256) { return (x + a 
 /// hubs) need the whole warp: 4 lanes walking a 2,350-entry hub row left every other group of
 /// the block idle (measured on the webbase-1M stand-in).
 inline int group_log2(unsigned long long longest_b_row) {
-  return std::min(5, std::max(1, ceil_log2(static_cast<long long>(std::max<unsigned long long>(1, longest_b_row)))));
+  return std::min(
+      5, std::max(
+             1, ceil_log2(static_cast<long long>(std::max<unsigned long long>(1, longest_b_row)))));
 }
 
 inline bin_ranges ranges_of(const phase_config& cfg, int shared_bins) {
@@ -138,9 +140,9 @@ inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, int pha
   const bool vote = m == row_merging::automatic && phase == 1;
   const int percent = static_cast<int>(std::ceil(100.0 * opt.merge_numeric_share));
   hp.merge = m == row_merging::never ? -1 : vote ? std::clamp(percent, 1, 100) : 0;
-  hp.width = m == row_merging::runs                                              ? 4
+  hp.width = m == row_merging::runs                                                           ? 4
              : m == row_merging::pairs || (m == row_merging::automatic && !opt.merge_triples) ? 2
-                                                                                             : 3;
+                                                                                              : 3;
   hp.triples = opt.merge_triples ? numeric_triples : 0;
   hp.runs = opt.merge_runs ? numeric_runs : 0;
   if (opt.time_phases) hp.merged_rows = merged_row_counters(ctx) + 3 * phase;
@@ -158,8 +160,9 @@ inline hash_policy for_bin(hash_policy hp, unsigned long long lo, unsigned long 
 /// Columns per window of the engine's window kernel (window_rows_kernel with window_writer).
 template <class T>
 int engine_window_columns(const device_info& dev, index_t cols) {
-  return window_columns(dev.smem_per_block_optin, has_values_v<T> ? sizeof(T) : 0, cols,
-                        sizeof(typename window_writer<T>::shared_storage) + window_static_smem_bytes());
+  return window_columns(
+      dev.smem_per_block_optin, has_values_v<T> ? sizeof(T) : 0, cols,
+      sizeof(typename window_writer<T>::shared_storage) + window_static_smem_bytes());
 }
 
 /// The bin launched k-th of `bins`: the largest rows first (the paper's order) or the smallest.
@@ -192,9 +195,9 @@ struct dense_columns {
 /// counters; the plan's one metadata allocation issued after the launch, so that it overlaps
 /// the kernel. Returns the bytes of C.rpt's scan.
 template <class VA, class VB, class Mask, class T>
-std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a,
-                       const csr_view<VB>& b, device_csr<T>& c, const Mask& mask,
-                       const spgemm_options& opt, const pool_ref& mem) {
+std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a, const csr_view<VB>& b,
+                       device_csr<T>& c, const Mask& mask, const spgemm_options& opt,
+                       const pool_ref& mem) {
   const index_t m = a.rows;
   cudaStream_t s = ctx.stream();
   const device_info& dev = ctx.device();
@@ -220,8 +223,8 @@ std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a,
                                std::max(dev.max_threads_per_sm / 256, 1) * 4;
     const unsigned grid = static_cast<unsigned>(std::min(want, resident));
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.d_max_b_row, 0, 2 * sizeof(unsigned long long), s));
-    setup_kernel<VA, VB, Mask><<<grid, 256, 0, s>>>(m, to_dev(a), to_dev(b), c.rpt(), mask,
-                                                    st.d_max_b_row, rlog);
+    setup_kernel<VA, VB, Mask>
+        <<<grid, 256, 0, s>>>(m, to_dev(a), to_dev(b), c.rpt(), mask, st.d_max_b_row, rlog);
     check_launch("setup_kernel");
     // read back with the binning counters (run_binning synchronises once for both)
     OPSPARSE_CUDA_TRY(cudaMemcpyAsync(st.h_max_b_row, st.d_max_b_row,
@@ -270,10 +273,14 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
     pool_done = true;
     const unsigned long long want =
         next_pow2(std::max<unsigned long long>(
-            1, std::min<unsigned long long>(max_prod, static_cast<unsigned long long>(b.cols)))) * 2;
-    int blocks = static_cast<int>(std::min<unsigned long long>(rows[sym_shared - 1], 2ull * dev.sm_count));
-    while (blocks > 1 && static_cast<unsigned long long>(blocks) * want * 4 > (1ull << 30)) blocks /= 2;
-    if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(ctx.bin_stream(sym_shared - 1)));
+            1, std::min<unsigned long long>(max_prod, static_cast<unsigned long long>(b.cols)))) *
+        2;
+    int blocks =
+        static_cast<int>(std::min<unsigned long long>(rows[sym_shared - 1], 2ull * dev.sm_count));
+    while (blocks > 1 && static_cast<unsigned long long>(blocks) * want * 4 > (1ull << 30))
+      blocks /= 2;
+    if (!opt.overlap_allocation)
+      OPSPARSE_CUDA_TRY(cudaStreamSynchronize(ctx.bin_stream(sym_shared - 1)));
     st.reserve_pool(st.sym_pool, static_cast<std::size_t>(blocks) * want * 4, mem);
     sym_blocks = blocks;
     sym_table = want;
@@ -292,7 +299,8 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
     bhp.row_sized = hp.row_sized && bin == 0;
     if (cfg.threads_per_row) {
       auto k = symbolic_multi_kernel<4, VA, VB, Mask>;
-      OPSPARSE_EXPECTS(cfg.threads_per_row == 4, "symbolic bin 0 is compiled for 4 threads per row");
+      OPSPARSE_EXPECTS(cfg.threads_per_row == 4,
+                       "symbolic bin 0 is compiled for 4 threads per row");
       allow_smem(reinterpret_cast<const void*>(k), cfg.smem_bytes);
       const int per_block = cfg.block_threads / cfg.threads_per_row;
       k<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
@@ -306,8 +314,7 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
       auto launch = [&](auto kernel) {
         allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
         kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), c.rpt(),
-                                                             cfg.table_size, cfg.pow2,
-                                                             bhp, glog,
+                                                             cfg.table_size, cfg.pow2, bhp, glog,
                                                              overflow, dense_products, mask);
         check_launch("symbolic_block_kernel");
       };
@@ -336,7 +343,6 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
     sym_pool();
   }
   ctx.join(sym_shared);
-
 }
 
 /// Step 4's pools: the rows in windows take shared memory (nothing to allocate but the
@@ -357,7 +363,8 @@ void numeric_pools(context& ctx, plan_state& st, const csr_view<VB>& b,
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(flag, 0, sizeof(unsigned), s));
     if (b.rows > 0) {
       const long long want = (static_cast<long long>(b.rows) * 32 + 255) / 256;
-      const unsigned grid = static_cast<unsigned>(std::min<long long>(want, 4ll * dev.sm_count * 8));
+      const unsigned grid =
+          static_cast<unsigned>(std::min<long long>(want, 4ll * dev.sm_count * 8));
       rows_unsorted_kernel<<<grid, 256, 0, s>>>(b.rows, b.rpt, b.col, flag);
       check_launch("rows_unsorted_kernel");
     }
@@ -366,7 +373,8 @@ void numeric_pools(context& ctx, plan_state& st, const csr_view<VB>& b,
   }
   if (long_rows && dense) {
     // one dense accumulator of B.cols values per resident block (one block per SM)
-    const std::size_t per_block = static_cast<std::size_t>(b.cols) * (has_values_v<T> ? sizeof(T) : 0);
+    const std::size_t per_block =
+        static_cast<std::size_t>(b.cols) * (has_values_v<T> ? sizeof(T) : 0);
     int blocks = static_cast<int>(std::min<unsigned long long>(long_rows, dev.sm_count));
     while (blocks > 1 && blocks * per_block > (1ull << 30)) blocks /= 2;
     st.reserve_pool(st.num_pool, std::max<std::size_t>(1, blocks * per_block), mem);
@@ -377,8 +385,9 @@ void numeric_pools(context& ctx, plan_state& st, const csr_view<VB>& b,
     const std::size_t entry = 4 + (has_values_v<T> ? sizeof(T) : 0);
     int blocks = static_cast<int>(std::min<unsigned long long>(long_rows, 2ull * dev.sm_count));
     while (blocks > 1 && blocks * want * entry > (1ull << 30)) blocks /= 2;
-    st.reserve_pool(st.num_pool, align_up(blocks * want * (has_values_v<T> ? sizeof(T) : 0)) +
-                                     blocks * want * 4, mem);
+    st.reserve_pool(st.num_pool,
+                    align_up(blocks * want * (has_values_v<T> ? sizeof(T) : 0)) + blocks * want * 4,
+                    mem);
     st.num_pool_blocks = blocks;
     st.num_pool_table = static_cast<long long>(want);
   }
@@ -418,7 +427,8 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   st.longest_a_row = m > 0 ? static_cast<offset_t>(st.h_max_b_row[1]) : 0;
   st.stats.max_a_row_nnz = st.longest_a_row;
   st.glog = group_log2(longest_b_row);
-  if (opt.flatten_products && st.glog == 5 && b.rows > 0 && b.nnz < 24 * static_cast<offset_t>(b.rows))
+  if (opt.flatten_products && st.glog == 5 && b.rows > 0 &&
+      b.nnz < 24 * static_cast<offset_t>(b.rows))
     st.glog = flat_glog;
   dense_columns dc;
   dc.words = (static_cast<long long>(b.cols) + 31) / 32;
@@ -490,10 +500,8 @@ void numeric_block_bin(const bin_config& cfg, cudaStream_t bs, const index_t* bi
                        long long cols, bool merge) {
   auto launch = [&](auto kernel, int radix_bits = 0) {
     allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
-    kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), out,
-                                                         cfg.table_size,
-                                                         hp, glog,
-                                                         opt.sorted, mask, radix_bits);
+    kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(
+        bins, to_dev(a), to_dev(b), out, cfg.table_size, hp, glog, opt.sorted, mask, radix_bits);
     check_launch("numeric_block_kernel");
   };
   // Rows past twice the block's threads are sorted with CUB's block radix sort on the key
@@ -501,7 +509,9 @@ void numeric_block_bin(const bin_config& cfg, cudaStream_t bs, const index_t* bi
   const int key_bits = std::max(1, ceil_log2(cols));
   auto radix = [&](auto bs, auto minb) {
     constexpr int E = radix_items_for(decltype(minb)::value);
-    return opt.radix_sort_rows && row_radix<decltype(bs)::value, E, T>::temp_bytes <= cfg.smem_bytes ? key_bits : 0;
+    return opt.radix_sort_rows && row_radix<decltype(bs)::value, E, T>::temp_bytes <= cfg.smem_bytes
+               ? key_bits
+               : 0;
   };
   using std::integral_constant;
   // The largest shared bin (one block per SM) is compiled for 64 registers a thread.
@@ -530,6 +540,29 @@ void numeric_block_bin(const bin_config& cfg, cudaStream_t bs, const index_t* bi
   }
 }
 
+/// The phases' times and the merged-row counters of the last product into st.stats (after
+/// the numeric phase's last bin: the stream is waited for).
+inline void read_phase_times(context& ctx, plan_state& st) {
+  cudaStream_t s = ctx.stream();
+  OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[5], s));
+  OPSPARSE_CUDA_TRY(cudaEventSynchronize(st.timing[5]));
+  float* outs[5] = {&st.stats.ms_setup, &st.stats.ms_symbolic_binning, &st.stats.ms_symbolic,
+                    &st.stats.ms_numeric_binning, &st.stats.ms_numeric};
+  for (int i = 0; i < 5; ++i)
+    OPSPARSE_CUDA_TRY(cudaEventElapsedTime(outs[i], st.timing[i], st.timing[i + 1]));
+  st.stats.symbolic_bin_end_ms = st.bin_end_ms(0, st.timing[2]);
+  st.stats.numeric_bin_end_ms = st.bin_end_ms(1, st.timing[4]);
+  unsigned long long merged[merged_row_counter_words];
+  OPSPARSE_CUDA_TRY(
+      cudaMemcpy(merged, merged_row_counters(ctx), sizeof merged, cudaMemcpyDeviceToHost));
+  st.stats.pair_rows_symbolic = static_cast<offset_t>(merged[0]);
+  st.stats.triple_rows_symbolic = static_cast<offset_t>(merged[1]);
+  st.stats.run_rows_symbolic = static_cast<offset_t>(merged[2]);
+  st.stats.pair_rows_numeric = static_cast<offset_t>(merged[3]);
+  st.stats.triple_rows_numeric = static_cast<offset_t>(merged[4]);
+  st.stats.run_rows_numeric = static_cast<offset_t>(merged[5]);
+}
+
 template <class Semiring, class VA, class VB, class Mask>
 void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b,
              device_csr<typename Semiring::value_type>& c, const Mask& mask,
@@ -546,8 +579,8 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
   const hash_policy hp = phase_policy(ctx, opt, 1);
   // whether a row can merge (numeric_block_kernel): never in flattened products; merge_vote
   // forces the width (hash_policy::merge 0) or votes on rows of A of merge_min_row nonzeros or more
-  const bool merge = glog < flat_glog &&
-                     (hp.merge == 0 || (hp.merge > 0 && st.longest_a_row >= merge_min_row));
+  const bool merge =
+      glog < flat_glog && (hp.merge == 0 || (hp.merge > 0 && st.longest_a_row >= merge_min_row));
   const int num_bins = st.num_bins;
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < num_bins; ++i) off[i + 1] = off[i] + st.num_rows[i];
@@ -561,7 +594,8 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
     cudaStream_t bs = ctx.bin_stream(bin);
     const index_t* bins = st.d_bins + off[bin];
     const int n = static_cast<int>(st.num_rows[bin]);
-    const unsigned long long lo = bin == 0 ? 0 : static_cast<unsigned long long>(num.bins[bin - 1].range) + 1;
+    const unsigned long long lo =
+        bin == 0 ? 0 : static_cast<unsigned long long>(num.bins[bin - 1].range) + 1;
     if (bin == st.win_bin) {
       const int window = st.win_columns;
       const std::size_t bytes = window_smem_bytes(window, has_values_v<T> ? sizeof(T) : 0);
@@ -569,8 +603,8 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
       allow_smem(reinterpret_cast<const void*>(kw), bytes);
       const unsigned* flag = st.d_b_unsorted;
       kw<<<st.win_blocks, dense_block, bytes, bs>>>(bins, n, to_dev(a), to_dev(b),
-                                                    static_cast<index_t>(st.cols), window,
-                                                    flag, mask, window_writer<T>{out});
+                                                    static_cast<index_t>(st.cols), window, flag,
+                                                    mask, window_writer<T>{out});
       check_launch("window_rows_kernel");
     } else if (bin == num_shared && st.num_dense) {
       const long long words = (static_cast<long long>(st.cols) + 31) / 32;
@@ -588,8 +622,8 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
       int* pk = reinterpret_cast<int*>(st.num_pool.data() + vbytes);
       numeric_global_kernel<Semiring, VA, VB, Mask><<<st.num_pool_blocks, 1024, 0, bs>>>(
           bins, n, to_dev(a), to_dev(b), out, pk, pv, static_cast<unsigned>(st.num_pool_table),
-          for_bin(hp, lo, static_cast<unsigned long long>(st.num_pool_table)), glog, opt.sorted, mask,
-          opt.radix_sort_rows ? std::max(1, ceil_log2(st.cols)) : 0);
+          for_bin(hp, lo, static_cast<unsigned long long>(st.num_pool_table)), glog, opt.sorted,
+          mask, opt.radix_sort_rows ? std::max(1, ceil_log2(st.cols)) : 0);
       check_launch("numeric_global_kernel");
     } else if (cfg.threads_per_row) {
       OPSPARSE_EXPECTS(cfg.threads_per_row == 8 || cfg.threads_per_row == 16,
@@ -610,26 +644,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
     st.bin_finished(1, bin, bs, opt.time_phases);
   }
   ctx.join(num_bins);
-  cudaStream_t s = ctx.stream();
-  if (opt.time_phases) {
-    OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[5], s));
-    OPSPARSE_CUDA_TRY(cudaEventSynchronize(st.timing[5]));
-    float* outs[5] = {&st.stats.ms_setup, &st.stats.ms_symbolic_binning, &st.stats.ms_symbolic,
-                      &st.stats.ms_numeric_binning, &st.stats.ms_numeric};
-    for (int i = 0; i < 5; ++i)
-      OPSPARSE_CUDA_TRY(cudaEventElapsedTime(outs[i], st.timing[i], st.timing[i + 1]));
-    st.stats.symbolic_bin_end_ms = st.bin_end_ms(0, st.timing[2]);
-    st.stats.numeric_bin_end_ms = st.bin_end_ms(1, st.timing[4]);
-    unsigned long long merged[merged_row_counter_words];
-    OPSPARSE_CUDA_TRY(cudaMemcpy(merged, merged_row_counters(ctx), sizeof merged,
-                                 cudaMemcpyDeviceToHost));
-    st.stats.pair_rows_symbolic = static_cast<offset_t>(merged[0]);
-    st.stats.triple_rows_symbolic = static_cast<offset_t>(merged[1]);
-    st.stats.run_rows_symbolic = static_cast<offset_t>(merged[2]);
-    st.stats.pair_rows_numeric = static_cast<offset_t>(merged[3]);
-    st.stats.triple_rows_numeric = static_cast<offset_t>(merged[4]);
-    st.stats.run_rows_numeric = static_cast<offset_t>(merged[5]);
-  }
+  if (opt.time_phases) read_phase_times(ctx, st);
 }
 
 }  // namespace opsparse::detail
@@ -661,13 +676,13 @@ void spgemm(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b,
 }  // namespace opsparse
 
 /// Instantiates spgemm, spgemm_symbolic and spgemm_numeric for one combination.
-#define OPSPARSE_INSTANTIATE_SPGEMM(S, VA, VB, MASK)                                              \
-  template void opsparse::spgemm<S, VA, VB, MASK>(                                                \
-      context&, plan&, const csr_view<VA>&, const csr_view<VB>&, device_csr<S::value_type>&,      \
-      const MASK&, const spgemm_options&);                                                        \
-  template void opsparse::spgemm_symbolic<S, VA, VB, MASK>(                                       \
-      context&, plan&, const csr_view<VA>&, const csr_view<VB>&, device_csr<S::value_type>&,      \
-      const MASK&, const spgemm_options&);                                                        \
-  template void opsparse::spgemm_numeric<S, VA, VB, MASK>(                                        \
-      context&, plan&, const csr_view<VA>&, const csr_view<VB>&, device_csr<S::value_type>&,      \
+#define OPSPARSE_INSTANTIATE_SPGEMM(S, VA, VB, MASK)                                               \
+  template void opsparse::spgemm<S, VA, VB, MASK>(context&, plan&, const csr_view<VA>&,            \
+                                                  const csr_view<VB>&, device_csr<S::value_type>&, \
+                                                  const MASK&, const spgemm_options&);             \
+  template void opsparse::spgemm_symbolic<S, VA, VB, MASK>(                                        \
+      context&, plan&, const csr_view<VA>&, const csr_view<VB>&, device_csr<S::value_type>&,       \
+      const MASK&, const spgemm_options&);                                                         \
+  template void opsparse::spgemm_numeric<S, VA, VB, MASK>(                                         \
+      context&, plan&, const csr_view<VA>&, const csr_view<VB>&, device_csr<S::value_type>&,       \
       const MASK&, const spgemm_options&);

@@ -29,13 +29,13 @@
 namespace opsparse::detail::reduce {
 
 constexpr int warp = 32;
-constexpr int rows_block = 256;            ///< threads of the row kernel: 8 warps
+constexpr int rows_block = 256;  ///< threads of the row kernel: 8 warps
 constexpr int rows_warps = rows_block / warp;
 constexpr int warp_table_log2 = 10;        ///< 1024 slots (4 KiB) per warp
 constexpr offset_t warp_mask_limit = 512;  ///< mask rows the warp's table takes (load <= 1/2)
 constexpr offset_t warp_a_limit = 2048;    ///< longer rows of A get a whole block
-constexpr int long_block = 1024;      ///< threads of the long kernel with a large table
-constexpr int long_block_small = 512; ///< ... with a table three blocks can share an SM with
+constexpr int long_block = 1024;           ///< threads of the long kernel with a large table
+constexpr int long_block_small = 512;      ///< ... with a table three blocks can share an SM with
 constexpr int long_warps = long_block / warp;
 
 /// Counters in the plan's reduce_meta: long rows listed, products, longest listed mask row,
@@ -92,10 +92,10 @@ struct add_op {
 /// flattened) whose column of B is in `set`; counts them into `products`.
 template <class S, class VA, class VB, class Set>
 __device__ __forceinline__ typename S::value_type row_products(const dev_csr<VA>& a,
-                                                                const dev_csr<VB>& b, index_t row,
-                                                                int tid, int nthreads,
-                                                                const Set& set,
-                                                                unsigned long long& products) {
+                                                               const dev_csr<VB>& b, index_t row,
+                                                               int tid, int nthreads,
+                                                               const Set& set,
+                                                               unsigned long long& products) {
   typename S::value_type acc = S::identity();
   for_each_product(a, b, row, tid, nthreads, flat_glog, [&](VA av, offset_t p) {
     ++products;
@@ -248,10 +248,11 @@ void launch_long_bs(context& ctx, detail::plan_state& st, const csr_view<VA>& a,
   const void* kernel = reinterpret_cast<const void*>(&long_kernel<S, VA, VB, BS>);
   detail::allow_smem(kernel, table_bytes);
   int per_sm = 1;
-  OPSPARSE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BS, table_bytes));
-  long long blocks = std::min<long long>(static_cast<long long>(h_ctr[n_long]),
-                                         static_cast<long long>(std::max(dev.sm_count, 1)) *
-                                             std::max(per_sm, 1));
+  OPSPARSE_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BS, table_bytes));
+  long long blocks =
+      std::min<long long>(static_cast<long long>(h_ctr[n_long]),
+                          static_cast<long long>(std::max(dev.sm_count, 1)) * std::max(per_sm, 1));
   unsigned* pool = nullptr;
   long long pool_words = 0;
   if (2 * h_ctr[max_long_mask] > (1ull << table_log2)) {
@@ -275,14 +276,14 @@ void launch_long_bs(context& ctx, detail::plan_state& st, const csr_view<VA>& a,
 }
 
 template <class S, class VA, class VB>
-void launch_long(context& ctx, detail::plan_state& st, const csr_view<VA>& a,
-                 const csr_view<VB>& b, const structural_mask& mask,
-                 const unsigned long long* h_ctr, unsigned long long* ctr,
-                 const index_t* long_rows, typename S::value_type* total,
+void launch_long(context& ctx, detail::plan_state& st, const csr_view<VA>& a, const csr_view<VB>& b,
+                 const structural_mask& mask, const unsigned long long* h_ctr,
+                 unsigned long long* ctr, const index_t* long_rows, typename S::value_type* total,
                  typename S::value_type* row_sums) {
   const device_info& dev = ctx.device();
   const std::size_t limit = std::max<std::size_t>(dev.smem_per_block_optin, 48 * 1024) -
-                            dev.smem_reserved_per_block - long_static_bytes<typename S::value_type>();
+                            dev.smem_reserved_per_block -
+                            long_static_bytes<typename S::value_type>();
   int table_log2 = 5;
   while ((std::size_t{sizeof(index_t)} << (table_log2 + 1)) <= limit &&
          (1ull << table_log2) < 2 * h_ctr[max_long_mask])
@@ -313,16 +314,17 @@ typename Semiring::value_type spgemm_reduce(context& ctx, plan& p, const csr_vie
   OPSPARSE_EXPECTS(a.cols == b.rows, "spgemm_reduce: A is " + std::to_string(a.rows) + " x " +
                                          std::to_string(a.cols) + " but B has " +
                                          std::to_string(b.rows) + " rows");
-  OPSPARSE_EXPECTS(mask.rows == a.rows && mask.cols == b.cols,
-                   "spgemm_reduce: the mask must be " + std::to_string(a.rows) + " x " +
-                       std::to_string(b.cols));
+  OPSPARSE_EXPECTS(
+      mask.rows == a.rows && mask.cols == b.cols,
+      "spgemm_reduce: the mask must be " + std::to_string(a.rows) + " x " + std::to_string(b.cols));
   detail::plan_state& st = p.state();
   st.stats = {};
   if (a.rows == 0) return Semiring::identity();
 
   // reduce_meta: counters | total (own 64 bytes) | the list of long rows.
   const std::size_t head = 128;
-  if (st.reduce_meta.reserve(head + static_cast<std::size_t>(a.rows) * sizeof(index_t), ctx.memory()))
+  if (st.reduce_meta.reserve(head + static_cast<std::size_t>(a.rows) * sizeof(index_t),
+                             ctx.memory()))
     ++st.allocations;
   auto* base = st.reduce_meta.data();
   auto* ctr = reinterpret_cast<unsigned long long*>(base);
@@ -364,7 +366,7 @@ typename Semiring::value_type spgemm_reduce(context& ctx, plan& p, const csr_vie
 
 }  // namespace opsparse
 
-#define OPSPARSE_INSTANTIATE_SPGEMM_REDUCE(S, VA, VB)                                   \
-  template S::value_type opsparse::spgemm_reduce<S, VA, VB>(                            \
+#define OPSPARSE_INSTANTIATE_SPGEMM_REDUCE(S, VA, VB)                                    \
+  template S::value_type opsparse::spgemm_reduce<S, VA, VB>(                             \
       context&, plan&, const csr_view<VA>&, const csr_view<VB>&, const structural_mask&, \
       S::value_type*);

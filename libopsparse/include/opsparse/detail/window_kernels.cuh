@@ -25,8 +25,8 @@ namespace opsparse::detail {
 /// Sets *unsorted to 1 when a row of `rows` (CSR rpt/col) is not strictly increasing. A warp per
 /// row, grid-stride. (A template only so that the header can define it in every file.)
 template <class Index = index_t>
-__global__ void __launch_bounds__(256) rows_unsorted_kernel(Index rows, const offset_t* rpt,
-                                                            const Index* col, unsigned* unsorted) {
+__global__ void __launch_bounds__(256)
+    rows_unsorted_kernel(Index rows, const offset_t* rpt, const Index* col, unsigned* unsorted) {
   const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x / 32);
   const int lane = threadIdx.x & 31;
   bool bad = false;
@@ -48,7 +48,7 @@ __device__ __forceinline__ offset_t warp_lower_bound(const index_t* col, offset_
     offset_t at = lo + static_cast<offset_t>(lane) * step;
     if (at > hi - 1) at = hi - 1;
     const unsigned ge = __ballot_sync(full, __ldg(col + at) >= key);
-    if (ge & 1u) return lo;  // the first sample already reaches key
+    if (ge & 1u) return lo;                     // the first sample already reaches key
     const int first = ge ? __ffs(ge) - 1 : 32;  // samples are monotone: a suffix is set
     const offset_t nlo = lo + static_cast<offset_t>(first - 1) * step + 1;
     offset_t nhi = hi;
@@ -224,8 +224,8 @@ __device__ __forceinline__ V shfl_value(V v, int src) {
 
 /// A lane's cursor into the B row of A's nonzero j (nothing past the row's end).
 template <class VA, class VB>
-__device__ __forceinline__ void start_cursor(const dev_csr<VA>& a, const dev_csr<VB>& b,
-                                             offset_t j, offset_t ahi, offset_t& cur, int& rem) {
+__device__ __forceinline__ void start_cursor(const dev_csr<VA>& a, const dev_csr<VB>& b, offset_t j,
+                                             offset_t ahi, offset_t& cur, int& rem) {
   if (j < ahi) {
     const index_t k = __ldg(a.col + j);
     cur = __ldg(b.rpt + k);
@@ -236,10 +236,10 @@ __device__ __forceinline__ void start_cursor(const dev_csr<VA>& a, const dev_csr
 /// A lane's two cursor slots for A's nonzeros j0 and j0 + stride: the cursors into their B
 /// rows and A's values.
 template <class VA, class VB>
-__device__ __forceinline__ void start_slots(const dev_csr<VA>& a, const dev_csr<VB>& b,
-                                            offset_t j0, offset_t ahi, offset_t stride,
-                                            offset_t& cur0, int& rem0, VA& av0, offset_t& cur1,
-                                            int& rem1, VA& av1) {
+__device__ __forceinline__ void start_slots(const dev_csr<VA>& a, const dev_csr<VB>& b, offset_t j0,
+                                            offset_t ahi, offset_t stride, offset_t& cur0,
+                                            int& rem0, VA& av0, offset_t& cur1, int& rem1,
+                                            VA& av1) {
   const offset_t j1 = j0 + stride;
   start_cursor(a, b, j0, ahi, cur0, rem0);
   start_cursor(a, b, j1, ahi, cur1, rem1);
@@ -285,6 +285,20 @@ __device__ __forceinline__ void window_steps_after(const dev_csr<VA>& a, const d
     }
   }
 }
+
+// The cursor of step `step` (held by lane step % 32 in slot step / 32) and the first 32
+// entries of its part, in window_rows_kernel (a macro: a lambda capturing the cursors would put
+// them in memory; the names are the kernel's).
+#define OPSPARSE_WINDOW_FETCH(step, q, pe, key, bv)               \
+  do {                                                            \
+    const bool second_ = ((step) >> 5) != 0;                      \
+    q = __shfl_sync(full, second_ ? cur1 : cur0, (step)&31);      \
+    pe = q + __shfl_sync(full, second_ ? rem1 : rem0, (step)&31); \
+    if (q + lane < pe) {                                          \
+      key = __ldg(b.col + q + lane);                              \
+      bv = load_value(b.val, q + lane);                           \
+    }                                                             \
+  } while (0)
 
 /// The rows `rows[0..n_rows)` of A·B (rows == nullptr: rows 0..n_rows-1), one block of
 /// dense_block threads a row, grid-stride. Each window's values and presence bits (unless
@@ -338,18 +352,6 @@ __global__ void __launch_bounds__(dense_block, 1)
         // before this step's are added, so that a warp has two B loads in flight, not one (a
         // step is often a single load: ~30 entries a window at 36 windows a row).
         const int cursor_steps = min(steps, window_cursor_slots * 32);
-// The cursor of step `step` (held by lane step % 32 in slot step / 32) and the first 32
-// entries of its part (a macro: a lambda capturing the cursors would put them in memory).
-#define OPSPARSE_WINDOW_FETCH(step, q, pe, key, bv)                 \
-  do {                                                             \
-    const bool second_ = ((step) >> 5) != 0;                       \
-    q = __shfl_sync(full, second_ ? cur1 : cur0, (step) & 31);     \
-    pe = q + __shfl_sync(full, second_ ? rem1 : rem0, (step) & 31); \
-    if (q + lane < pe) {                                           \
-      key = __ldg(b.col + q + lane);                               \
-      bv = load_value(b.val, q + lane);                            \
-    }                                                              \
-  } while (0)
         offset_t q = 0, pe = 0;
         index_t key = 0;
         VB bv{};
@@ -364,7 +366,8 @@ __global__ void __launch_bounds__(dense_block, 1)
           const int n = __popc(__ballot_sync(full, in));  // sorted: a prefix of the warp
           if (in && mask_keeps<Mask>(mr, key)) window_add<S, Mode>(key - w0, av, bv, bits, vals);
           offset_t qe = q + n;
-          if (n == 32) qe = window_part<S, Mode, VA, VB, Mask>(b, qe, pe, w0, w1, av, mr, bits, vals, lane);
+          if (n == 32)
+            qe = window_part<S, Mode, VA, VB, Mask>(b, qe, pe, w0, w1, av, mr, bits, vals, lane);
           if (lane == (t & 31)) {
             if (t >> 5) {
               cur1 = qe;

@@ -85,9 +85,9 @@ dist_csr<V> scatter(const grid& g, const host_csr<V>& m, int root = 0) {
   }
   for (int r = 0; r < g.rows(); ++r) {
     for (int c = 0; c < g.cols(); ++c) {
-      host_csr<V> b = cpu::submatrix(
-          m, split_point(d.rows, g.rows(), r), split_point(d.rows, g.rows(), r + 1),
-          split_point(d.cols, g.cols(), c), split_point(d.cols, g.cols(), c + 1));
+      host_csr<V> b =
+          cpu::submatrix(m, split_point(d.rows, g.rows(), r), split_point(d.rows, g.rows(), r + 1),
+                         split_point(d.cols, g.cols(), c), split_point(d.cols, g.cols(), c + 1));
       if (g.rank_of(r, c) == root)
         d.block = std::move(b);
       else

@@ -104,8 +104,8 @@ row_phase row_phase_of(index_t h, int parts, int phases, int p);
 /// so B travels once per phase. The arguments are checked as spgemm checks them.
 template <class Semiring, class VA, class VB, class Consume, class Engine = cpu_engine<Semiring>>
 void spgemm_row_phases(const grid& g, const dist_csr<VA>& a, const dist_csr<VB>& b,
-                       Consume&& consume, const spgemm_options& opt = {},
-                       const Engine& engine = {}, int parts = 0);
+                       Consume&& consume, const spgemm_options& opt = {}, const Engine& engine = {},
+                       int parts = 0);
 
 /// C = A·B over Semiring (collective over the grid). A.cols must equal B.rows and both must be
 /// distributed over `g` (see validate), else std::invalid_argument on every rank. An exception of

@@ -60,7 +60,9 @@ class dense_accumulator {
   std::size_t find(index_t j) const { return static_cast<std::size_t>(j); }
   slot_state state(std::size_t s) const {
     const std::uint32_t v = stamp_[s];
-    return v == gen_ ? slot_state::present : v == gen_ - 1 ? slot_state::marked : slot_state::absent;
+    return v == gen_       ? slot_state::present
+           : v == gen_ - 1 ? slot_state::marked
+                           : slot_state::absent;
   }
   void set(std::size_t s, index_t /*j*/, slot_state st) {
     stamp_[s] = st == slot_state::present ? gen_ : gen_ - 1;
@@ -256,7 +258,8 @@ inline void check_operand(const char* what, index_t rows, index_t cols, const of
   const std::int64_t n = static_cast<std::int64_t>(col_size);
 #pragma omp parallel for reduction(&& : in_range) if (n > (1 << 16))
   for (std::int64_t k = 0; k < n; ++k) in_range = in_range && col[k] >= 0 && col[k] < cols;
-  OPSPARSE_EXPECTS(in_range, name + " has a column index outside [0, " + std::to_string(cols) + ")");
+  OPSPARSE_EXPECTS(in_range,
+                   name + " has a column index outside [0, " + std::to_string(cols) + ")");
 }
 
 template <class V>
@@ -264,8 +267,8 @@ void check_operand(const char* what, const host_csr<V>& m) {
   check_operand(what, m.rows, m.cols, m.rpt.data(), m.rpt.size(), m.col.data(), m.col.size());
   if constexpr (has_values_v<V>)
     OPSPARSE_EXPECTS(m.val.size() == m.col.size(),
-                     std::string(what) + " has " + std::to_string(m.val.size()) +
-                         " values for " + std::to_string(m.col.size()) + " columns");
+                     std::string(what) + " has " + std::to_string(m.val.size()) + " values for " +
+                         std::to_string(m.col.size()) + " columns");
 }
 
 template <class VA, class VB>

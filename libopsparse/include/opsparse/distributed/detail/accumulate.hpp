@@ -31,7 +31,8 @@ std::vector<index_t> equal_work_chunks(const host_csr<VA>& a, const host_csr<VB>
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (index_t i = 0; i < rows; ++i) {
     offset_t w = c.rpt[i + 1] - c.rpt[i];
-    for (offset_t ka = a.rpt[i]; ka < a.rpt[i + 1]; ++ka) w += b.rpt[a.col[ka] + 1] - b.rpt[a.col[ka]];
+    for (offset_t ka = a.rpt[i]; ka < a.rpt[i + 1]; ++ka)
+      w += b.rpt[a.col[ka] + 1] - b.rpt[a.col[ka]];
     bound[static_cast<std::size_t>(i) + 1] = w;
   }
   std::vector<offset_t> work_before(bound.size(), 0);  // work of rows [0, i)

@@ -30,8 +30,7 @@ std::vector<stage> summa_stages(index_t inner, int grid_rows, int grid_cols);
 /// The phase count every rank uses: `forced` when > 0, else the largest over the ranks of
 /// ceil(bytes / budget), at most `most` (B's block columns, or a part's rows; at least 1).
 /// Collective.
-int agree_on_phases(const grid& g, std::size_t bytes, std::size_t budget, index_t most,
-                    int forced);
+int agree_on_phases(const grid& g, std::size_t bytes, std::size_t budget, index_t most, int forced);
 
 /// Number of products of this rank's block of A·B: for each inner index k, the entries of A's
 /// column k in this process row times those of B's row k in this process column. Each stage's
@@ -76,8 +75,7 @@ template <class Semiring, class VA, class VB, class Engine>
 host_csr<typename Semiring::value_type> run_phase(const grid& g, const dist_csr<VA>& a,
                                                   const dist_csr<VB>& b,
                                                   const std::vector<stage>& stages, index_t c0,
-                                                  index_t c1, const Engine& engine,
-                                                  bool in_order) {
+                                                  index_t c1, const Engine& engine, bool in_order) {
   using T = typename Semiring::value_type;
   std::vector<host_csr<T>> parts;
   host_csr<T> running = in_order ? host_csr<T>(a.block.rows, c1 - c0) : host_csr<T>();
@@ -104,8 +102,9 @@ host_csr<typename Semiring::value_type> run_phase(const grid& g, const dist_csr<
         if (in_order) {
           engine.accumulate(ap, bp, running);
           if (running.rows != ap.rows || running.cols != bp.cols)
-            throw std::logic_error("opsparse::dist::spgemm: the local engine's accumulate changed "
-                                   "the block's shape");
+            throw std::logic_error(
+                "opsparse::dist::spgemm: the local engine's accumulate changed "
+                "the block's shape");
           continue;
         }
       }
@@ -171,8 +170,9 @@ struct product_setup {
     using T = typename Semiring::value_type;
     check_operands(g, a, b);
     if constexpr (!has_accumulate<Engine, VA, VB, T>::value)
-      OPSPARSE_EXPECTS(!opt.in_order, "opsparse::dist::spgemm: in_order needs an engine with "
-                                      "accumulate(a, b, c) (dist::cpu_engine has one)");
+      OPSPARSE_EXPECTS(!opt.in_order,
+                       "opsparse::dist::spgemm: in_order needs an engine with "
+                       "accumulate(a, b, c) (dist::cpu_engine has one)");
     budget = opt.memory_budget;
     std::exception_ptr error;
     try {
@@ -185,8 +185,7 @@ struct product_setup {
     products = count_block_products(g, a, b, stages);
     // Every product may be an entry of a partial block, and the merge writes them once more (in
     // order: the running block and its successor).
-    constexpr std::size_t entry_bytes =
-        2 * (sizeof(index_t) + (has_values_v<T> ? sizeof(T) : 0));
+    constexpr std::size_t entry_bytes = 2 * (sizeof(index_t) + (has_values_v<T> ? sizeof(T) : 0));
     bytes = static_cast<std::size_t>(products) * entry_bytes;
   }
   void report(const spgemm_options& opt, int phases) const {
@@ -236,9 +235,8 @@ dist_csr<typename Semiring::value_type> spgemm(const grid& g, const dist_csr<VA>
   std::vector<host_csr<T>> blocks;
   for (int p = 0; p <= phases; ++p) starts.push_back(split_point(b.block.cols, phases, p));
   for (int p = 0; p < phases; ++p)
-    blocks.push_back(
-        detail::run_phase<Semiring>(g, a, b, setup.stages, starts[p], starts[p + 1], engine,
-                                    opt.in_order));
+    blocks.push_back(detail::run_phase<Semiring>(g, a, b, setup.stages, starts[p], starts[p + 1],
+                                                 engine, opt.in_order));
 
   dist_csr<T> c;
   c.rows = a.rows;
