@@ -1,4 +1,4 @@
-// opsparse-mcl-mpi: distributed Markov clustering over MPI (issue #20), run as
+// opsparse-mcl-mpi: distributed Markov clustering over MPI, run as
 // `mpirun -np P opsparse-mcl-mpi FILE [options]`. opsparse-mcl's command line (cli.hpp) without
 // the options that do not apply, plus --grid. Rank 0 reads the command line, the input and
 // builds the start matrix exactly as opsparse-mcl does; the iterations run on every rank

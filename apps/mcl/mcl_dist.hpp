@@ -1,5 +1,5 @@
 #pragma once
-// Distributed MCL over MPI (opsparse-mcl-mpi; issue #20): the iterate X (mcl's matrix
+// Distributed MCL over MPI (opsparse-mcl-mpi): the iterate X (mcl's matrix
 // transposed, an mcl column a CSR row) lies in 2D blocks on a dist::grid (or whole on every
 // rank: dist_layout::rows below). Each iteration of the grid layout:
 //

@@ -1,5 +1,5 @@
 #pragma once
-// MCL's expansion and pruning fused (issue #22): each expanded row is accumulated in shared
+// MCL's expansion and pruning fused: each expanded row is accumulated in shared
 // memory window by window (opsparse::visit_dense_rows) and pruned as mcl prunes it
 // (mcl_prune.hpp) before it leaves the SM, so that the unpruned expansion, 99% dense on
 // protein-similarity networks, is never written to device memory and needs no symbolic phase.

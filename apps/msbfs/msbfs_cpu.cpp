@@ -14,7 +14,7 @@
 // eccentricity), and only the vertices of the old list cleared. Apart from the pulls, which the
 // frontier pays for, nothing is proportional to n or to nnz(V) per level: a 100k-vertex path
 // (100k levels of one vertex) is linear, where the sparse product over n columns and the merge
-// V ∪ F (rewriting V) every level made it quadratic (issue #21: 46 s; now 7 ms).
+// V ∪ F (rewriting V) every level made it quadratic (46 s against 7 ms).
 // V as a matrix (levels()) is rebuilt at the end of a batch from a log of each level's new bits.
 #include <omp.h>
 

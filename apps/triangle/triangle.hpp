@@ -27,9 +27,10 @@
 // so that the rows a product probes (its mask rows) and, for ul, the rows it reads (B's rows)
 // are a vertex's neighbours of HIGHER degree: short rows that fit a warp's hash table, where
 // LAGraph's direction makes a hub's mask row every neighbour of lower degree (163,328 entries on
-// R-MAT 22, a bitmap in global memory). Measured on the H100 (R-MAT 22, docs/benchmarks.md):
-// sandia-ll 341 ms ascending, 173 ms descending; descending for sandia-ll/lut and ul, ascending
-// for sandia-uu/ult. Σ_i |L(i)|² is then 14.5G products where sandia-ll's are 28.9G.
+// R-MAT 22, a bitmap in global memory). Measured on the H100 (R-MAT 22,
+// docs/experiments/2026-11-21-graph-programs.md): sandia-ll 341 ms ascending, 173 ms descending;
+// descending for sandia-ll/lut and ul, ascending for sandia-uu/ult. Σ_i |L(i)|² is then 14.5G
+// products where sandia-ll's are 28.9G.
 //
 // Triangles through each vertex: an entry C(i,j) of the method's product stands for C(i,j)
 // triangles, each of which also passes through a third vertex k that the product summed over.

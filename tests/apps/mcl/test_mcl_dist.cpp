@@ -96,7 +96,7 @@ TEST(MclDist, PpiNetworksEqualTheCpuBackendBitForBit) {
   OPSPARSE_REQUIRE_DATASETS();
   const fs::path ppi = fs::path(test::datasets_dir()) / "ppi";
   if (!fs::is_directory(ppi)) GTEST_SKIP() << "no ppi/ in " << test::datasets_dir();
-  // The small ones (the human network, the largest, is the benchmark's: docs/benchmarks.md).
+  // The small ones (the human network, the largest, is the benchmark's).
   for (const char* name : {"PPISB_yeast.abc", "PPISB_mouse.abc", "PPISB_E.coli.abc",
                            "ghsom_Ito_core.abc", "ghsom_Y2H_union.abc"}) {
     const fs::path f = ppi / name;

@@ -174,7 +174,7 @@ host_csr<double> path_graph(index_t n) {
 }
 
 TEST(Msbfs, LongPathCostsLinearWork) {
-  // Issue #21: 100k levels of one vertex each, which cost a product over n columns and a copy
+  // 100k levels of one vertex each, which once cost a product over n columns and a copy
   // of V per level (46 s); the work is now a few steps per vertex and edge.
   const index_t n = 100000;
   const auto adj = path_graph(n);
@@ -507,7 +507,7 @@ TEST_F(MsbfsCli, HelpStatesGraphSemanticsAndCloseness) {
 
 }  // namespace
 
-// ---- issue #21: outputs survive failures, the backend is named, threads are capped ----------
+// ---- outputs survive failures, the backend is named, threads are capped --------------------
 
 TEST_F(MsbfsCli, AFailedRunLeavesExistingOutputsAsTheyWere) {
   const std::string levels = write("levels.txt", "precious levels\n");

@@ -1,4 +1,4 @@
-// Inputs that once gave silent wrong answers or ran the machine out of memory (issue #21): NUL
+// Inputs that once gave silent wrong answers or ran the machine out of memory: NUL
 // bytes, TAB-separated ABC labels with spaces, "n m" header lines in edge lists, negative
 // similarities, size lines far beyond the file. Every case is checked with the serial and the
 // parallel text readers, which must agree.

@@ -129,7 +129,7 @@ inline unsigned long long* merged_row_counters(context& ctx) {
 ///   The symbolic phase keeps triples: every row in runs took it 1.35x (hood) to 3.6x (majorbasis)
 ///   as long, its slices leaving groups idle, and a list of the row's runs in shared memory (every
 ///   group whole runs) 1.4x to 3.6x, its per-run lookup costing more than a short row's products
-///   (docs/benchmarks.md, "Merging in runs").
+///   (docs/experiments/2026-11-21-spgemm-merging-equal-rows.md).
 constexpr int numeric_triples = 150;
 constexpr int numeric_runs = 100;
 inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, int phase) {
