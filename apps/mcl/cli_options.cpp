@@ -84,7 +84,8 @@ void add_input_options(po::options_description& d) {
      "transform the graph's values after it is read (and made undirected), before loops are "
      "added (mcl -tf). SPEC: comma-separated steps, of gq(f) gt(f) lq(f) lt(f) (keep values "
      ">=, >, <=, < f), ceil(f) floor(f) (cap at f from above, below), mul(f) add(f) pow(f), "
-     "log(b) neglog(b) exp(b) (base b; empty: e). A value made 0 is no edge")
+     "scale(f) (divide by f) abs() acos(), log(b) neglog(b) exp(b) (base b; empty or 0: e; "
+     "log of a negative value or in a negative base is 0, as in mcl). A value made 0 is no edge")
     ("abc-tf", po::value<std::string>()->value_name("SPEC"),
      "transform every ABC weight as it is read (1 for a line without one), before duplicates "
      "are merged (mcl -abc-tf); SPEC as -tf")

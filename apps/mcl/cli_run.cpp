@@ -306,15 +306,33 @@ input_graph read_input(const cli_settings& s) {
   input_graph in;
   // Negative weights are read and clustered as mcl clusters them (start_matrix, the CPU backend).
   io::read_options read_opts;
-  if (s.stream_transform())
-    read_opts.weight_transform = [&tf = s.stream_tf, base = s.neg_log_base](double w) {
-      if (base > 0) w = neg_log_weight(w, base);
-      return tf(w);
-    };
+  // Every weight as mcl reads an ABC file's: NaN, infinity and anything above FLT_MAX (1e300) are
+  // 1, then --abc-neg-log10 and -abc-tf, and the result is a float cell (-1e300 is -infinity, 1e-50
+  // an entry of 0).
+  read_opts.nonfinite_weights = true;
+  read_opts.weight_transform = [&tf = s.stream_tf, base = s.neg_log_base](double w) {
+    w = abc_weight(w);
+    if (base > 0) w = neg_log_weight(w, base);
+    return tf.empty() ? float_entry(w) : tf(w);
+  };
   in.native = s.format == io::file_format::mcl_native;
-  read_opts.symmetrize = !in.native;
+  // Matrix Market's reader has no weight_transform: its values are taken as above before they are
+  // mirrored (the larger of 1e300 and 5 is 5 once 1e300 is 1).
+  const bool matrix_market = s.format == io::file_format::matrix_market ||
+                             (s.format == io::file_format::automatic && s.path.size() > 4 &&
+                              (s.path.compare(s.path.size() - 4, 4, ".mtx") == 0 ||
+                               s.path.compare(s.path.size() - 4, 4, ".MTX") == 0));
+  read_opts.symmetrize = !in.native && !matrix_market;
   read_opts.allow_no_nodes = in.native;  // mcl clusters a 0x0 matrix into nothing
-  in.g = io::read_graph(s.path, s.format, read_opts);
+  in.g =
+      io::read_graph(s.path, matrix_market ? io::file_format::matrix_market : s.format, read_opts);
+  if (matrix_market) {
+    for (double& v : in.g.adj.val) v = float_entry(abc_weight(v));
+    in.g.adj = io::symmetrize_max(in.g.adj);
+  } else if (in.native) {
+    // mcl reads a native matrix's values as floats: 1e300 is infinity there.
+    for (double& v : in.g.adj.val) v = float_entry(v);
+  }
   // A native matrix's labels are its domain's indices: kept as numbers for the output.
   if (in.native) {
     in.node_ids.reserve(in.g.labels.size());

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "mcl_detail.hpp"
 #include "opsparse/io_mcl_native.hpp"
 
 namespace opsparse::mcl {
@@ -19,16 +20,21 @@ std::string trim(const std::string& s) {
   if (b == std::string::npos) return std::string();
   return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
-/// mcl's values are floats: infinities become the largest float (log of 0 gives -FLT_MAX).
-double as_float(double v) {
-  if (std::isinf(v)) return v > 0 ? FLT_MAX : -FLT_MAX;
-  if (std::fabs(v) > FLT_MAX) return v > 0 ? FLT_MAX : -FLT_MAX;
-  return static_cast<double>(static_cast<float>(v));
-}
+/// mcl's value as its steps read it: a float (pval), promoted to double.
+double cell(double v) { return static_cast<double>(detail::to_float(v)); }
 }  // namespace
 
+double float_entry(double v) {
+  const double c = cell(v);
+  return c != 0 ? c : v;
+}
+
+double abc_weight(double w) { return w <= FLT_MAX ? w : 1.0; }
+
 const char* value_transform::supported() {
-  return "gq(f) gt(f) lq(f) lt(f) ceil(f) floor(f) mul(f) add(f) pow(f) log(b) neglog(b) exp(b)";
+  return "gq(f) gt(f) lq(f) lt(f) ceil(f) floor(f) mul(f) add(f) pow(f) "
+         "scale(f) abs() acos() "
+         "log(b) neglog(b) exp(b)";
 }
 
 value_transform value_transform::parse(const std::string& spec) {
@@ -53,7 +59,7 @@ value_transform value_transform::parse(const std::string& spec) {
                                   "' (steps are separated by one "
                                   "comma, none before the first or after the last)");
     }
-    if (item[0] == '#')
+    if (item[0] == '#' || item[0] == '@')
       throw std::invalid_argument("graph transform '" + item + "' in '" + spec +
                                   "' is not supported (supported: " + supported() + ")");
     const std::size_t open = item.find('(');
@@ -64,25 +70,29 @@ value_transform value_transform::parse(const std::string& spec) {
     const std::string name = trim(item.substr(0, open));
     const std::string arg = trim(item.substr(open + 1, item.size() - open - 2));
     static const std::pair<const char*, op> names[] = {
-        {"gq", op::gq},     {"gt", op::gt},       {"lq", op::lq},         {"lt", op::lt},
-        {"ceil", op::ceil}, {"floor", op::floor}, {"mul", op::mul},       {"add", op::add},
-        {"pow", op::pow},   {"log", op::log},     {"neglog", op::neglog}, {"exp", op::exp}};
+        {"gq", op::gq},       {"gt", op::gt},       {"lq", op::lq},         {"lt", op::lt},
+        {"ceil", op::ceil},   {"floor", op::floor}, {"mul", op::mul},       {"add", op::add},
+        {"pow", op::pow},     {"log", op::log},     {"neglog", op::neglog}, {"exp", op::exp},
+        {"scale", op::scale}, {"abs", op::abs},     {"acos", op::acos}};
     const auto it = std::find_if(std::begin(names), std::end(names),
                                  [&](const auto& n) { return name == n.first; });
     if (it == std::end(names))
       throw std::invalid_argument("unknown transform '" + name + "' in '" + spec +
                                   "' (supported: " + supported() + ")");
-    const bool base = it->second == op::log || it->second == op::neglog || it->second == op::exp;
+    // mcl's steps without a number: these take 0 (base e for log, neglog and exp).
+    const bool optional = it->second == op::log || it->second == op::neglog ||
+                          it->second == op::exp || it->second == op::abs || it->second == op::acos;
     double v = 0;
     if (arg.empty()) {
-      if (!base) throw std::invalid_argument("transform '" + name + "' needs a value");
+      if (!optional) throw std::invalid_argument("transform '" + name + "' needs a value");
     } else {
       char* e = nullptr;
       v = std::strtod(arg.c_str(), &e);
-      if (e != arg.c_str() + arg.size() || !std::isfinite(v))
+      // As mcl: the number as a float (1e300 and inf are infinity, nan is NaN there too).
+      if (e != arg.c_str() + arg.size())
         throw std::invalid_argument("transform '" + name + "': '" + arg + "' is not a number");
     }
-    t.steps_.push_back({it->second, as_float(v)});
+    t.steps_.push_back({it->second, cell(v)});
   }
   return t;
 }
@@ -91,31 +101,43 @@ void value_transform::append(const value_transform& next) {
   steps_.insert(steps_.end(), next.steps_.begin(), next.steps_.end());
 }
 
+namespace {
+/// mcl 22-282's fltxLog: log_base(x) for x > 0 (base 0: e), -FLT_MAX for 0, and 0 for a negative x,
+/// a negative base or NaN (so log(-1) removes every value, as in mcl).
+double mcl_log(double x, double base) {
+  if (base > 0 && x > 0) return std::log(x) / std::log(base);
+  if (base == 0 && x > 0) return std::log(x);
+  if (x == 0) return -static_cast<double>(FLT_MAX);
+  return 0.0;
+}
+}  // namespace
+
 double value_transform::operator()(double v) const {
-  // mcl transforms its float values (1e-100 is 0 there, and -log10 makes it the largest float)
-  // and stores the result as a float.
-  v = as_float(v);
+  // mcl's mclpUnary: the value in double, each step reading it as a float.
+  double val = cell(v);
   for (const step& s : steps_) {
-    const double f = s.arg;
+    const double x = cell(val), f = s.arg;
     switch (s.o) {
-      case op::gq: v = v >= f ? v : 0; break;
-      case op::gt: v = v > f ? v : 0; break;
-      case op::lq: v = v <= f ? v : 0; break;
-      case op::lt: v = v < f ? v : 0; break;
-      case op::ceil: v = std::min(v, f); break;
-      case op::floor: v = std::max(v, f); break;
-      case op::mul: v = v * f; break;
-      case op::add: v = v + f; break;
-      case op::pow: v = std::pow(v, f); break;
-      case op::log: v = f > 0 ? std::log(v) / std::log(f) : std::log(v); break;
-      case op::neglog: v = f > 0 ? -std::log(v) / std::log(f) : -std::log(v); break;
-      case op::exp: v = f > 0 ? std::pow(f, v) : std::exp(v); break;
+      case op::gq: val = x >= f ? x : 0; break;
+      case op::gt: val = x > f ? x : 0; break;
+      case op::lq: val = x <= f ? x : 0; break;
+      case op::lt: val = x < f ? x : 0; break;
+      case op::ceil: val = x > f ? f : x; break;
+      case op::floor: val = x < f ? f : x; break;
+      case op::mul: val = x * f; break;
+      case op::add: val = x + f; break;
+      case op::pow: val = std::pow(x, f); break;
+      case op::scale: val = f != 0 ? x / f : 0; break;
+      case op::abs: val = x > 0 ? x : -x; break;
+      case op::acos: val = std::acos(x > 1.0 ? 1.0 : x < -1.0 ? -1.0 : x); break;
+      case op::log: val = mcl_log(x, f); break;
+      case op::neglog: val = -mcl_log(x, f); break;
+      case op::exp: val = f != 0 ? std::pow(f, x) : std::exp(x); break;
     }
-    v = as_float(v);  // every step in float, as mcl: -log10 of 0.1f is 1 there, not 0.99999999
-    if (v == 0)
-      return 0;  // a value a step removes is gone: floor(f) after lt(f) does not revive it
+    // A value a threshold removes is gone; after other steps a 0 goes on (mul(0),add(1) is 1).
+    if (val == 0 && (s.o == op::gq || s.o == op::gt || s.o == op::lq || s.o == op::lt)) return 0;
   }
-  return as_float(v);
+  return val == 0 ? 0.0 : float_entry(val);
 }
 
 double neg_log_weight(double w, double base) {
@@ -125,14 +147,14 @@ double neg_log_weight(double w, double base) {
 
 void drop_float_zeros(host_csr<double>& a) {
   const bool any = std::any_of(a.val.begin(), a.val.end(),
-                               [](double v) { return v != 0 && static_cast<float>(v) == 0.0f; });
+                               [](double v) { return v != 0 && detail::to_float(v) == 0.0f; });
   if (!any) return;
   offset_t out = 0;
   for (index_t i = 0; i < a.rows; ++i) {
     const offset_t b = a.rpt[i], e = a.rpt[i + 1];
     a.rpt[i] = out;
     for (offset_t k = b; k < e; ++k)
-      if (!(a.val[k] != 0 && static_cast<float>(a.val[k]) == 0.0f)) {
+      if (!(a.val[k] != 0 && detail::to_float(a.val[k]) == 0.0f)) {
         a.col[out] = a.col[k];
         a.val[out++] = a.val[k];
       }

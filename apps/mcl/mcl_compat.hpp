@@ -15,11 +15,15 @@ namespace opsparse::mcl {
 ///   gq(f) gt(f) lq(f) lt(f)   keep values >= f, > f, <= f, < f (others become 0: no edge)
 ///   ceil(f) floor(f)          min(v, f), max(v, f)
 ///   mul(f) add(f) pow(f)      v*f, v+f, v^f
+///   scale(f) abs() acos()     v/f (0 when f is 0), |v|, acos(v) of v clamped to [-1, 1]
 ///   log(b) neglog(b) exp(b)   log_b(v), -log_b(v), b^v; b empty or 0: base e
-/// Applied to the value as a float, every step's result rounded to a float, as mcl does (so
-/// 1e-100 is 0 and neglog(10) makes it FLT_MAX; infinities become -+FLT_MAX). A step that makes
-/// a value 0 removes it: later steps do not see it (floor(f) after lt(f) revives nothing).
-/// Graph transforms ('#knn(k)', ...) and unknown names are refused by parse().
+/// Applied as mcl 22-282 applies it (its mclpUnary): each step reads the value as a float (so
+/// 1e-100 is 0, and 1e39 infinity) and the number as a float, and computes in double; log of 0
+/// is -FLT_MAX, and log of a negative value, or in a negative base, is 0; a value that gq, gt,
+/// lq or lt make 0 is gone (later steps do not see it), while the other steps go on from 0
+/// (mul(0),add(1) makes 1). The result is an entry unless it is exactly 0 in double, and its
+/// float cell may be 0, infinite or NaN, as mcl's. Graph transforms ('#knn(k)', ...), rand()
+/// and unknown names are refused by parse().
 class value_transform {
  public:
   /// Throws std::invalid_argument naming the step that is not understood.
@@ -27,18 +31,29 @@ class value_transform {
   /// The transforms parse() accepts, for --help.
   static const char* supported();
   bool empty() const { return steps_.empty(); }
+  /// The value `v` (an entry as this program holds mcl's float cells: see float_entry())
+  /// transformed: 0 when the transform removes it, else float_entry() of mcl's result.
   double operator()(double v) const;
   /// This transform followed by `next`.
   void append(const value_transform& next);
 
  private:
-  enum class op { gq, gt, lq, lt, ceil, floor, mul, add, pow, log, neglog, exp };
+  enum class op { gq, gt, lq, lt, ceil, floor, mul, add, pow, log, neglog, exp, scale, abs, acos };
   struct step {
     op o;
     double arg;
   };
   std::vector<step> steps_;
 };
+
+/// How this program holds one of mcl's float cells in a double: the float value, except that a
+/// nonzero value that is 0 as a float (1e-50; mcl keeps such an entry, with the value 0) keeps its
+/// double value, so that 0 still means "no entry".
+double float_entry(double v);
+
+/// mcl's reading of an ABC weight (its read_abc in stream.c): NaN, infinity and anything above
+/// FLT_MAX (1e300) are 1; the rest as read (-1e300 is -infinity once a float).
+double abc_weight(double w);
 
 /// mcl's --abc-neg-log10 and --abc-neg-log (mcxload's --stream-neg-log10/-log) on a weight as
 /// read: -log(w) / log(base), where mcl's logarithm of w <= 0 is -FLT_MAX (so an e-value of 0 is

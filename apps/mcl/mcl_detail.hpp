@@ -2,7 +2,9 @@
 // What the host parts of apps/mcl share (internal): mcl's float rounding of -I and -c, and how
 // numbers appear in messages.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 namespace opsparse::mcl::detail {
@@ -10,6 +12,18 @@ namespace opsparse::mcl::detail {
 /// mcl reads -I and -c into floats (-I 1.4 is 1.39999998 there); using the same values keeps
 /// the arithmetic, and so the clusters, identical.
 inline double mcl_float(double x) { return static_cast<double>(static_cast<float>(x)); }
+
+/// `v` rounded to float as C rounds it, without undefined behaviour past float's range: to
+/// +-infinity from halfway between FLT_MAX and 2^128 on (round to even), FLT_MAX below; NaN stays
+/// NaN. mcl's cells are floats: 1e39 is infinity there.
+inline float to_float(double v) {
+  constexpr float flt_max = std::numeric_limits<float>::max();
+  static const double overflow = std::ldexp(1.0, 128) - std::ldexp(1.0, 103);
+  if (std::fabs(v) >= overflow)
+    return v > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
+  if (std::fabs(v) > flt_max) return v > 0 ? flt_max : -flt_max;
+  return static_cast<float>(v);
+}
 
 /// The iteration after which mcl starts raising the inflation of a process that has not
 /// converged (a directed 3-cycle at -I 2 oscillates for ever otherwise).

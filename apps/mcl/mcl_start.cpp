@@ -47,7 +47,7 @@ class start_rows {
     // The heaviest edge as mcl's mclxLoopCBmax finds it: the largest value from -FLT_MAX, so
     // that a node whose edges are all negative gets the least negative of them (the input's
     // loop does not count, checked with mcl 22-282 on ABC and native input).
-    double heaviest = -std::numeric_limits<double>::infinity();
+    double heaviest = -static_cast<double>(std::numeric_limits<float>::max());
     for (offset_t k = s_.rpt[i]; k < s_.rpt[i + 1]; ++k) {
       const index_t j = s_.col[k];
       const double w = s_.val[k];
@@ -58,7 +58,7 @@ class start_rows {
         has_loop = true;
         continue;
       }
-      heaviest = std::max(heaviest, w);
+      if (w > heaviest) heaviest = w;  // as mcl: NaN is never the heaviest, -inf neither
       edges = true;
     }
     if (p_.discard_loops) {
@@ -113,12 +113,14 @@ class start_rows {
   /// The column's probabilities: the weights divided by their sum.
   void normalise(index_t i, start_row& row) const {
     double sum = 0;
-    bool negative = false;
+    bool negative = false, overflow = false;
     for (const auto& e : row) {
-      sum += weight(e, i);
+      const double w = weight(e, i);
+      sum += w;
       negative = negative || e.second < 0;
+      overflow = overflow || !std::isfinite(e.second) || overflows_float(e, i, w);
     }
-    if (negative) {
+    if (negative || overflow) {
       normalise_signed(i, row);
       return;
     }
@@ -130,13 +132,28 @@ class start_rows {
     normalise_overflowing(i, row);
   }
 
-  /// normalise() for a column with a negative weight, in mcl's arithmetic (float cells, double
-  /// sums: weights that cancel in decimals need not cancel in floats), with its rules for
-  /// such sums (mclvNormalize, mclvInflate): a negative sum divides too (mcl warns), a zero sum
-  /// leaves the column as it is, -pi empties a column whose powers sum to at most 0, and a NaN
-  /// sum (a negative weight's fractional power) makes every value NaN.
+  /// Whether mcl's float cells overflow where the double weight `w` (e's weight with -c and -pi)
+  /// does not: a float weight whose -c or -pi makes it infinite (1e30 with -pi 2). Weights beyond
+  /// float's range as doubles (the library's callers) keep the double arithmetic.
+  bool overflows_float(const std::pair<index_t, double>& e, index_t i, double w) const {
+    constexpr double flt_max = std::numeric_limits<float>::max();
+    if (!(std::fabs(w) > flt_max / 2) || std::fabs(e.second) > flt_max) return false;
+    const auto cell = [](double x) { return static_cast<double>(detail::to_float(x)); };
+    double c = cell(e.second);
+    if (e.first == i) c = cell(c * loop_scale_);
+    if (p_.pre_inflation >= 0) c = cell(std::pow(c, p_.pre_inflation));
+    return !(std::fabs(c) <= flt_max);
+  }
+
+  /// normalise() for a column with a negative weight or one that is infinite or NaN as a float
+  /// (1e300 in a native matrix, -tf 'pow(1000)'), in mcl's arithmetic (float cells, double sums:
+  /// weights that cancel in decimals need not cancel in floats), with its rules for such sums
+  /// (mclvNormalize, mclvInflate): a negative sum divides too (mcl warns), a zero sum leaves the
+  /// column as it is, -pi empties a column whose powers sum to at most 0, and a NaN sum (a negative
+  /// weight's fractional power) makes every value NaN; an infinite sum makes the infinite values
+  /// NaN and the others 0, as mcl's division does.
   void normalise_signed(index_t i, start_row& row) const {
-    const auto cell = [](double x) { return static_cast<double>(static_cast<float>(x)); };
+    const auto cell = [](double x) { return static_cast<double>(detail::to_float(x)); };
     for (auto& e : row) {
       e.second = cell(e.second);
       if (e.first == i) e.second = cell(e.second * loop_scale_);  // -c

@@ -110,14 +110,14 @@ std::int64_t expect_id(tokenizer& t, std::string_view tok, const char* what) {
   return v;
 }
 
-double expect_value(tokenizer& t, std::string_view tok, bool nonnegative) {
+double expect_value(tokenizer& t, std::string_view tok, bool nonnegative, bool nonfinite) {
   const std::string s(tok);
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(s.c_str(), &end);
   if (s.empty() || end != s.c_str() + s.size())
     t.fail("expected a value after ':', found " + quote(tok));
-  if (!std::isfinite(v)) t.fail("value " + quote(tok) + " is not finite");
+  if (!std::isfinite(v) && !nonfinite) t.fail("value " + quote(tok) + " is not finite");
   if (nonnegative && v < 0)
     t.fail("negative value " + quote(tok) + " (weights are similarities: they must be >= 0)");
   return v;
@@ -269,7 +269,7 @@ std::vector<native_entry> read_native_entries(tokenizer& t, std::int64_t rows, s
                ")");
       double v = 1.0;
       if (colon != std::string_view::npos) {
-        v = expect_value(t, e.substr(colon + 1), options.nonnegative);
+        v = expect_value(t, e.substr(colon + 1), options.nonnegative, options.nonfinite_weights);
         m.has_values = true;
       }
       entries.push_back({static_cast<index_t>(c), static_cast<index_t>(r), v, order++});

@@ -41,6 +41,11 @@ struct read_options {
   /// Edge lists and ABC: applied to every weight as it is read (1 for a line without one),
   /// before duplicates are merged and before the `nonnegative` check (mcl's -abc-tf).
   std::function<double(double)> weight_transform;
+  /// Edge lists, ABC and mcl's native matrices: a weight that is NaN, infinite or beyond double's
+  /// range (read as +-infinity) is taken instead of refused, and so is a non-finite result of
+  /// weight_transform (mcl reads such an ABC weight as 1, and keeps infinity and NaN in a native
+  /// matrix; its transforms can make them).
+  bool nonfinite_weights = false;
   /// The graph as symmetrize_max makes it (mcl's mirroring): same matrix, bit for bit. Edge
   /// lists and ABC files mirror every edge while their rows are assembled, with no directed
   /// copy of the graph; the other formats call symmetrize_max after reading.

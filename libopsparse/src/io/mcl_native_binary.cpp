@@ -239,7 +239,7 @@ column_error decode_column(const char* v, const char* file, std::int64_t j, mcl_
     else if (row <= last)
       err.what = column + ": rows must increase (" + std::to_string(last) + " then " +
                  std::to_string(row) + ")";
-    else if (!std::isfinite(val))
+    else if (!std::isfinite(val) && !options.nonfinite_weights)
       err.what = column + ": a value that is not finite";
     else if (options.nonnegative && val < 0)
       err.what = column + ": negative value " + std::to_string(val) +

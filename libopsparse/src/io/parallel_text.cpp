@@ -111,6 +111,7 @@ struct abc_format {
   const char* end;
   bool nonnegative = false;                                  ///< read_options::nonnegative
   const std::function<double(double)>* transform = nullptr;  ///< read_options::weight_transform
+  bool nonfinite = false;                                    ///< read_options::nonfinite_weights
 
   bool endpoint(std::string_view tok, key& k, std::string& /*error*/) const {
     const char* p = tok.data();
@@ -166,6 +167,7 @@ struct edge_list_format {
   static constexpr bool tab_fields = false;
   bool nonnegative = false;                                  ///< read_options::nonnegative
   const std::function<double(double)>* transform = nullptr;  ///< read_options::weight_transform
+  bool nonfinite = false;                                    ///< read_options::nonfinite_weights
 
   bool endpoint(std::string_view tok, key& k, std::string& error) const {
     const num_status st = parse_int64(tok, k.id);
@@ -397,7 +399,7 @@ inline bool parse_edge(const Format& fmt, const line_fields& f, const char* cons
     if (!fmt.endpoint(f.tok[e], ends[e], error)) return false;
   }
   if (!parse_weight(f.ntok == 3 ? f.tok[2] : std::string_view(), w, error, fmt.nonnegative,
-                    fmt.transform))
+                    fmt.transform, fmt.nonfinite))
     return false;
   if (!f.extra.empty()) {
     error = Format::trailing(f.extra);
@@ -707,6 +709,7 @@ labelled_graph read_edge_list_parallel(const std::string& path, std::string_view
   edge_list_format fmt;
   fmt.nonnegative = options.nonnegative;
   fmt.transform = &options.weight_transform;
+  fmt.nonfinite = options.nonfinite_weights;
   return read_edges_parallel(path, data, fmt, r, serial);
 }
 
@@ -716,6 +719,7 @@ labelled_graph read_abc_parallel(const std::string& path, std::string_view data,
   abc_format fmt{data.data(), data.data() + data.size()};
   fmt.nonnegative = options.nonnegative;
   fmt.transform = &options.weight_transform;
+  fmt.nonfinite = options.nonfinite_weights;
   return read_edges_parallel(path, data, fmt, r, serial);
 }
 

@@ -462,20 +462,25 @@ inline void check_memory(const std::string& path, long long line, const std::str
 // Edge lists and ABC
 // ------------------------------------------------------------------------------------------------
 
-/// An edge's weight; false with what is wrong with it in `error` (the parallel readers record
-/// the message and throw it later with the line number, which only then is known).
-/// `tok` empty: a line without a weight (1). `transform` (optional):
-/// read_options::weight_transform.
+/// An edge's weight; false with what is wrong with it in `error` (the parallel readers record the
+/// message and throw it later with the line number, which only then is known). `tok` empty: a line
+/// without a weight (1). `transform` (optional): read_options::weight_transform. `nonfinite`:
+/// read_options::nonfinite_weights.
 inline bool parse_weight(std::string_view tok, double& w, std::string& error, bool nonnegative,
-                         const std::function<double(double)>* transform = nullptr) {
-  const num_status st = tok.empty() ? (w = 1.0, num_status::ok) : parse_double(tok, w);
+                         const std::function<double(double)>* transform = nullptr,
+                         bool nonfinite = false) {
+  num_status st = tok.empty() ? (w = 1.0, num_status::ok) : parse_double(tok, w);
+  if (st == num_status::out_of_range && nonfinite) {
+    w = tok.front() == '-' ? -HUGE_VAL : HUGE_VAL;
+    st = num_status::ok;
+  }
   if (st == num_status::bad)
     error = "expected a numeric weight, found " + quote(tok);
   else if (st == num_status::out_of_range)
     error = "weight " + quote(tok) + " overflows double";
-  else if (!std::isfinite(w))
+  else if (!std::isfinite(w) && !nonfinite)
     error = "weight " + quote(tok) + " is not finite (NaN or infinity)";
-  else if (transform && *transform && !std::isfinite(w = (*transform)(w)))
+  else if (transform && *transform && !std::isfinite(w = (*transform)(w)) && !nonfinite)
     error = "weight " + quote(tok.empty() ? "1" : tok) + " is not finite after the transform";
   else if (nonnegative && w < 0)
     error = "negative weight " + quote(tok.empty() ? "1" : tok) +
@@ -492,7 +497,8 @@ inline double edge_weight(const std::string& path, long long line, std::string_v
                           const read_options& options) {
   double w = 0;
   std::string error;
-  if (!parse_weight(tok, w, error, options.nonnegative, &options.weight_transform))
+  if (!parse_weight(tok, w, error, options.nonnegative, &options.weight_transform,
+                    options.nonfinite_weights))
     throw parse_error(path, line, error);
   return w;
 }

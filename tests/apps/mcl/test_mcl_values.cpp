@@ -1,0 +1,155 @@
+// Values at the edges of mcl's float cells, as mcl 22-282 treats them: weights
+// beyond float's range (1e300 in an ABC file is 1 there, in a native matrix
+// infinity), transforms that make infinity or NaN (-tf 'pow(1000)'), and the
+// transform language's corner cases (log(-1), log(0), a step that makes 0
+// followed by one that does not). The expected outputs are mcl's, written down
+// here and, where Debian's mcl is installed, compared with it live.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "mcl_compat.hpp"
+#include "mcl_test_util.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace opsparse::mcl;
+using namespace opsparse::mcl::test;
+
+double apply(const std::string& spec, double v) { return value_transform::parse(spec)(v); }
+
+TEST(MclValueTransform, StepsAreMclsUnaryOperations) {
+  // log in a negative base is 0 in mcl (fltxLog), which removes the value;
+  // log(0) is base e.
+  EXPECT_EQ(apply("log(-1)", 2.0), 0.0);
+  EXPECT_EQ(apply("neglog(-1)", 2.0), 0.0);
+  EXPECT_FLOAT_EQ(apply("log(0)", 2.0), static_cast<float>(std::log(2.0)));
+  EXPECT_EQ(apply("log(0)", 2.0), apply("log()", 2.0));
+  EXPECT_EQ(apply("log(10)", -5.0),
+            0.0);  // the log of a negative value: 0 as well
+  // Only gq, gt, lq and lt end the steps on 0; after mul(0) add(1) still
+  // applies.
+  EXPECT_EQ(apply("mul(0),add(1)", 5.0), 1.0);
+  EXPECT_EQ(apply("log(-1),add(1)", 5.0), 1.0);
+  EXPECT_EQ(apply("lt(1),add(1)", 5.0), 0.0);
+  // Floats' range: infinity and NaN are values (mcl's cells hold them), not
+  // FLT_MAX.
+  EXPECT_EQ(apply("pow(1000)", 2.0), HUGE_VAL);
+  EXPECT_EQ(apply("mul(1e300)", 2.0), HUGE_VAL);  // the number is a float too
+  EXPECT_EQ(apply("mul(1e38),mul(10)", 1.0), HUGE_VAL);
+  EXPECT_TRUE(std::isnan(apply("pow(1000),mul(0)", 2.0)));
+  EXPECT_TRUE(std::isnan(apply("exp(-2)", 0.5)));  // (-2)^0.5, where the base is not e
+  EXPECT_EQ(apply("exp(-2)", 2.0), 4.0);
+  // A result that is 0 only as a float stays an entry (of value 0), as in mcl.
+  const double tiny = apply("pow(1000)", 0.5);
+  EXPECT_NE(tiny, 0.0);
+  EXPECT_EQ(static_cast<float>(tiny), 0.0f);
+  // mcl's other value steps.
+  EXPECT_EQ(apply("abs()", -3.0), 3.0);
+  EXPECT_EQ(apply("scale(4)", 2.0), 0.5);
+  EXPECT_EQ(apply("scale(0)", 2.0), 0.0);
+  EXPECT_FLOAT_EQ(apply("acos()", 0.5), static_cast<float>(std::acos(0.5)));
+  EXPECT_FLOAT_EQ(apply("acos()", 3.0), 0.0f);
+  EXPECT_THROW(value_transform::parse("rand(0.5)"), std::invalid_argument);
+  EXPECT_THROW(value_transform::parse("gq()"), std::invalid_argument);
+}
+
+TEST(MclValueTransform, AbcWeightsAsMclReadsThem) {
+  EXPECT_EQ(abc_weight(1e300), 1.0);
+  EXPECT_EQ(abc_weight(HUGE_VAL), 1.0);
+  EXPECT_EQ(abc_weight(std::nan("")), 1.0);
+  EXPECT_EQ(abc_weight(3e38), 3e38);
+  EXPECT_EQ(abc_weight(-1e300), -1e300);
+  EXPECT_EQ(float_entry(-1e300), -HUGE_VAL);
+  EXPECT_EQ(float_entry(1e-300), 1e-300);  // an entry whose float is 0
+  EXPECT_EQ(float_entry(0.1), static_cast<double>(0.1f));
+}
+
+#ifdef OPSPARSE_MCL_EXE
+struct values_tag {
+  static constexpr const char* name = "values";
+};
+class MclValues : public files_suite<values_tag> {
+ protected:
+  /// opsparse-mcl (or mcl, `prog` "mcl") on `args` in the scratch folder: its
+  /// output file.
+  static std::string clusters(const std::string& prog, const std::string& args) {
+    const fs::path out = dir_ / "out.txt";
+    std::error_code ec;
+    fs::remove(out, ec);
+    const std::string p =
+        prog == "mcl" ? std::string("mcl")
+                      : "'" + opsparse::test::program_path("opsparse-mcl", OPSPARSE_MCL_EXE) + "'";
+    const int rc =
+        sh("cd " + q(dir_) + " && " + p + " " + args + " -o out.txt > /dev/null 2> err.txt");
+    EXPECT_EQ(rc, 0) << prog << " " << args << "\n" << read_text(dir_ / "err.txt");
+    std::string text = read_text(out);
+    if (text.rfind("# cline:", 0) == 0) text = text.substr(text.find('\n') + 1);
+    return text;
+  }
+  /// Ours equals `want` (mcl's output, recorded), and mcl's own where it is
+  /// installed.
+  static void expect_mcls(const std::string& args, const std::string& want) {
+    EXPECT_EQ(clusters("ours", args), want) << args;
+    if (have("mcl")) EXPECT_EQ(clusters("mcl", args), want) << "mcl itself: " << args;
+  }
+};
+
+// Two triangles a-b-c and d-e-f joined by c-d.
+const std::string two_triangles = "a b 2\nb c 3\nc a 4\nc d 0.5\nd e 2\ne f 3\nf d 4\n";
+
+TEST_F(MclValues, WeightsBeyondFloatsRangeAreOneInAbcAsInMcl) {
+  // mcl reads an ABC weight above FLT_MAX (and inf, nan, 1e400) as 1: a-b is a
+  // weak edge and the file is two triangles a-c-e, b-d-f. Clamped to 3.4e38
+  // instead, a-b held everything.
+  file("huge.abc", "a b 1e300\na c 100\nb d 100\nc e 100\nd f 100\ne c 100\nf d 100\n");
+  expect_mcls("huge.abc --abc", "a\tc\te\nb\td\tf\n");
+  file("nonfinite.abc", "a b inf\na c 100\nb d nan\nc e 100\nd f 1e400\ne c 100\nf d 100\n");
+  expect_mcls("nonfinite.abc --abc", "a\tb\tc\te\nd\tf\n");
+}
+
+TEST_F(MclValues, TransformsToInfinityGiveMclsDegenerateClustering) {
+  // pow(1000) makes the weights infinite floats; mcl's columns are then NaN
+  // (inf/inf) and 0, its first expansion prunes them all, and every node is
+  // unclaimed: one cluster.
+  file("tri.abc", two_triangles);
+  expect_mcls("tri.abc --abc -tf 'pow(1000)'", "a\tb\tc\td\te\tf\n");
+  expect_mcls("tri.abc --abc -tf 'mul(1e38),mul(10)'", "a\tb\tc\td\te\tf\n");
+  expect_mcls("tri.abc --abc -abc-tf 'pow(1000)'", "a\tb\tc\td\te\tf\n");
+  // A component without infinite weights is clustered as usual beside it.
+  file("mixed.abc", two_triangles + "x y 1\ny z 1\nz x 1\nz w 0.5\n");
+  expect_mcls("mixed.abc --abc -tf 'pow(200)'", "a\tb\tc\td\te\tf\nx\ty\tz\nw\n");
+  // -pi past float's range (4000^20) is infinite in mcl's cells too.
+  file("k.abc", "a b 1000\nb c 2000\nc a 4000\nc d 500\nd e 2000\ne f 3000\nf d 4000\n");
+  expect_mcls("k.abc --abc -pi 20", "a\tb\tc\td\te\tf\n");
+  // A native matrix's 1e300 is infinity (a float), not 1.
+  file("big.mci",
+       "(mclheader\nmcltype matrix\ndimensions 3x3\n)\n(mclmatrix\nbegin\n"
+       "0 1:1e300 2:5 $\n1 0:1e300 2:1 $\n2 0:5 1:1 $\n)\n");
+  expect_mcls("big.mci",
+              "(mclheader\nmcltype matrix\ndimensions "
+              "3x2\n)\n(mclmatrix\nbegin\n0 0 1 $\n1 2 $\n)\n");
+}
+
+TEST_F(MclValues, LogarithmsInBaseZeroOrBelowAsMcl) {
+  file("tri.abc", two_triangles);
+  // log(-1) makes every value 0 in mcl (no edges: six singletons); log(0) is
+  // the natural log.
+  expect_mcls("tri.abc --abc -tf 'log(-1)'", "a\nb\nc\nd\ne\nf\n");
+  expect_mcls("tri.abc --abc -tf 'neglog(-1)'", "a\nb\nc\nd\ne\nf\n");
+  expect_mcls("tri.abc --abc -tf 'log(0)'", "a\tb\tc\nd\te\tf\n");
+  expect_mcls("tri.abc --abc -tf 'log(-1),add(1)'",
+              "a\tb\tc\nd\te\tf\n");  // all 1
+  expect_mcls("tri.abc --abc -tf 'mul(0),add(1)'", "a\tb\tc\nd\te\tf\n");
+  // exp in a negative base is (-2)^v: NaN for c-d's 0.5, which spreads over
+  // every column.
+  expect_mcls("tri.abc --abc -tf 'exp(-2)'", "a\tb\tc\td\te\tf\n");
+}
+#endif
+
+}  // namespace
