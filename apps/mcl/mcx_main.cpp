@@ -9,12 +9,14 @@
 // (labels from the tab file; an index the tab lacks is an error).
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "common/cli.hpp"
 #include "mcl_compat.hpp"
+#include "mcl_detail.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/io.hpp"
 #include "opsparse/io_mcl_native.hpp"
@@ -73,15 +75,19 @@ int run_load(const std::vector<std::string>& args) {
     throw usage_error(e.what());
   }
   io::read_options opts;
-  if (neg_log_base > 0 || !stream_tf.empty())
-    opts.weight_transform = [&stream_tf, neg_log_base](double w) {
-      if (neg_log_base > 0) w = mcl::neg_log_weight(w, neg_log_base);
-      return stream_tf(w);
-    };
+  // As mcxload reads a weight: NaN, infinity and anything above FLT_MAX are 1, then
+  // --stream-neg-log10 and -stream-tf; the result is a float cell (-1e300 is -inf).
+  opts.nonfinite_weights = true;
+  opts.weight_transform = [&stream_tf, neg_log_base](double w) {
+    w = mcl::abc_weight(w);
+    if (neg_log_base > 0) w = mcl::neg_log_weight(w, neg_log_base);
+    return stream_tf.empty() ? mcl::float_entry(w) : stream_tf(w);
+  };
   io::labelled_graph g = io::read_abc(abc, opts);
   if (mirror) g.adj = io::symmetrize_max(g.adj);
-  // A zero weight is no entry (mcxload keeps the node, not the arc); a weight too small for a
-  // float (1e-150) is an entry written as 0, as mcxload writes it. Then -tf.
+  // A zero weight (or one a -stream-tf step makes 0) is no entry (mcxload keeps the node, not the
+  // arc); a nonzero one that is 0 as a float (1e-150, or 0.5 after pow(1000)) is an entry written
+  // as 0, as mcxload writes it. Then -tf.
   {
     host_csr<double> nz(g.adj.rows, g.adj.cols);
     for (index_t i = 0; i < g.adj.rows; ++i) {
@@ -117,7 +123,9 @@ int run_dump(const std::vector<std::string>& args) {
                                          {{"--no-values", [&] { no_values = true; }}}}));
   const bool values = !no_values;
   if (imx.empty()) throw usage_error("dump needs -imx MATRIX");
-  const io::mcl_native_matrix m = io::read_mcl_native(imx, io::read_options{});
+  io::read_options opts;
+  opts.nonfinite_weights = true;  // mcxload writes inf and nan where mcl's floats hold them
+  const io::mcl_native_matrix m = io::read_mcl_native(imx, opts);
   io::mcl_tab labels;
   if (!tab.empty()) labels = io::read_mcl_tab(tab);
   auto name = [&](std::int64_t id) {
@@ -131,11 +139,13 @@ int run_dump(const std::vector<std::string>& args) {
   char buf[64];
   for (index_t c = 0; c < m.columns.rows; ++c)
     for (offset_t k = m.columns.rpt[c]; k < m.columns.rpt[c + 1]; ++k) {
-      if (m.columns.val[k] == 0) continue;  // mcxdump writes no zero entries
+      // mcxdump writes no zero entries (mcl's reader drops them), nor values below -FLT_MAX (its
+      // threshold): -inf, as mcxload writes -1e300.
+      const float cell = mcl::detail::to_float(m.columns.val[k]);
+      if (cell == 0 || cell < -std::numeric_limits<float>::max()) continue;
       f.stream() << name(m.col_ids[c]) << '\t' << name(m.row_ids[m.columns.col[k]]);
       if (values) {
-        std::snprintf(buf, sizeof buf, "\t%.7g",
-                      static_cast<double>(static_cast<float>(m.columns.val[k])));
+        std::snprintf(buf, sizeof buf, "\t%.7g", static_cast<double>(cell));
         f.stream() << buf;
       }
       f.stream() << '\n';

@@ -542,13 +542,27 @@ TEST_F(McxNative, McxLoadAndDumpAsDebiansMcxloadAndMcxdump) {
   std::vector<fs::path> inputs = {
       file("l1.abc", planted_abc(8, 25, 0.35, 0.02, true, 41)),
       file("l2.abc", evalue_abc(5, 20, 42)),
-      file("l3.abc", "a\tb\t1\na\tb\t3\nb\ta\t2\nc\td\nb\tc\t0.5\ne\tf\t0\ng\tg\t-2\n")};
+      file("l3.abc", "a\tb\t1\na\tb\t3\nb\ta\t2\nc\td\nb\tc\t0.5\ne\tf\t0\ng\tg\t-2\n"),
+      // Weights at float's edges: beyond its range (1 for mcxload, -1e300
+      // -inf), 0 as a float (an entry written as 0), 0 (no entry).
+      file("l4.abc",
+           "a b 1e300\nb c 0.5\nc d -1e300\nd e 1e-300\ne f 0\nf g "
+           "inf\ng h nan\n"
+           "h i 1e400\ni j 3.5e38\nj a 2\na c 0.25\n")};
   if (!ppi_files().empty()) inputs.push_back(ppi_files().back());
   for (const fs::path& abc : inputs) {
     for (const char* opts :
          {"", "--stream-mirror", "--stream-mirror --stream-neg-log10 -stream-tf 'ceil(100)'",
-          "--stream-neg-log10", "-stream-tf 'gq(0.5),mul(2)' -tf 'add(1)'"}) {
+          "--stream-neg-log10", "-stream-tf 'gq(0.5),mul(2)' -tf 'add(1)'",
+          // Values a transform makes 0 as floats (0.5^1000, 1e-60) stay
+          // entries of 0; infinity and NaN are written as mcxload writes them.
+          "-stream-tf 'pow(1000)'", "--stream-mirror -stream-tf 'mul(1e-30),mul(1e-30)'",
+          "--stream-mirror -tf 'pow(1000)'", "-stream-tf 'pow(1000),mul(0)'",
+          "--stream-mirror -stream-tf 'log(-1),add(1)' -tf 'exp(-2)'"}) {
       if (std::string(opts).find("neg-log") != std::string::npos && abc.stem() != "l2") continue;
+      if (std::string(opts).find("pow(1000)") != std::string::npos && abc.stem() != "l4" &&
+          abc.stem() != "l1")
+        continue;
       const std::string load = std::string(" -abc ") + q(abc) + " " + opts;
       ASSERT_EQ(sh("cd " + q(dir_) + " && mcxload" + load +
                    " -write-tab want.tab -o want.mci > /dev/null 2>&1"),
