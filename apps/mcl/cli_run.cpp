@@ -1,5 +1,6 @@
 // opsparse-mcl's run: the input read while the backend is decided, the start matrix, the
 // iterations (one clustering or an inflation sweep), the output as mcl writes it, the reports.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -72,11 +73,16 @@ class backend_decision {
   /// The backend for the start matrix `start`; why the CPU, or the GPU's name, in `detail`.
   apps::backend get(const host_csr<double>& start, std::string& why_cpu) {
     if (has_negative_values(start)) {  // the CPU's, whatever the probe says (see mcl.hpp)
+      // NaN: infinite weights (past float's range) that mcl divides by their infinite sums.
+      const bool nan =
+          std::any_of(start.val.begin(), start.val.end(), [](double v) { return std::isnan(v); });
+      const std::string what =
+          nan ? "NaN values (from weights past float's range)" : "negative weights";
       if (choice_ == "gpu")
-        throw std::invalid_argument(
-            "--backend gpu: the graph has negative weights, which only "
-            "the CPU backend clusters as mcl does (--backend cpu or auto)");
-      why_cpu = "negative weights, which the CPU backend clusters as mcl does";
+        throw std::invalid_argument("--backend gpu: the graph has " + what +
+                                    ", which only the CPU backend clusters as mcl does "
+                                    "(--backend cpu or auto)");
+      why_cpu = what + ", which the CPU backend clusters as mcl does";
       return apps::backend::cpu;
     }
     if (defer_) {
@@ -359,10 +365,13 @@ input_graph read_input(const cli_settings& s) {
       io::write_mcl_native(os, nz, ids ? &in.node_ids : nullptr, ids ? &in.node_ids : nullptr);
     });
   }
+  // mcl's order: the input's loops removed (with the entries that are 0 as floats, 1e-50, in their
+  // columns), then -tf. Other such entries stay entries of value 0 in mcl's matrices, as here: they
+  // do not count as edges (a node with no others gets a loop of 1), but they take part in the
+  // expansion (0 times NaN is NaN). floor(1) makes one 1, while a weight written as 0 is no entry
+  // at all.
+  if (s.p.discard_loops) drop_loops_as_mcl(in.g.adj);
   if (!s.matrix_tf.empty()) transform_values(in.g.adj, s.matrix_tf);
-  // Weights that mcl's float cells hold as 0 (1e-50) are no edges: -tf comes first, as in mcl
-  // (floor(1) makes such a weight 1 there, while a weight written as 0 is no entry at all).
-  drop_float_zeros(in.g.adj);
   return in;
 }
 

@@ -145,19 +145,18 @@ double neg_log_weight(double w, double base) {
   return -ln / std::log(base);
 }
 
-void drop_float_zeros(host_csr<double>& a) {
-  const bool any = std::any_of(a.val.begin(), a.val.end(),
-                               [](double v) { return v != 0 && detail::to_float(v) == 0.0f; });
-  if (!any) return;
+void drop_loops_as_mcl(host_csr<double>& a) {
   offset_t out = 0;
   for (index_t i = 0; i < a.rows; ++i) {
     const offset_t b = a.rpt[i], e = a.rpt[i + 1];
     a.rpt[i] = out;
-    for (offset_t k = b; k < e; ++k)
-      if (!(a.val[k] != 0 && detail::to_float(a.val[k]) == 0.0f)) {
-        a.col[out] = a.col[k];
-        a.val[out++] = a.val[k];
-      }
+    bool loop = false;
+    for (offset_t k = b; k < e; ++k) loop = loop || (a.col[k] == i && a.val[k] != 0);
+    for (offset_t k = b; k < e; ++k) {
+      if (loop && (a.col[k] == i || detail::to_float(a.val[k]) == 0.0f)) continue;
+      a.col[out] = a.col[k];
+      a.val[out++] = a.val[k];
+    }
   }
   a.rpt[a.rows] = out;
   a.col.resize(static_cast<std::size_t>(out));

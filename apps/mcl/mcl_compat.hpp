@@ -63,9 +63,9 @@ double neg_log_weight(double w, double base);
 /// Applies `tf` to every nonzero value of `a`; zeros and the values it makes 0 are dropped.
 void transform_values(host_csr<double>& a, const value_transform& tf);
 
-/// Drops the entries whose value is 0 in single precision (below half of float's smallest
-/// subnormal, as 1e-50): mcl's cells are floats, so after its -tf such a weight is no edge.
-void drop_float_zeros(host_csr<double>& a);
+/// mcl's removal of the input's loops (mclxAdjustLoops with mclxLoopCBremove, before -tf): a row
+/// with a loop loses it and every entry that is 0 as a float (1e-50), the others keep theirs.
+void drop_loops_as_mcl(host_csr<double>& a);
 
 /// mcl's "# cline:" line (without the newline): the program, the first argument as it is, every
 /// further argument in double quotes.

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <type_traits>
 #include <vector>
@@ -51,6 +52,14 @@ class cpu_backend final : public backend<T> {
     chaos_.assign(static_cast<std::size_t>(m_.rows), 0.0);
     // Negative weights leave negative values in the start matrix (see signed_).
     signed_ = std::any_of(m_.val.begin(), m_.val.end(), [](T v) { return !(v >= T(0)); });
+    // So do values whose float products can fall below float's normal range (weights 1e38 apart in
+    // a column), where mcl's products in float lose their digits or become 0: such a start matrix
+    // is expanded as mcl expands it too.
+    if constexpr (std::is_same_v<T, float>)
+      signed_ = signed_ || std::any_of(m_.val.begin(), m_.val.end(), [](T v) {
+                  return v > T(0) && static_cast<double>(v) * static_cast<double>(v) <
+                                         static_cast<double>(std::numeric_limits<float>::min());
+                });
   }
 
   std::vector<index_t> expansion_blocks(long long max_products) override {
@@ -506,7 +515,8 @@ class cpu_backend final : public backend<T> {
   std::vector<row_decision> decisions_;
   std::vector<double> chaos_;
   offset_t expanded_nnz_ = 0;
-  /// The start matrix has negative values (negative weights): sums may cancel to 0.
+  /// The start matrix has negative values (negative weights: sums may cancel to 0) or values whose
+  /// products underflow float: expanded as mcl expands them.
   bool signed_ = false;
 };
 

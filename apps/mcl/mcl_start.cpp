@@ -62,9 +62,11 @@ class start_rows {
       edges = true;
     }
     if (p_.discard_loops) {
-      // mcl 22-282's default: input loops are dropped, then every node gets a loop as heavy as
-      // its heaviest edge (weight 1 for a node without edges).
-      loop = edges ? heaviest : 1.0;
+      // mcl 22-282's default: input loops are dropped, then every node gets a loop as heavy as its
+      // heaviest edge (weight 1 for a node without edges). mcl's mclxLoopCBmax: 1 for a column
+      // without entries, or whose largest value is 0 as a float (its edges are 1e-50: entries of 0
+      // there).
+      loop = edges && detail::to_float(heaviest) != 0 ? heaviest : 1.0;
       has_loop = true;
     }
     return has_loop && loop != 0 && loop_scale_ != 0 ? loop : 0.0;
@@ -74,12 +76,14 @@ class start_rows {
   /// -pi empties: normalise() says so).
   offset_t length(index_t i) const {
     offset_t count = 0;
-    bool negative = false;
+    bool small = false;
     const double loop = scan(i, [&](index_t j, double w) {
       count += j != i;
-      negative = negative || w < 0;
+      small = small || !(w >= 1.0);
     });
-    if (negative && p_.pre_inflation >= 0) {  // a row -pi may empty: made to know (rare)
+    // -pi empties a column whose powers sum to at most 0 in floats: one with a negative weight, or
+    // whose weights' powers all underflow (1e-30 with -pi 2); such a row is made to know.
+    if (small && p_.pre_inflation >= 0) {
       start_row row;
       make(i, row);
       return static_cast<offset_t>(row.size());
@@ -112,18 +116,18 @@ class start_rows {
 
   /// The column's probabilities: the weights divided by their sum.
   void normalise(index_t i, start_row& row) const {
-    double sum = 0;
-    bool negative = false, overflow = false;
-    for (const auto& e : row) {
-      const double w = weight(e, i);
-      sum += w;
-      negative = negative || e.second < 0;
-      overflow = overflow || !std::isfinite(e.second) || overflows_float(e, i, w);
-    }
-    if (negative || overflow) {
-      normalise_signed(i, row);
+    // Weights beyond float's range as doubles (the library's callers; the programs read them as mcl
+    // does, into floats) are normalised in double; all others in mcl's float cells.
+    const bool huge = std::any_of(row.begin(), row.end(), [](const auto& e) {
+      return std::isfinite(e.second) &&
+             std::fabs(e.second) > static_cast<double>(std::numeric_limits<float>::max());
+    });
+    if (!huge) {
+      normalise_cells(i, row);
       return;
     }
+    double sum = 0;
+    for (const auto& e : row) sum += weight(e, i);
     if (std::isfinite(sum)) {
       if (sum > 0)
         for (auto& e : row) e.second = weight(e, i) / sum;
@@ -132,27 +136,14 @@ class start_rows {
     normalise_overflowing(i, row);
   }
 
-  /// Whether mcl's float cells overflow where the double weight `w` (e's weight with -c and -pi)
-  /// does not: a float weight whose -c or -pi makes it infinite (1e30 with -pi 2). Weights beyond
-  /// float's range as doubles (the library's callers) keep the double arithmetic.
-  bool overflows_float(const std::pair<index_t, double>& e, index_t i, double w) const {
-    constexpr double flt_max = std::numeric_limits<float>::max();
-    if (!(std::fabs(w) > flt_max / 2) || std::fabs(e.second) > flt_max) return false;
-    const auto cell = [](double x) { return static_cast<double>(detail::to_float(x)); };
-    double c = cell(e.second);
-    if (e.first == i) c = cell(c * loop_scale_);
-    if (p_.pre_inflation >= 0) c = cell(std::pow(c, p_.pre_inflation));
-    return !(std::fabs(c) <= flt_max);
-  }
-
-  /// normalise() for a column with a negative weight or one that is infinite or NaN as a float
-  /// (1e300 in a native matrix, -tf 'pow(1000)'), in mcl's arithmetic (float cells, double sums:
-  /// weights that cancel in decimals need not cancel in floats), with its rules for such sums
+  /// normalise() in mcl's arithmetic (float cells, double sums: weights that cancel in decimals
+  /// need not cancel in floats; 1e-30 to the power 2 is 0 there), with its rules for such sums
   /// (mclvNormalize, mclvInflate): a negative sum divides too (mcl warns), a zero sum leaves the
-  /// column as it is, -pi empties a column whose powers sum to at most 0, and a NaN sum (a negative
-  /// weight's fractional power) makes every value NaN; an infinite sum makes the infinite values
-  /// NaN and the others 0, as mcl's division does.
-  void normalise_signed(index_t i, start_row& row) const {
+  /// column as it is, -pi empties a column whose powers sum to at most 0 (negative weights, or
+  /// powers that underflow), a NaN sum (a negative weight's fractional power) makes every value
+  /// NaN, and an infinite sum (1e300 in a native matrix, -tf 'pow(1000)', -pi or -c past float's
+  /// range) makes the infinite values NaN and the others 0, as mcl's division does.
+  void normalise_cells(index_t i, start_row& row) const {
     const auto cell = [](double x) { return static_cast<double>(detail::to_float(x)); };
     for (auto& e : row) {
       e.second = cell(e.second);

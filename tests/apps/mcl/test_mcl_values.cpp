@@ -150,6 +150,30 @@ TEST_F(MclValues, LogarithmsInBaseZeroOrBelowAsMcl) {
   // every column.
   expect_mcls("tri.abc --abc -tf 'exp(-2)'", "a\tb\tc\td\te\tf\n");
 }
+// Found by test_mcl_property.cpp: mcl's start matrix is made of floats, with entries of 0.
+TEST_F(MclValues, StartMatrixInFloatCellsWithZeroEntriesAsMcl) {
+  // -pi in floats: 4e-45 (a float) to the power 1.4 is 0, its column's powers sum to 0 and mcl
+  // empties it: n3 and n31 are unclaimed, with n38 and n18 (1.5e35^1.4 is infinite: NaN).
+  file("pi.abc", "n38\tn18\t1.54938e+35\nn3\tn31\t4.01435e-45\n");
+  expect_mcls("pi.abc --abc -I 2.06894 -pi 1.39621", "n38\tn18\tn3\tn31\n");
+  // n1's only edge is 3e-49, an entry of 0 in mcl's floats: 0 times n17's NaN is NaN, and n1
+  // is unclaimed too (dropped, the edge left n1 alone, a cluster of its own).
+  file("zero.abc", "n17\tn1\t3.29144e-49\nn17\tn40\t9.25051e+31\n");
+  expect_mcls("zero.abc --abc -I 2.06894 -pi 1.39621", "n17\tn1\tn40\n");
+  // mcl removes an input loop with the entries of 0 in its column (n35-n16 here), before -tf;
+  // acos() makes the other entries of 0 pi/2.
+  file("acos.abc",
+       "n35\tn15\t1.56806e-43\nn35\tn35\t2.21055e+225\nn13\tn15\t3.60151e-50\n"
+       "n16\tn35\t4.40694e-48\n");
+  expect_mcls("acos.abc --abc -I 2.32517 -tf 'acos(),gt(0)'", "n35\tn15\tn13\tn16\n");
+  // Weights 1e38 apart (1 and 1.08e38) make start values near 1e-38, whose products underflow
+  // float: mcl's float products, over some 90 slowly converging iterations.
+  file("far.abc",
+       "n0 n14 9.07779e+273\nn6 n3 3.40384e+31\nn10 n4 7.99264e+23\n"
+       "n14 n8 1.21057e+115\nn0 n6 2.24037e+37\nn8 n2 1.08265e+38\n"
+       "n6 n14 8.7253e+170\nn10 n16 3.28501e+22\nn2 n14 1.57593e+290\n");
+  expect_mcls("far.abc --abc -I 1.21588 -P 3698", "n0\tn14\tn6\tn3\nn10\tn4\tn16\nn8\tn2\n");
+}
 #endif
 
 }  // namespace
