@@ -1,0 +1,1 @@
+abs(),acos(),scale(0),lt(1e300),floor(-inf)
