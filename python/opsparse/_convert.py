@@ -112,7 +112,7 @@ def check_structure(m, name):
 
 
 def check_finite_real(values, name):
-    """Refuses complex values and NaN or infinite ones (the command-line readers refuse them)."""
+    """Refuses complex values and NaN or infinite ones (weights are finite real numbers)."""
     if values is None:
         return
     if np.iscomplexobj(values):
@@ -121,7 +121,7 @@ def check_finite_real(values, name):
     if bad.any():
         i = int(np.argmax(bad))
         raise ValueError(f"{name}: value {values[i]} at stored entry {i} is not finite "
-                         "(the command line refuses such a file too)")
+                         "(weights must be finite real numbers)")
 
 
 def host_csr(m, values_dtype, name):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -41,6 +42,30 @@ def _is_networkx(g) -> bool:
     return type(g).__module__.startswith("networkx")
 
 
+_ComplexWarning = getattr(getattr(np, "exceptions", np), "ComplexWarning", Warning)
+
+
+def _networkx_adjacency(graph, nodes):
+    """The graph's weights as a float64 CSR array. Complex weights are refused: NumPy would
+    drop their imaginary parts with only a ComplexWarning (NumPy complex scalars) or fail with
+    a message about float() (Python complex numbers)."""
+    import networkx as nx
+    complex_weight = TypeError("graph: complex edge weights are not supported (weights are real "
+                               "numbers)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", _ComplexWarning)
+        try:
+            m = nx.to_scipy_sparse_array(graph, nodelist=nodes, weight="weight", dtype=None,
+                                         format="csr")
+            data = np.asarray(m.data)
+            if np.iscomplexobj(data) or (data.dtype == object and any(
+                    isinstance(x, (complex, np.complexfloating)) for x in data)):
+                raise complex_weight
+            return m.astype(np.float64)
+        except _ComplexWarning:
+            raise complex_weight from None
+
+
 def as_graph(graph, nonnegative: bool = False) -> Graph:
     if isinstance(graph, (str, os.PathLike)):
         adjacency, labels = _opsparse.read_graph(os.fspath(graph), nonnegative)
@@ -52,9 +77,7 @@ def as_graph(graph, nonnegative: bool = False) -> Graph:
             empty = (0, 0, np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32),
                      np.zeros(0, dtype=np.float64))
             return Graph(empty, [])
-        m = nx.to_scipy_sparse_array(graph, nodelist=nodes, weight="weight", dtype=np.float64,
-                                     format="csr")
-        return Graph(host_csr(m, np.float64, "graph"), nodes)
+        return Graph(host_csr(_networkx_adjacency(graph, nodes), np.float64, "graph"), nodes)
     if is_cupy_sparse(graph):
         graph = graph.get()  # the apps read their graph on the host
     if sp.issparse(graph):

@@ -3,6 +3,7 @@ import _thread
 import signal
 
 import networkx as nx
+import numpy as np
 import pytest
 
 import opsparse
@@ -153,7 +154,8 @@ def test_a_huge_dimension_is_refused_by_its_memory_not_killed():
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf")])
 def test_mcl_refuses_weights_that_are_not_finite(bad):
-    # the command line refuses such a file; Python clustered it into other clusters
+    # Python clustered it into other clusters; such a weight is refused here (opsparse-mcl reads
+    # an ABC file's inf or nan as 1, as mcl does)
     import numpy as np
     import scipy.sparse as sp
     a = sp.csr_matrix(np.array([[0, 1, 0], [1, 0, bad], [0, bad, 0]], dtype=float))
@@ -172,6 +174,23 @@ def test_mcl_refuses_complex_weights():
     a = sp.csr_matrix(np.array([[0, 1j], [1j, 0]]))
     with pytest.raises(TypeError, match="complex"):
         opsparse.mcl(a)
+
+
+@pytest.mark.parametrize("weight", [np.complex128(1 + 2j), 1 + 2j, np.complex64(3)],
+                         ids=["numpy-complex128", "python-complex", "numpy-complex64"])
+def test_mcl_refuses_complex_networkx_weights(weight):
+    # NumPy complex weights were cast to their real parts with only a ComplexWarning (and
+    # clustered); Python complex ones failed with a message about float().
+    import warnings
+    g = nx.Graph()
+    g.add_edge("a", "b", weight=1.0)
+    g.add_edge("b", "c", weight=weight)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning instead of the refusal fails the test
+        with pytest.raises(TypeError, match="complex edge weights"):
+            opsparse.mcl(g)
+        with pytest.raises(TypeError, match="complex edge weights"):
+            opsparse.triangles(g)
 
 
 def test_public_namespace_holds_the_api_only():
