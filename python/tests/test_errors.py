@@ -67,6 +67,39 @@ def test_ctrl_c_stops_mcl_between_iterations(sigint_raises):
     assert len(opsparse.mcl(slow_graph(), backend="cpu")) == 30
 
 
+def _slow_large_graph(n=100_000):
+    """Groups of 20 nodes with a few edges across: MCL needs about 20 iterations and several
+    seconds on two cores."""
+    import scipy.sparse as sp
+    rng = np.random.default_rng(1)
+    m = n * 8
+    a = rng.integers(0, n, m)
+    b = np.where(rng.random(m) < 0.98, (a // 20) * 20 + rng.integers(0, 20, m),
+                 rng.integers(0, n, m))
+    g = sp.csr_matrix((rng.random(m) + 0.1, (a, np.minimum(b, n - 1))), shape=(n, n))
+    return g + g.T
+
+
+def test_a_real_sigint_stops_mcl_within_an_iteration(sigint_raises):
+    # SIGINT from the system (as Ctrl-C sends it), not interrupt_main: it lands while the
+    # iterations run without the GIL, and the run stops after the iteration it arrived in.
+    import os
+    import threading
+    g = _slow_large_graph()
+    full = []
+    opsparse.mcl(g, backend="cpu", progress=lambda info: full.append(info["iteration"]))
+    seen = []
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            opsparse.mcl(g, backend="cpu", progress=lambda info: seen.append(info["iteration"]))
+    finally:
+        timer.cancel()
+    assert len(full) >= 10
+    assert len(seen) < len(full) // 2, (seen, full)
+
+
 def test_progress_exception_propagates():
     class Stop(Exception):
         pass
