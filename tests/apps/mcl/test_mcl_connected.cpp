@@ -1,4 +1,4 @@
-// mcl's -force-connected (issue 17): every cluster that is not connected in the graph as
+// mcl's -force-connected: every cluster that is not connected in the graph as
 // clustered is split into its connected parts, as mcl 22-282's clmUGraphComponents splits it on
 // the start matrix: each cluster in turn, from its smallest node not yet in a part, takes what is
 // reachable along the matrix's arcs through members no earlier part took; the parts are then

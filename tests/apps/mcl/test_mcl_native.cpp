@@ -1,4 +1,4 @@
-// opsparse-mcl as a drop-in for mcl 22-282 and mcxload (issue 17): mcl's native matrix format
+// opsparse-mcl as a drop-in for mcl 22-282 and mcxload: mcl's native matrix format
 // read and written byte for byte as mcxload and mcl write it, the clustering of a native matrix
 // written as mcl writes it, and mcl's options (-tf, -abc-tf, --abc-neg-log10, -V/-v/-q, -L,
 // -odir, --d, -az, -sort, -use-tab, -write-graph, repeated options). Every expected output is

@@ -1,4 +1,4 @@
-// Negative edge weights as mcl 22-282 takes them (issue 17): mcl reads them, mirrors and merges
+// Negative edge weights as mcl 22-282 takes them: mcl reads them, mirrors and merges
 // them like any weight, gives a node whose edges are all negative the least negative as its loop,
 // divides a column by a negative sum (warning "negative sum"), leaves a column whose sum is 0 as
 // it is, and prunes the negative values of the expansion away. The start matrix is compared with

@@ -1,4 +1,4 @@
-// opsparse-mcl on the inputs and command lines of issue #21, as a new user tried them: a failed
+// opsparse-mcl on the inputs and command lines a new user tried: a failed
 // run must not touch the user's files, odd input is an error naming file and line (never a
 // silent wrong answer), parameters are checked as they are used, and the program says which
 // engine runs.
