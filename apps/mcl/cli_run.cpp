@@ -316,6 +316,7 @@ input_graph read_input(const cli_settings& s) {
   // 1, then --abc-neg-log10 and -abc-tf, and the result is a float cell (-1e300 is -infinity, 1e-50
   // an entry of 0).
   read_opts.nonfinite_weights = true;
+  read_opts.drop_zero_weights = true;  // mcl stores no weight of 0: a duplicate's -2 stays
   read_opts.weight_transform = [&tf = s.stream_tf, base = s.neg_log_base](double w) {
     w = abc_weight(w);
     if (base > 0) w = neg_log_weight(w, base);
@@ -333,8 +334,21 @@ input_graph read_input(const cli_settings& s) {
   in.g =
       io::read_graph(s.path, matrix_market ? io::file_format::matrix_market : s.format, read_opts);
   if (matrix_market) {
-    for (double& v : in.g.adj.val) v = float_entry(abc_weight(v));
-    in.g.adj = io::symmetrize_max(in.g.adj);
+    host_csr<double>& a = in.g.adj;
+    offset_t kept = 0;  // weights of 0 are no entries (as drop_zero_weights above)
+    for (index_t i = 0; i < a.rows; ++i) {
+      const offset_t b = a.rpt[i], e = a.rpt[i + 1];
+      a.rpt[i] = kept;
+      for (offset_t k = b; k < e; ++k)
+        if (a.val[k] != 0) {
+          a.col[kept] = a.col[k];
+          a.val[kept++] = float_entry(abc_weight(a.val[k]));
+        }
+    }
+    a.rpt[a.rows] = kept;
+    a.col.resize(static_cast<std::size_t>(kept));
+    a.val.resize(static_cast<std::size_t>(kept));
+    a = io::symmetrize_max(a);
   } else if (in.native) {
     // mcl reads a native matrix's values as floats: 1e300 is infinity there.
     for (double& v : in.g.adj.val) v = float_entry(v);

@@ -78,6 +78,7 @@ int run_load(const std::vector<std::string>& args) {
   // As mcxload reads a weight: NaN, infinity and anything above FLT_MAX are 1, then
   // --stream-neg-log10 and -stream-tf; the result is a float cell (-1e300 is -inf).
   opts.nonfinite_weights = true;
+  opts.drop_zero_weights = true;  // mcxload stores no weight of 0: a duplicate's -2 stays
   opts.weight_transform = [&stream_tf, neg_log_base](double w) {
     w = mcl::abc_weight(w);
     if (neg_log_base > 0) w = mcl::neg_log_weight(w, neg_log_base);

@@ -46,6 +46,10 @@ struct read_options {
   /// weight_transform (mcl reads such an ABC weight as 1, and keeps infinity and NaN in a native
   /// matrix; its transforms can make them).
   bool nonfinite_weights = false;
+  /// Edge lists and ABC: an edge whose weight (after weight_transform) is exactly 0 is no entry at
+  /// all, so that it takes no part in the merging of duplicates (mcl never stores it: a 0 and a -2
+  /// for one arc give -2, not 0); its endpoints are vertices still.
+  bool drop_zero_weights = false;
   /// The graph as symmetrize_max makes it (mcl's mirroring): same matrix, bit for bit. Edge
   /// lists and ABC files mirror every edge while their rows are assembled, with no directed
   /// copy of the graph; the other formats call symmetrize_max after reading.

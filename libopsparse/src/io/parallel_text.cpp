@@ -112,6 +112,7 @@ struct abc_format {
   bool nonnegative = false;                                  ///< read_options::nonnegative
   const std::function<double(double)>* transform = nullptr;  ///< read_options::weight_transform
   bool nonfinite = false;                                    ///< read_options::nonfinite_weights
+  bool drop_zero = false;                                    ///< read_options::drop_zero_weights
 
   bool endpoint(std::string_view tok, key& k, std::string& /*error*/) const {
     const char* p = tok.data();
@@ -168,6 +169,7 @@ struct edge_list_format {
   bool nonnegative = false;                                  ///< read_options::nonnegative
   const std::function<double(double)>* transform = nullptr;  ///< read_options::weight_transform
   bool nonfinite = false;                                    ///< read_options::nonfinite_weights
+  bool drop_zero = false;                                    ///< read_options::drop_zero_weights
 
   bool endpoint(std::string_view tok, key& k, std::string& error) const {
     const num_status st = parse_int64(tok, k.id);
@@ -469,9 +471,13 @@ void parse_chunk(const Format& fmt, const text_chunk& chunk, unsigned part_bits,
       out.error = std::move(error);
       return;
     }
-    out.ends.push_back(static_cast<index_t>(local.find_or_add(ends[0])));
-    out.ends.push_back(static_cast<index_t>(local.find_or_add(ends[1])));
-    out.weight.push_back(w);
+    const auto a = static_cast<index_t>(local.find_or_add(ends[0]));
+    const auto b = static_cast<index_t>(local.find_or_add(ends[1]));
+    if (!(w == 0 && fmt.drop_zero)) {  // read_options::drop_zero_weights: the vertices only
+      out.ends.push_back(a);
+      out.ends.push_back(b);
+      out.weight.push_back(w);
+    }
     if (p < end) ++p;  // the '\n'
   }
   out.lines = line;
@@ -669,15 +675,16 @@ labelled_graph read_edges_parallel(const std::string& path, std::string_view dat
 
   std::vector<chunk_edges<key>> chunks = parse_chunks(fmt, pieces, part_bits);
   long long lines = 0;
-  std::size_t endpoints = 0;
+  std::size_t endpoints = 0, keys = 0;
   bool unfit = false;
   for (const chunk_edges<key>& ch : chunks) {
     if (ch.error_line) throw parse_error(path, r.line_base + lines + ch.error_line, ch.error);
     lines += ch.lines;
     endpoints += ch.ends.size();
+    keys += ch.keys.size();
     unfit = unfit || ch.unfit;
   }
-  if (endpoints == 0)
+  if (endpoints == 0 && keys == 0)  // (edges of weight 0 dropped leave their vertices)
     throw parse_error(path, 0,
                       "no edges found (" + std::to_string(r.line_base + lines) +
                           " lines, all blank or comments)");
@@ -710,6 +717,7 @@ labelled_graph read_edge_list_parallel(const std::string& path, std::string_view
   fmt.nonnegative = options.nonnegative;
   fmt.transform = &options.weight_transform;
   fmt.nonfinite = options.nonfinite_weights;
+  fmt.drop_zero = options.drop_zero_weights;
   return read_edges_parallel(path, data, fmt, r, serial);
 }
 
@@ -720,6 +728,7 @@ labelled_graph read_abc_parallel(const std::string& path, std::string_view data,
   fmt.nonnegative = options.nonnegative;
   fmt.transform = &options.weight_transform;
   fmt.nonfinite = options.nonfinite_weights;
+  fmt.drop_zero = options.drop_zero_weights;
   return read_edges_parallel(path, data, fmt, r, serial);
 }
 

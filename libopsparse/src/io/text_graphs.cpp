@@ -76,7 +76,7 @@ class vertex_numbering {
 
 labelled_graph finish_graph(const std::string& path, const line_reader& lines, triples<double>& t,
                             std::vector<std::string> labels, text_reading& r) {
-  if (t.row.empty())
+  if (t.row.empty() && labels.empty())  // (edges of weight 0 dropped leave their vertices)
     throw parse_error(path, 0,
                       "no edges found (" + std::to_string(r.line_base + lines.line_no()) +
                           " lines, all blank or comments)");
@@ -137,7 +137,7 @@ labelled_graph read_edge_list_serial(const std::string& path, std::string_view d
     const double w = edge_weight(path, ln, ntok == 3 ? tok[2] : std::string_view(), r.options);
     if (const std::string_view extra = tk.rest(); !extra.empty())
       throw parse_error(path, ln, "unexpected text after 'u v [w]': " + quote(extra));
-    t.push(ends[0], ends[1], w);
+    if (!(w == 0 && r.options.drop_zero_weights)) t.push(ends[0], ends[1], w);
   };
   return read_lines_serial(path, data, r, 8, parse_line);
 }
@@ -166,7 +166,7 @@ labelled_graph read_abc_serial(const std::string& path, std::string_view data, t
     const double w = edge_weight(path, ln, ntok == 3 ? tok[2] : std::string_view(), r.options);
     if (!extra.empty())
       throw parse_error(path, ln, "unexpected text after 'label label [weight]': " + quote(extra));
-    t.push(a, b, w);
+    if (!(w == 0 && r.options.drop_zero_weights)) t.push(a, b, w);
   };
   return read_lines_serial(path, data, r, 16, parse_line);
 }

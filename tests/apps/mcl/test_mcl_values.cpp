@@ -150,6 +150,18 @@ TEST_F(MclValues, LogarithmsInBaseZeroOrBelowAsMcl) {
   // every column.
   expect_mcls("tri.abc --abc -tf 'exp(-2)'", "a\tb\tc\td\te\tf\n");
 }
+TEST_F(MclValues, AWeightOfZeroTakesNoPartInMergingDuplicates) {
+  // mcl stores no weight of 0, so the arc c-d is -0.5 (listed as 0 and -0.5), not the larger 0: c's
+  // heaviest edge is -0.5, its loop too, and its column (-0.5, -0.5) divided by its sum is (0.5,
+  // 0.5). Merged with the 0, c and d were singletons.
+  file("zero_dup.abc", "c\td\t0\nd\tc\t-0.5\n");
+  expect_mcls("zero_dup.abc --abc", "c\td\n");
+  // A weight that --abc-neg-log10 makes 0 (1e300 is 1 for mcl, and -log10(1) 0) is no entry either:
+  // x-y keeps -log10(5.3e11).
+  file("neglog_dup.abc", "x\ty\t1e300\nx\ty\t5.3e11\nx\tz\t1e-3\n");
+  expect_mcls("neglog_dup.abc --abc --abc-neg-log10", "y\tz\nx\n");
+}
+
 // Found by test_mcl_property.cpp: mcl's start matrix is made of floats, with entries of 0.
 TEST_F(MclValues, StartMatrixInFloatCellsWithZeroEntriesAsMcl) {
   // -pi in floats: 4e-45 (a float) to the power 1.4 is 0, its column's powers sum to 0 and mcl
