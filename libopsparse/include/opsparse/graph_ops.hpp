@@ -5,6 +5,9 @@
 //   GPU  opsparse/graph_ops.cuh      (nvcc; device matrices, a context's stream and pool)
 //   CPU  opsparse/cpu/graph_ops.hpp  (OpenMP; host matrices)
 // Each GPU operation returns exactly what its CPU twin returns (tests/unit/gpu/test_graph_ops.cu).
+// Algorithms built from these and masked products (k-truss, Jaccard coefficients):
+//   GPU  opsparse/graph_algorithms.cuh
+//   CPU  opsparse/cpu/graph_algorithms.hpp
 //
 // LAGraph/GraphBLAS names, where they exist:
 //   transpose(A)                    Aᵀ, rows sorted

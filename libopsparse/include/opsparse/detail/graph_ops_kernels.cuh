@@ -260,6 +260,24 @@ __global__ void union_fill_kernel(csr_view<VA> a, csr_view<VB> b, const offset_t
   }
 }
 
+/// jaccard's coefficients, a warp a row u of the pairs P: for each (u, v) of P the intersection
+/// I(u, v) (I ⊆ P, rows sorted; 0 where I has no entry), the union from the degrees of A.
+template <class Count>
+__global__ void jaccard_kernel(csr_view<pattern> a, csr_view<pattern> pairs, csr_view<Count> inter,
+                               double* out) {
+  const long long u = warp_id();
+  if (u >= pairs.rows) return;
+  const offset_t du = a.rpt[u + 1] - a.rpt[u];
+  const offset_t i0 = inter.rpt[u], i1 = inter.rpt[u + 1];
+  for (offset_t p = pairs.rpt[u] + lane_id(); p < pairs.rpt[u + 1]; p += warp_threads) {
+    const index_t v = pairs.col[p];
+    const offset_t at = lower_bound(inter.col, i0, i1, v);
+    const Count common = at < i1 && inter.col[at] == v ? inter.val[at] : Count(0);
+    const Count either = du + (a.rpt[v + 1] - a.rpt[v]) - common;
+    out[p] = either == 0 ? 0.0 : static_cast<double>(common) / static_cast<double>(either);
+  }
+}
+
 /// rows_longer_than's selection: row i has more than `length` entries.
 struct row_longer_than {
   const offset_t* rpt;
