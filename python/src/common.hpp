@@ -110,6 +110,7 @@ nb::object host_spgemm_integer(const host_product& p);
 nb::object host_spgemm_graph(const host_product& p);
 
 void bind_apps(nb::module_& m);
+void bind_graph_algorithms(nb::module_& m);
 void bind_device(nb::module_& m);
 
 }  // namespace opsparse::python

@@ -61,5 +61,6 @@ NB_MODULE(_opsparse, m) {
       "read_graph", &read_graph, nb::arg("path"), nb::arg("nonnegative") = false,
       "Reads a Matrix Market, ABC or edge-list file: ((n, n, indptr, indices, weights), labels).");
   bind_apps(m);
+  bind_graph_algorithms(m);
   bind_device(m);
 }
