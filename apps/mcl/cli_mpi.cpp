@@ -40,9 +40,11 @@ constexpr const char* usage =
     "builds the start matrix as opsparse-mcl does, every rank expands (Sparse SUMMA: local\n"
     "products on the rank's GPU, the rank on its node modulo the node's GPUs, or with the CPU\n"
     "engine), prunes and inflates its share, and rank 0 interprets the limit and writes the one\n"
-    "output (--layout rows: every rank holds the whole iterate and expands, prunes and inflates\n"
-    "its own rows with opsparse-mcl's CPU or GPU backend; the kept rows go GPU to GPU by NCCL\n"
-    "when each rank owns a GPU, else through the host). With --backend cpu the iterates equal\n"
+    "output (--layout rows: every rank expands, prunes and inflates its own rows with\n"
+    "opsparse-mcl's CPU or GPU backend; where each rank owns a GPU the iterate stays spread over\n"
+    "them, each rank receiving GPU to GPU by NCCL the rows of X its expansion needs, a column\n"
+    "block at a time when the expansion is dense; else every rank holds the whole iterate and\n"
+    "the kept rows go through the host). With --backend cpu the iterates equal\n"
     "opsparse-mcl's CPU iterates bit for bit, on any grid and layout; the GPU engine's sums\n"
     "differ in the last bits (the clusters are mcl's). Options are opsparse-mcl's (mcl's\n"
     "spelling) except --inflations and --block-products; -te is the threads per rank; --backend\n"
@@ -61,6 +63,10 @@ constexpr const char* help_tail =
     "                        where every rank owns its GPU (NCCL is used there by default)\n"
     "  OPSPARSE_NCCL_LIBRARY the NCCL library to load (default libnccl.so.2 on the loader's path;\n"
     "                        without one the rows go through the host)\n"
+    "  OPSPARSE_MCL_COLUMN_STAGES  --layout rows on GPUs: column stages of a dense expansion\n"
+    "                        (default: the ranks; more hold less of X at a time)\n"
+    "  OPSPARSE_MCL_WHOLE_ITERATE=1  --layout rows on GPUs: the whole iterate on every GPU, the\n"
+    "                        kept rows gathered by NCCL (for comparisons)\n"
     "Open MPI binds each rank to one core by default (for 1 or 2 ranks; to a socket above): give\n"
     "mpirun --bind-to none, or --map-by slot:PE=T, for T threads a rank (-te T).\n";
 
@@ -89,9 +95,9 @@ cli_flavour mpi_flavour(shared_settings& sh, int ranks) {
         "the process grid, R rows by C columns with R*C = P (default: the most square, R <= C)")(
         "layout", apps::po::value<std::string>()->value_name("L")->default_value("grid"),
         "grid: the iterate in 2D blocks, the expansion by Sparse SUMMA in memory phases; rows: "
-        "every rank holds the whole iterate and expands, prunes and inflates its share of the "
-        "rows with opsparse-mcl's fused CPU expansion (faster while the iterate fits every "
-        "rank's memory; the CPU engine only)")(
+        "each rank expands, prunes and inflates its share of the rows with opsparse-mcl's own "
+        "backend, the iterate spread over the ranks' GPUs where each owns one (else whole on "
+        "every rank)")(
         "verbose",
         "per iteration: the expanded nnz, the memory phases and the seconds of each stage (the "
         "expansion, split into the local products and the rest: broadcasts, waiting, the product "
@@ -164,6 +170,11 @@ void finish(const cli_settings& s, const input_graph& in, const host_csr<double>
   }
   if (s.common.verbose && !r.row_exchange.empty())
     err << "[" << prog << "] rows layout: the kept rows were gathered through " << r.row_exchange
+        << (r.spread
+                ? "; the iterate spread over the GPUs, each rank holding its own rows, X "
+                  "gathered in " +
+                      std::to_string(r.column_stages) + " column stage(s) for a dense expansion"
+                : "")
         << "\n";
 }
 

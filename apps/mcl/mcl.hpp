@@ -205,6 +205,39 @@ class device_iterate {
   /// Products of each row of X·X, scanned, as the last expansion_blocks() counted them: n + 1
   /// values on the host (the ranks' shares of the expansion).
   virtual std::vector<offset_t> row_products_prefix() = 0;
+
+  // A rank that keeps only its own rows of X (the others empty) multiplies them by the rows of
+  // X it receives from the other ranks: whole, or one column block per stage of a fused
+  // expansion, so that no rank holds all of X.
+  /// The coming expansions multiply the iterate's rows by b (n rows laid out as X's, holding
+  /// every row the rank's rows need; b.col and b.val may be null for products() and
+  /// expansion_blocks() only) instead of by X itself; nullptr: X·X again. `sorted`: b's rows are.
+  virtual void multiply_by(const arrays* b, bool sorted) = 0;
+  /// Room for b (n rows, nnz entries; row pointer 0 set to 0), to be filled on stream(); valid
+  /// until the next call or release_right_buffer().
+  virtual arrays right_buffer(offset_t nnz) = 0;
+  virtual void release_right_buffer() = 0;
+  /// Products of the rank's rows times the right operand (this rank's share of the expansion).
+  virtual offset_t products() = 0;
+  /// The next expansion_blocks() decides the expansion's kind (dense, fused) from the whole
+  /// expansion's products, as every rank does, and leaves `reserved_bytes` of the budget free
+  /// (the right operand's pieces and, fused, the parked rows of a staged expansion).
+  virtual void decide_as(offset_t total_products, std::size_t reserved_bytes) = 0;
+  /// Whether the expansion that expansion_blocks() set up is fused (then expand_stage() serves).
+  virtual bool fused() const = 0;
+  /// Whether the current iterate's rows are sorted by column.
+  virtual bool rows_sorted() const = 0;
+  /// Rows [r0, r1) of the iterate restricted to columns [c0, c1), in scratch: row pointers from 0
+  /// (r1 - r0 + 1), columns, values; piece_row_ends(shift) gives its row ends plus shift (as
+  /// they lie in the gathered operand). Valid until the next call.
+  virtual arrays column_piece(index_t r0, index_t r1, index_t c0, index_t c1) = 0;
+  virtual const offset_t* piece_row_ends(offset_t shift) = 0;
+  /// One stage of a fused expansion of rows [r0, r1) (in place of expand() and prune_normalise()):
+  /// b holds columns [c0, c1) of X's rows (n rows). Stages come in increasing column order and
+  /// cover every column; the first begins the rows as expand() does, the last prunes them (as a
+  /// whole expansion would, to the bit) and appends them to the next iterate.
+  virtual void expand_stage(index_t r0, index_t r1, const prune_rule& rule, const arrays& b,
+                            index_t c0, index_t c1, bool first, bool last) = 0;
 };
 
 template <class T>
@@ -246,6 +279,10 @@ struct gpu_backend_options {
   std::size_t memory_budget = 0;
   iterate_placement placement = iterate_placement::automatic;
 };
+
+/// The options the programs read from the environment: OPSPARSE_MCL_FUSED=0 or 1 (the fused
+/// expansion never or always) and OPSPARSE_MCL_FUSED_WINDOW=N (its windows' columns at most).
+gpu_backend_options gpu_options_from_environment();
 
 /// The GPU backend on `device` (negative: the current one). Throws cuda_error without a device.
 template <class T>

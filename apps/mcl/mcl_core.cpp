@@ -231,6 +231,22 @@ void write_clusters(std::ostream& os, const clustering& c, const std::vector<std
 // Convenience
 // ------------------------------------------------------------------------------------------------
 
+#if OPSPARSE_HAS_GPU_ENGINE
+gpu_backend_options gpu_options_from_environment() {
+  // OPSPARSE_MCL_FUSED=0 or 1 overrides the automatic choice of the fused expansion (for the
+  // benchmark's ablation; the results are the same).
+  gpu_backend_options o;
+  if (const char* f = std::getenv("OPSPARSE_MCL_FUSED")) {
+    if (std::string(f) == "0") o.fused = fused_expansion::never;
+    if (std::string(f) == "1") o.fused = fused_expansion::always;
+  }
+  // OPSPARSE_MCL_FUSED_WINDOW=N caps the fused expansion's windows at N columns (a diagnostic:
+  // it reproduces a larger network's windows a row on a smaller one).
+  if (const char* w = std::getenv("OPSPARSE_MCL_FUSED_WINDOW")) o.fused_max_window = std::atoi(w);
+  return o;
+}
+#endif
+
 namespace {
 
 template <class T>
@@ -242,16 +258,7 @@ std::unique_ptr<backend<T>> make_backend(const host_csr<double>& start, const pa
           "the graph has negative weights, which only the CPU backend clusters as mcl does "
           "(--backend cpu or auto)");
 #if OPSPARSE_HAS_GPU_ENGINE
-    // OPSPARSE_MCL_FUSED=0 or 1 overrides the automatic choice of the fused expansion (for the
-    // benchmark's ablation; the results are the same).
-    gpu_backend_options o;
-    if (const char* f = std::getenv("OPSPARSE_MCL_FUSED")) {
-      if (std::string(f) == "0") o.fused = fused_expansion::never;
-      if (std::string(f) == "1") o.fused = fused_expansion::always;
-    }
-    // OPSPARSE_MCL_FUSED_WINDOW=N caps the fused expansion's windows at N columns (a diagnostic:
-    // it reproduces a larger network's windows a row on a smaller one).
-    if (const char* w = std::getenv("OPSPARSE_MCL_FUSED_WINDOW")) o.fused_max_window = std::atoi(w);
+    gpu_backend_options o = gpu_options_from_environment();
     o.memory_budget = memory_budget;
     return make_gpu_backend<T>(-1, o);
 #else

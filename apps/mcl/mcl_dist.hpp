@@ -53,15 +53,17 @@ enum class dist_engine { cpu, gpu };
 /// How the iterate lies on the ranks.
 ///   grid  2D blocks on the grid, the expansion by Sparse SUMMA in memory phases (above): the
 ///         iterate is never whole on a rank.
-///   rows  every rank holds the whole iterate and expands, prunes and inflates its share of the
-///         rows (equal products) with opsparse-mcl's own backend (the CPU's, or the GPU's on the
-///         rank's GPU with the GPU engine), each expanded block pruned before the next; the kept
-///         rows are then broadcast to every rank. A grid with one
-///         process column broadcasts X whole to every rank each iteration anyway, and the fused
-///         expansion never stores the unpruned rows. PPISB_human on the 2-core CPU machine
-///         (mpirun --bind-to none): 4.1 -> 1.6 s on 1 rank of 2 threads, 5.1 -> 1.6 s on 2
+///   rows  each rank expands, prunes and inflates its share of the rows (equal products) with
+///         opsparse-mcl's own backend (the CPU's, or the GPU's on the rank's GPU with the GPU
+///         engine), each expanded block pruned before the next. Where every rank owns its GPU and
+///         NCCL works, a rank keeps only its rows and receives the rows of X its expansion needs
+///         GPU to GPU, a column block at a time for a fused (dense) expansion
+///         (mcl_dist_devices.cpp): no rank holds the whole iterate. Otherwise every rank holds
+///         the whole iterate and the kept rows are broadcast to every rank after each iteration. A
+///         grid with one process column broadcasts X whole to every rank each iteration anyway, and
+///         the fused expansion never stores the unpruned rows. PPISB_human on the 2-core CPU
+///         machine (mpirun --bind-to none): 4.1 -> 1.6 s on 1 rank of 2 threads, 5.1 -> 1.6 s on 2
 ///         ranks of 1 (opsparse-mcl -te 2: 1.15 s, the same output).
-///         Every rank holds the whole iterate (on its GPU too, with the GPU engine).
 enum class dist_layout { grid, rows };
 
 template <class T>
@@ -76,6 +78,10 @@ struct dist_run_result {
   /// How the rows layout gathered the kept rows: "NCCL" (GPU to GPU), or "the host" and why
   /// not NCCL; "" in the grid layout.
   std::string row_exchange;
+  /// The rows layout on GPUs with NCCL: the iterate spread over the ranks (each holding its own
+  /// rows), and how many column stages a fused expansion gathered X in; else false and 0.
+  bool spread = false;
+  int column_stages = 0;
 };
 
 /// Runs MCL on the grid from `start` (rows sum to 1, held by rank `root`; ignored elsewhere)

@@ -20,6 +20,8 @@
 #include "opsparse/distributed/error.hpp"
 #if OPSPARSE_HAS_GPU_ENGINE
 #include <cuda_runtime_api.h>
+
+#include "opsparse/distributed/nccl.hpp"
 #endif
 
 namespace opsparse::mcl::detail {
@@ -97,6 +99,23 @@ void check_start(const dist::grid& g, const host_csr<T>& start, int root) {
                      "clusters as mcl does");
   });
 }
+
+#if OPSPARSE_HAS_GPU_ENGINE
+/// Whether the rows layout on GPUs with NCCL spreads the iterate over them: yes, unless
+/// OPSPARSE_MCL_WHOLE_ITERATE=1 keeps it whole on every GPU (for comparisons).
+inline bool spread_iterate() {
+  const char* whole = std::getenv("OPSPARSE_MCL_WHOLE_ITERATE");
+  return !(whole && std::string(whole) == "1");
+}
+
+/// dist_layout::rows with the iterate spread over the ranks' GPUs, rows of `start` (n×n, on
+/// root) cut by equal products (mcl_dist_devices.cpp); times from t0. Collective.
+template <class T>
+dist_run_result<T> run_spread(const dist::grid& g, dist::nccl_comm& nccl, backend<T>& b,
+                              const host_csr<T>& start, const params& p,
+                              const std::function<void(const dist_iteration_info&)>& progress,
+                              int root, index_t n, clock::time_point t0);
+#endif
 
 /// dist_layout::rows (mcl_dist_rows.cpp).
 template <class T>

@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -89,7 +90,7 @@ std::unique_ptr<backend<T>> make_rows_backend(const dist::grid& g, const params&
     }
 #if OPSPARSE_HAS_GPU_ENGINE
     int devices = 0;
-    b = make_gpu_backend<T>(rank_device(g, &devices));
+    b = make_gpu_backend<T>(rank_device(g, &devices), gpu_options_from_environment());
 #else
     throw std::runtime_error("this build has no GPU engine (configured with -DOPSPARSE_GPU=OFF)");
 #endif
@@ -224,6 +225,7 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
     nccl = rows_nccl(g, &r.row_exchange);
     if (nccl) dev = b->on_device();
   }
+  if (dev && spread_iterate()) return run_spread(g, *nccl, *b, start, p, progress, root, n, t0);
   if (dev) start_on_devices(g, *nccl, *b, start, root, n, nnz);
 #endif
   if (!dev) x = broadcast_matrix(g, start, root, n, nnz);

@@ -47,13 +47,27 @@ constexpr int block_threads = detail::dense_block;
 constexpr int warps = block_threads / 32;
 
 /// Flags the visit reports (fused_counters::flags).
-enum : unsigned { overflow_candidates = 1u, overflow_output = 2u };
+enum : unsigned { overflow_candidates = 1u, overflow_output = 2u, overflow_parked = 4u };
 
 /// Device counters of one fused expansion (one allocation, zeroed before the visit).
 struct counters {
-  unsigned long long out_cursor;  ///< entries requested in the output buffer (all rows)
-  unsigned long long expanded;    ///< entries of the unpruned expansion (sum of row lengths)
+  unsigned long long out_cursor;     ///< entries requested in the output buffer (all rows)
+  unsigned long long parked_cursor;  ///< entries requested in the parking buffer (staged)
+  unsigned long long expanded;       ///< entries of the unpruned expansion (sum of row lengths)
   unsigned flags;
+};
+
+/// A row between the stages of a staged expansion, whose columns are visited one block per stage
+/// (a distributed rank receives B a column block at a time): its candidates so far, parked in
+/// device memory, its bar and its measures. Later stages only add entries, so the bar stays
+/// valid and the measures add up.
+struct parked_row {
+  unsigned long long base;  ///< where its candidates start in the parking buffer
+  int count;
+  unsigned tau;
+  int bad;
+  int full, np;  ///< entries, and entries at or above the cutoff
+  double max, ssq, mass;
 };
 
 __device__ __forceinline__ unsigned key32(double v) {
@@ -113,6 +127,15 @@ struct prune_epilogue {
   offset_t* row_count;  ///< per local row: how many
   double* chaos;        ///< per global row
   counters* cnt;
+  // Staged visits only: the rows' state after the stages before (nullptr in the first stage)
+  // and the room for it after this one (nullptr in the last, which prunes as a whole visit).
+  const parked_row* resume = nullptr;
+  const index_t* resume_col = nullptr;
+  const T* resume_val = nullptr;
+  parked_row* park = nullptr;
+  index_t* park_col = nullptr;
+  T* park_val = nullptr;
+  unsigned long long park_cap = 0;
 
   struct shared_storage {
     unsigned hist[hist_buckets];
@@ -268,7 +291,7 @@ struct prune_epilogue {
   }
 
   // ---- the epilogue -----------------------------------------------------------------------------
-  __device__ void begin_row(shared_storage& s, index_t) const {
+  __device__ void begin_row(shared_storage& s, index_t row) const {
     zero_hist(s);
     if (threadIdx.x < warps) {
       s.w_max[threadIdx.x] = 0;
@@ -282,7 +305,65 @@ struct prune_epilogue {
       s.tau = 0;  // every value (>= 0) is a candidate until the row has K of them
       s.bad = 0;
     }
+    if (resume) resume_row(s, row);
     // the kernel's barrier follows before the first window
+  }
+
+  /// The row's state parked by the stage before: candidates back in the block's scratch and
+  /// histogram, measures in warp 0's slots.
+  __device__ __noinline__ void resume_row(shared_storage& s, index_t row) const {
+    const parked_row p = resume[row];
+    __syncthreads();  // begin_row's zeros are written
+    const bool fits = p.count <= cap - window_cols;
+    if (threadIdx.x == 0) {
+      s.w_max[0] = p.max;
+      s.w_ssq[0] = p.ssq;
+      s.w_mass[0] = p.mass;
+      s.w_full[0] = p.full;
+      s.w_np[0] = p.np;
+      s.tau = p.tau;
+      s.bad = p.bad || !fits;
+      s.n_cand = p.bad || !fits ? 0 : p.count;
+    }
+    if (p.bad || !fits) return;
+    index_t* cc = cand_col + static_cast<long long>(blockIdx.x) * cap;
+    T* cv = cand_val + static_cast<long long>(blockIdx.x) * cap;
+    for (int i = threadIdx.x; i < p.count; i += block_threads) {
+      const T v = resume_val[p.base + i];
+      cc[i] = resume_col[p.base + i];
+      cv[i] = v;
+      atomicAdd(&s.hist[key32(static_cast<double>(v)) >> hist_shift], 1u);
+    }
+  }
+
+  /// The row's state at the end of a stage that is not the last: its candidates brought down
+  /// to rank K's bucket and parked with its bar and measures.
+  __device__ __noinline__ void park_row(shared_storage& s, index_t row, double mx, double ssq,
+                                        double mass, long long full, long long np) const {
+    index_t* cc = cand_col + static_cast<long long>(blockIdx.x) * cap;
+    T* cv = cand_val + static_cast<long long>(blockIdx.x) * cap;
+    if (!s.bad) raise_tau(s, cc, cv);
+    __syncthreads();  // raise_tau's last word on s.bad
+    const int n = s.bad ? 0 : s.n_cand;
+    if (threadIdx.x == 0) {
+      unsigned long long base = atomicAdd(&cnt->parked_cursor, static_cast<unsigned long long>(n));
+      if (base + n > park_cap) {
+        atomicOr(&cnt->flags, overflow_parked);
+        base = ULLONG_MAX;
+      }
+      s.base = base;
+      park[row] =
+          parked_row{base == ULLONG_MAX ? 0 : base, n,  s.tau, s.bad, static_cast<int>(full),
+                     static_cast<int>(np),          mx, ssq,   mass};
+    }
+    __syncthreads();
+    const unsigned long long base = s.base;
+    if (base != ULLONG_MAX)
+      for (int i = threadIdx.x; i < n; i += block_threads) {
+        park_col[base + i] = cc[i];
+        park_val[base + i] = cv[i];
+      }
+    __syncthreads();
   }
 
   __device__ void window(shared_storage& s, index_t, index_t w0, int width, const double* vals,
@@ -403,6 +484,10 @@ struct prune_epilogue {
       mass_prune += s.w_mass[i];
       full += s.w_full[i];
       np += s.w_np[i];
+    }
+    if (park) {
+      park_row(s, row, mx, ssq, mass_prune, full, np);
+      return;
     }
     const int n = s.n_cand;
     const bool bad = s.bad != 0;

@@ -40,7 +40,7 @@
 
 #include "mcl.hpp"
 #include "mcl_device_memory_budget.cuh"
-#include "mcl_fused.cuh"
+#include "mcl_fused_visit.cuh"
 #include "mcl_gpu_kernels.cuh"
 #include "mcl_iterate_rows.cuh"
 #include "mcl_next_iterate.cuh"
@@ -157,7 +157,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     // Products per row (an upper bound of the expanded nnz), then the next iterate's bound
     // (each row's products capped at the entries a row keeps), then the products scanned.
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(products_.data() + n_, 0, sizeof(offset_t), s));
-    row_products(ctx_, m_.view(), m_.view(), products_.data());
+    row_products(ctx_, m_.view(), right(), products_.data());
     const offset_t bound = kept_bound();
     cub_scratch(scan_bytes(static_cast<long long>(n_) + 1));
     OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(cub_.data(), cub_bytes_, products_.data(),
@@ -169,7 +169,9 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     // (spgemm_options::dense_windows): X's rows are sorted then, and so are the expanded rows,
     // which the next iterate keeps. Sparse networks keep unsorted rows (pruning, inflation and
     // the interpretation read rows as sets; sorting cost the 200k-node benchmark 60 ms).
-    const bool dense = total / std::max<offset_t>(1, n_) * 4 >= n_;
+    // (A distributed rank decides as the whole expansion does: decide_as().)
+    const offset_t all = decide_total_ >= 0 ? decide_total_ : total;
+    const bool dense = all / std::max<offset_t>(1, n_) * 4 >= n_;
     opt_.sorted = dense;
     if (dense && !m_sorted_) sort_iterate_rows();
     total_products_ = total;
@@ -185,14 +187,15 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     fused_ =
         fused_mode_ == fused_expansion::always ||
         (fused_mode_ == fused_expansion::automatic &&
-         (total / std::max<offset_t>(1, n_) >= n_ || (dense && !spgemm_dense_rows_fit(ctx_, n_))));
+         (all / std::max<offset_t>(1, n_) >= n_ || (dense && !spgemm_dense_rows_fit(ctx_, n_))));
     release_unused_workspace();
     settle_memory();
 
     // Room: the budget less what is held, plus what this expansion reuses or frees.
     const std::size_t entry = sizeof(index_t) + sizeof(T);
     const std::size_t next_bytes = static_cast<std::size_t>(bound) * entry;
-    const std::size_t avail = available_bytes(workspace_bytes() + next_.device_bytes());
+    std::size_t avail = available_bytes(workspace_bytes() + next_.device_bytes());
+    avail = avail > reserved_bytes_ ? avail - reserved_bytes_ : 0;
     // A fused row costs its kept entries in the output buffer (and, streamed, in the two block
     // buffers); a stored product its column and (double) sum, the sorted copy of sums and CUB's
     // sort buffers (about two more) and, streamed, its kept copy in a block buffer.
@@ -216,8 +219,10 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     if (fused_) {
       // Nothing unpruned is stored: a row costs its kept entries (at most max(S, R) and ties;
       // 2,048 assumed here, the output buffer grows when rows keep more).
+      // (Staged, its candidates are parked between stages: twice as many again.)
       const long long per_row =
-          per_row_out + (streamed ? 2 * assumed_kept_per_row * static_cast<long long>(entry) : 0);
+          per_row_out + (streamed ? 2 * assumed_kept_per_row * static_cast<long long>(entry) : 0) +
+          (reserved_bytes_ > 0 ? 2 * per_row_out : 0);
       const long long rows = std::max<long long>(1, static_cast<long long>(room) / per_row);
       if (max_products > 0 && total > max_products)  // blocks asked for (--block-products)
         return split_rows_by_products(products_prefix(), max_products);
@@ -249,8 +254,8 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   void expand_unfused(index_t r0, index_t r1) {
     // Rows [r0, r1) of X as a view: the engine indexes col/val by absolute row pointers, so the
     // block is X's row pointers from r0 on, with X's column and value arrays.
-    const csr_view<T> b = m_.view();
-    csr_view<T> a = b;
+    const csr_view<T> b = right();
+    csr_view<T> a = m_.view();
     a.rows = r1 - r0;
     a.rpt = m_.rpt() + r0;
     try {
@@ -353,82 +358,37 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     note_memory("a block expanded and pruned");
   }
 
-  /// Rows [r0_, r1_) of X·X expanded and pruned at once (mcl_fused.cuh), appended to the next
-  /// iterate. Falls back to the engine's product and the pruning kernels for the block when a
-  /// row's candidates overflow the scratch (never with mcl's pruning on real data: see there).
+  /// Rows [r0_, r1_) of X·X (X·B with multiply_by()) expanded and pruned at once
+  /// (mcl_fused.cuh), appended to the next iterate. Falls back to the engine's product and the
+  /// pruning kernels for the block when a row's candidates overflow the scratch (never with
+  /// mcl's pruning on real data: see there).
   void expand_prune_fused(const prune_rule& rule) {
-    using S = plus_times<double>;
-    using epilogue = fused::prune_epilogue<T>;
-    cudaStream_t s = ctx_.stream();
-    const index_t m = r1_ - r0_;
-    if (m == 0) return;
-    const long long k = std::max(rule.select, rule.recover);
-    if (k > fused_max_rank) {
+    if (r1_ == r0_) return;
+    if (std::max(rule.select, rule.recover) > fused_max_rank || !visit_fused(rule, right(), {})) {
       // Ranks this deep need scratch of several times K a thread block: the stored expansion.
       expand_unfused(r0_, r1_);
       prune_expanded(rule);
-      return;
     }
-    epilogue epi{};
-    epi.rule = rule;
-    epi.rank_k = k;
-    // Without selection the cutoff's entries are all needed (mcl_fused.cuh): tau stays below.
-    epi.tau_cap = rule.select > 0 ? ~0u : cutoff_key(rule.cutoff);
-    epi.window_cols = dense_rows_window<S, epilogue>(ctx_, n_);
-    if (fused_max_window_ > 0)
-      epi.window_cols = std::min(epi.window_cols, std::max(32, fused_max_window_ / 32 * 32));
-    epi.r0 = r0_;
-    epi.cap = static_cast<int>((2ll * epi.window_cols + 2 * k + 1024 + 31) / 32 * 32);
-    const int blocks = dense_rows_blocks(ctx_, m);
-    cand_col_.reserve(static_cast<std::size_t>(blocks) * epi.cap);
-    cand_val_.reserve(static_cast<std::size_t>(blocks) * epi.cap);
-    row_base_.reserve(static_cast<std::size_t>(m));
+  }
+
+  /// A visit (or a stage of it) of rows [r0_, r1_) times b; after the last stage the kept rows
+  /// are laid out in the next iterate. False when a row's candidates overflowed the scratch.
+  bool visit_fused(const prune_rule& rule, const csr_view<T>& b, const visit_stage& stage) {
+    cudaStream_t s = ctx_.stream();
+    const index_t m = r1_ - r0_;
     keep_.reserve(static_cast<std::size_t>(m) + 1);
-    counters_.reserve(1);
     cub_scratch(scan_bytes(static_cast<long long>(m) + 1));
-    // Room for K kept entries a row (at most 2,048 assumed; the visit runs again with the exact
-    // size when rows keep more).
-    unsigned long long out_cap = std::max<unsigned long long>(
-        out_col_.capacity(), static_cast<unsigned long long>(m) *
-                                 static_cast<unsigned long long>(std::min(k, 1984ll) + 64));
-    const csr_view<T> b = m_.view();
-    csr_view<T> a = b;
+    csr_view<T> a = m_.view();
     a.rows = m;
     a.rpt = m_.rpt() + r0_;
-    dense_rows_options vo;
-    vo.b_sorted = m_sorted_;
-    vo.max_window = epi.window_cols;
-    fused::counters c{};
-    for (;;) {
-      out_col_.reserve(static_cast<std::size_t>(out_cap));
-      out_val_.reserve(static_cast<std::size_t>(out_cap));
-      epi.cand_col = cand_col_.data();
-      epi.cand_val = cand_val_.data();
-      epi.out_col = out_col_.data();
-      epi.out_val = out_val_.data();
-      epi.out_cap = out_cap;
-      epi.row_base = row_base_.data();
-      epi.row_count = keep_.data();
-      epi.chaos = chaos_.data();
-      epi.cnt = counters_.data();
-      OPSPARSE_CUDA_TRY(cudaMemsetAsync(counters_.data(), 0, sizeof(fused::counters), s));
-      OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[0], s));
-      visit_dense_rows<S>(ctx_, a, b, epi, no_mask{}, vo);
-      OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[1], s));
-      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(pinned_, counters_.data(), sizeof(fused::counters),
-                                        cudaMemcpyDeviceToHost, s));
-      OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
-      std::memcpy(&c, pinned_, sizeof(c));
-      times_.expand += elapsed(0, 1);
-      times_.numeric += elapsed(0, 1);
-      if (c.flags & fused::overflow_candidates) {
-        expand_unfused(r0_, r1_);
-        prune_expanded(rule);
-        return;
-      }
-      if (!(c.flags & fused::overflow_output)) break;
-      out_cap = c.out_cursor;  // rows kept more than assumed: once more with room for them
-    }
+    const int max_window = fused_max_window_ > 0 ? std::max(32, fused_max_window_ / 32 * 32) : 0;
+    float ms = 0;
+    const fused::counters c = visit_.run(ctx_, a, b, right_sorted(), rule, r0_, m, max_window,
+                                         stage, keep_.data(), chaos_.data(), &ms);
+    times_.expand += ms;
+    times_.numeric += ms;
+    if (c.flags & fused::overflow_candidates) return false;
+    if (!stage.last) return true;
     times_.products += products_between(r0_, r1_);
     expanded_nnz_ += static_cast<offset_t>(c.expanded);
     // The rows' kept counts (keep_) scanned into offsets; the rows gathered into the next iterate.
@@ -442,13 +402,14 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     const offset_t kept = read_scalar(keep_.data() + m);
     const auto out = next_.block(kept, ctx_);
     gather_rows_kernel<T><<<warp_grid(m), block_threads, 0, s>>>(
-        m, r0_, out.rpt_base, out.base, keep_.data(), row_base_.data(), out_col_.data(),
-        out_val_.data(), next_.arrays().rpt(), out.col, out.val);
+        m, r0_, out.rpt_base, out.base, keep_.data(), visit_.row_base(), visit_.out_col(),
+        visit_.out_val(), next_.arrays().rpt(), out.col, out.val);
     check_launch("gather_rows_kernel");
     OPSPARSE_CUDA_TRY(cudaEventRecord(ev_[5], s));
     next_.written(kept, ctx_);
     compact_pending_ = true;
     note_memory("a block expanded and pruned (fused)");
+    return true;
   }
 
   /// Products of rows [r0, r1) of X·X (from the scanned per-row counts).
@@ -456,14 +417,6 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     if (r0 == 0 && r1 == n_) return total_products_;
     return static_cast<long long>(read_scalar(products_.data() + r1) -
                                   read_scalar(products_.data() + r0));
-  }
-
-  /// The key (float bits) of the cutoff: every cell at or above the cutoff has a key at or above.
-  static unsigned cutoff_key(double cutoff) {
-    const float f = static_cast<float>(cutoff);
-    unsigned k;
-    std::memcpy(&k, &f, sizeof k);
-    return cutoff > 0 ? k : 0u;
   }
 
   void finish_expansion() override {
@@ -542,42 +495,28 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     return h;
   }
 
-  // ---- device_iterate: a distributed rank's rows gathered GPU to GPU (mcl_dist.cpp) --------
+  // ---- device_iterate: a distributed rank's face (mcl_gpu_rank.cuh) --------------------------
   device_iterate<T>* on_device() override { return this; }
   CUstream_st* stream() override { return ctx_.stream(); }
   arrays current() override { return {m_.rpt(), m_.col(), m_.val(), m_.nnz()}; }
-  const offset_t* shifted_row_pointers(index_t r0, index_t r1, offset_t shift) override {
-    OPSPARSE_EXPECTS(0 <= r0 && r0 <= r1 && r1 <= n_, "shifted_row_pointers: bad rows");
-    keep_.reserve(std::max<std::size_t>(1, static_cast<std::size_t>(r1 - r0)));
-    if (r1 > r0)
-      OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(m_.rpt() + r0 + 1, keep_.data(),
-                                                        static_cast<long long>(r1) - r0,
-                                                        plus_offset{shift}, ctx_.stream()));
-    return keep_.data();
+  const offset_t* shifted_row_pointers(index_t r0, index_t r1, offset_t shift) override;
+  arrays spare(offset_t nnz) override;
+  void use_spare() override;
+  std::vector<offset_t> row_products_prefix() override;
+  void multiply_by(const arrays* b, bool sorted) override;
+  arrays right_buffer(offset_t nnz) override;
+  void release_right_buffer() override;
+  offset_t products() override;
+  void decide_as(offset_t total_products, std::size_t reserved_bytes) override {
+    decide_total_ = total_products;
+    reserved_bytes_ = reserved_bytes;
   }
-  arrays spare(offset_t nnz) override {
-    device_csr<T>& spare = next_.arrays();
-    spare.set_shape(n_, n_, ctx_.memory());
-    spare.set_nnz(nnz, ctx_.memory());
-    OPSPARSE_CUDA_TRY(cudaMemsetAsync(spare.rpt(), 0, sizeof(offset_t), ctx_.stream()));
-    return {spare.rpt(), spare.col(), spare.val(), nnz};
-  }
-  void use_spare() override {
-    // The ranks' rows are in the order their backends left them, which is the same on every
-    // rank (opt_.sorted is decided from the whole X): m_sorted_ stays.
-    std::swap(m_, next_.arrays());
-    next_.arrays().set_nnz(0);
-  }
-  std::vector<offset_t> row_products_prefix() override {
-    // expansion_blocks() counted and scanned them into products_
-    std::vector<offset_t> prefix(static_cast<std::size_t>(n_) + 1, 0);
-    if (n_ == 0) return prefix;
-    cudaStream_t s = ctx_.stream();
-    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(prefix.data(), products_.data(),
-                                      prefix.size() * sizeof(offset_t), cudaMemcpyDeviceToHost, s));
-    OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
-    return prefix;
-  }
+  bool fused() const override { return fused_; }
+  bool rows_sorted() const override { return m_sorted_; }
+  arrays column_piece(index_t r0, index_t r1, index_t c0, index_t c1) override;
+  const offset_t* piece_row_ends(offset_t shift) override;
+  void expand_stage(index_t r0, index_t r1, const prune_rule& rule, const arrays& b, index_t c0,
+                    index_t c1, bool first, bool last) override;
 
   std::size_t device_budget() const override { return budget_.bytes(); }
 
@@ -607,6 +546,11 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   }
 
  private:
+  /// The expansion's right operand: X, or the distributed rank's B (multiply_by()).
+  csr_view<T> right();
+  bool right_sorted() const { return right_on_ ? right_sorted_ : m_sorted_; }
+  const offset_t* shifted(const offset_t* ends, index_t rows, offset_t shift);
+
   /// Sorts every row of the iterate by column: into next_'s arrays, then swapped; in place, a
   /// block of rows at a time, when a sorted copy (and CUB's scratch, about as much) won't fit.
   void sort_iterate_rows() {
@@ -621,7 +565,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
       release_workspace();
       settle_memory();
       sort_rows_in_blocks(ctx_, m_, std::max<std::size_t>(avail / (3 * entry), 1 << 20), seg_off_,
-                          out_col_, out_val_, cub_);
+                          sort_col_, sort_val_, cub_);
     }
     m_sorted_ = true;
   }
@@ -670,10 +614,10 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
 
   /// Device bytes of the expansion's workspaces (all reused or freed by the next expansion).
   std::size_t workspace_bytes() const {
-    return e_.nnz_capacity() * (sizeof(index_t) + sizeof(double)) +
+    return (e_.nnz_capacity() + piece_.nnz_capacity()) * (sizeof(index_t) + sizeof(double)) +
            (sorted_.capacity() + gathered_.capacity()) * sizeof(double) + cub_.capacity() +
-           (out_col_.capacity() + cand_col_.capacity()) * sizeof(index_t) +
-           (out_val_.capacity() + cand_val_.capacity()) * sizeof(T);
+           sort_col_.capacity() * sizeof(index_t) + sort_val_.capacity() * sizeof(T) +
+           visit_.bytes();
   }
   /// Frees the workspaces of the path (fused or stored) this expansion does not take.
   void release_unused_workspace() {
@@ -686,13 +630,10 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     e_ = device_csr<double>();
     sorted_ = device_buffer<double>();
     gathered_ = device_buffer<double>();
+    sort_col_ = device_buffer<index_t>();
+    sort_val_ = device_buffer<T>();
   }
-  void release_fused_workspace() {
-    out_col_ = device_buffer<index_t>();
-    out_val_ = device_buffer<T>();
-    cand_col_ = device_buffer<index_t>();
-    cand_val_ = device_buffer<T>();
-  }
+  void release_fused_workspace() { visit_.release(); }
   /// Under a memory budget, gives the memory pool's unused blocks back to the device: what the
   /// backend then holds is what it uses, and the budget bounds that. (Without one the pool keeps
   /// them for reuse; an allocation that finds the device full trims the pool and tries again.)
@@ -766,13 +707,18 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   device_buffer<offset_t> seg_off_;  ///< where each row's ranked values start (m + 1)
   device_buffer<offset_t> keep_;
   device_buffer<offset_t> products_;
-  // the fused expansion's scratch: candidates per thread block, kept entries, row starts
-  device_buffer<index_t> cand_col_;
-  device_buffer<T> cand_val_;
-  device_buffer<index_t> out_col_;
-  device_buffer<T> out_val_;
-  device_buffer<offset_t> row_base_;
-  device_buffer<fused::counters> counters_;
+  fused_visit<T> visit_;  ///< the fused expansion's visit and buffers
+  // A distributed rank's expansion (device_iterate): its right operand, the buffer it arrives
+  // in, a column piece of the rank's rows, the whole expansion's products and held-back bytes.
+  bool right_on_ = false;
+  bool right_sorted_ = true;
+  arrays right_;
+  device_csr<T> b_;
+  device_csr<T> piece_;
+  offset_t decide_total_ = -1;
+  std::size_t reserved_bytes_ = 0;
+  device_buffer<index_t> sort_col_;  ///< sorting the iterate in place: a block's scratch
+  device_buffer<T> sort_val_;
   device_buffer<double> chaos_;
   device_buffer<double> chaos_out_;
   device_buffer<offset_t> bound_;  ///< the next iterate's nnz bound (kept_bound())
@@ -782,6 +728,11 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
 };
 
 }  // namespace
+}  // namespace opsparse::mcl
+
+#include "mcl_gpu_rank.cuh"
+
+namespace opsparse::mcl {
 
 template <class T>
 std::unique_ptr<backend<T>> make_gpu_backend(int device, const gpu_backend_options& opt) {

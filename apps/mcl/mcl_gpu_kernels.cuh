@@ -41,6 +41,13 @@ struct plus_offset {
   __device__ offset_t operator()(offset_t x) const { return x + shift; }
 };
 
+/// Whether an entry's column lies in [c0, c1) (a column piece of the iterate, select()).
+template <class T>
+struct in_columns {
+  index_t c0, c1;
+  __device__ bool operator()(index_t, index_t j, T) const { return c0 <= j && j < c1; }
+};
+
 /// Per expanded row, from the cutoff pass.
 struct row_stat {
   double maxval;      ///< largest value of the expanded row

@@ -54,6 +54,10 @@ struct dense_rows_options {
   /// At most this many columns a window (rounded down to a multiple of 32; 0: as many as fit).
   /// Tests lower it to reach several windows on small matrices.
   int max_window = 0;
+  /// Columns [first_col, last_col) only (last_col < 0: B.cols): a product of B's column block,
+  /// visited in stages (MCL's distributed expansion). B must have no entry left of first_col.
+  index_t first_col = 0;
+  index_t last_col = -1;
 };
 
 /// Columns per window for the epilogue Epi over values of S (the kernel's choice: as many as
@@ -95,7 +99,10 @@ void visit_dense_rows(context& ctx, const csr_view<VA>& a, const csr_view<VB>& b
     detail::rows_unsorted_kernel<<<grid, 256, 0, s>>>(b.rows, b.rpt, b.col, flag);
     detail::check_launch("rows_unsorted_kernel");
   }
-  int window = std::max(32, dense_rows_window<S, Epi>(ctx, b.cols));
+  const index_t last = opt.last_col >= 0 ? opt.last_col : b.cols;
+  OPSPARSE_EXPECTS(0 <= opt.first_col && opt.first_col <= last && last <= b.cols,
+                   "visit_dense_rows: bad column range");
+  int window = std::max(32, dense_rows_window<S, Epi>(ctx, last - opt.first_col));
   if (opt.max_window > 0) window = std::min(window, std::max(32, opt.max_window / 32 * 32));
   const std::size_t bytes =
       detail::window_smem_bytes(window, has_values_v<T> ? sizeof(T) : 0, Epi::presence_bits);
@@ -103,7 +110,7 @@ void visit_dense_rows(context& ctx, const csr_view<VA>& a, const csr_view<VB>& b
   detail::allow_smem(reinterpret_cast<const void*>(k), bytes);
   k<<<dense_rows_blocks(ctx, n), detail::dense_block, bytes, s>>>(
       opt.rows, n, detail::dev_csr<VA>{a.rpt, a.col, a.val},
-      detail::dev_csr<VB>{b.rpt, b.col, b.val}, b.cols, window, flag, mask, epi);
+      detail::dev_csr<VB>{b.rpt, b.col, b.val}, opt.first_col, last, window, flag, mask, epi);
   detail::check_launch("window_rows_kernel");
 }
 

@@ -68,8 +68,24 @@ for layout in grid rows; do
     how=$(grep -o "gathered through .*" "$work/gpu.err")
     if [ $layout = rows ]; then
       [ -n "$how" ] || fail "--backend gpu --layout rows: -V does not say how the rows were gathered"
-      [ "${OPSPARSE_EXPECT_NCCL:-0}" = 1 ] && [ "$how" != "gathered through NCCL" ] &&
-        fail "--backend gpu --layout rows: $how, not NCCL (OPSPARSE_EXPECT_NCCL=1)"
+      if [ "${OPSPARSE_EXPECT_NCCL:-0}" = 1 ]; then
+        case $how in
+          "gathered through NCCL; the iterate spread over the GPUs"*) ;;
+          *) fail "--backend gpu --layout rows: $how, not NCCL with the iterate spread (OPSPARSE_EXPECT_NCCL=1)" ;;
+        esac
+        # The spread iterate gives the file of the whole one, in any number of column stages.
+        OPSPARSE_MCL_WHOLE_ITERATE=1 run_mpi "$g" --abc --backend gpu --layout rows -o "$work/whole.out" 2> /dev/null &&
+          cmp -s "$work/gpu.out" "$work/whole.out" ||
+          fail "--backend gpu --layout rows: the spread iterate's output differs from the whole one's"
+        # The fused expansion in 1 and 5 column stages (windows of 64 columns: several a stage).
+        OPSPARSE_MCL_FUSED=1 OPSPARSE_MCL_FUSED_WINDOW=64 OPSPARSE_MCL_COLUMN_STAGES=1 \
+          run_mpi "$g" --abc --backend gpu --layout rows -o "$work/stages1.out" 2> /dev/null &&
+          OPSPARSE_MCL_FUSED=1 OPSPARSE_MCL_FUSED_WINDOW=64 OPSPARSE_MCL_COLUMN_STAGES=5 \
+            run_mpi "$g" --abc --backend gpu --layout rows -o "$work/stages5.out" 2> /dev/null &&
+          cmp -s "$work/stages1.out" "$work/stages5.out" &&
+          [ "$(as_sets "$work/stages5.out")" = "$(as_sets "$work/PPISB_yeast.mcl")" ] ||
+          fail "--backend gpu --layout rows: the fused expansion in 5 column stages differs from 1 stage's or mcl's"
+      fi
     fi
     echo "ok: --backend gpu --layout $layout on $np ranks ($(wc -l < "$work/gpu.out") clusters, mcl's partition${how:+; $how})"
   elif [ $status = 1 ] && [ "${OPSPARSE_REQUIRE_GPU:-0}" != 1 ]; then

@@ -602,7 +602,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
       auto kw = window_rows_kernel<Semiring, VA, VB, Mask, window_writer<T>>;
       allow_smem(reinterpret_cast<const void*>(kw), bytes);
       const unsigned* flag = st.d_b_unsorted;
-      kw<<<st.win_blocks, dense_block, bytes, bs>>>(bins, n, to_dev(a), to_dev(b),
+      kw<<<st.win_blocks, dense_block, bytes, bs>>>(bins, n, to_dev(a), to_dev(b), 0,
                                                     static_cast<index_t>(st.cols), window, flag,
                                                     mask, window_writer<T>{out});
       check_launch("window_rows_kernel");

@@ -300,7 +300,9 @@ __device__ __forceinline__ void window_steps_after(const dev_csr<VA>& a, const d
     }                                                             \
   } while (0)
 
-/// The rows `rows[0..n_rows)` of A·B (rows == nullptr: rows 0..n_rows-1), one block of
+/// The rows `rows[0..n_rows)` of A·B (rows == nullptr: rows 0..n_rows-1) in columns
+/// [first_col, cols) (B has no entry left of first_col: the cursors start at its rows' first
+/// entries), one block of
 /// dense_block threads a row, grid-stride. Each window's values and presence bits (unless
 /// Epi::presence_bits is false: then only values, summed with +) are complete
 /// when epi.window() is called (by the whole block, between barriers); absent columns hold the
@@ -310,7 +312,8 @@ __device__ __forceinline__ void window_steps_after(const dev_csr<VA>& a, const d
 template <class S, class VA, class VB, class Mask, class Epi>
 __global__ void __launch_bounds__(dense_block, 1)
     window_rows_kernel(const index_t* rows, index_t n_rows, dev_csr<VA> a, dev_csr<VB> b,
-                       index_t cols, int window, const unsigned* b_unsorted, Mask mask, Epi epi) {
+                       index_t first_col, index_t cols, int window, const unsigned* b_unsorted,
+                       Mask mask, Epi epi) {
   using T = typename S::value_type;
   constexpr unsigned full = 0xffffffffu;
   extern __shared__ __align__(16) unsigned char smem_w[];
@@ -340,7 +343,7 @@ __global__ void __launch_bounds__(dense_block, 1)
     VA av0{}, av1{};
     start_slots(a, b, alo + warp + static_cast<offset_t>(nwarps) * lane, ahi,
                 static_cast<offset_t>(nwarps) * 32, cur0, rem0, av0, cur1, rem1, av1);
-    for (index_t w0 = 0; w0 < cols; w0 += window) {
+    for (index_t w0 = first_col; w0 < cols; w0 += window) {
       const index_t w1 = cols - w0 > window ? w0 + window : cols;
       clear_window<S, Mode>(vals, bits, window, tid);
       __syncthreads();

@@ -1,0 +1,378 @@
+// Distributed MCL's rows layout with the iterate spread over the ranks' GPUs (mcl_dist.hpp,
+// dist_layout::rows, each rank owning its GPU and NCCL usable): rank r keeps rows split[r] to
+// split[r + 1] of X on its device, and no rank ever holds the whole X. Each iteration:
+//   1. every rank's row ends gathered by NCCL (X's row pointers on every device), from which
+//      each rank counts its rows' products; the whole expansion's count decides its kind
+//      (dense, fused) on every rank alike;
+//   2. a fused (dense) expansion runs in column stages: for columns [c0, c1), every rank cuts
+//      that block out of its rows, NCCL gathers the blocks on every device, and each rank
+//      expands its rows over those columns, parking each row's candidates until the last
+//      stage prunes it (mcl_fused_visit.cuh). A device holds its rows, their next iterate and
+//      one column block of X. An expansion that is not fused (sparse networks) gathers the rows
+//      of X whole as the right operand;
+//   3. chaos, inflation, and the iteration's measures reduced over the ranks.
+// The start matrix is cut by rows on `root` and sent to the ranks through MPI; the limit is
+// gathered on `root` at the end.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mcl_detail.hpp"
+#include "mcl_dist_common.hpp"
+#include "mcl_iteration.hpp"
+#include "opsparse/cpu/spgemm.hpp"
+#include "opsparse/distributed/nccl.hpp"
+
+#if OPSPARSE_HAS_GPU_ENGINE
+namespace opsparse::mcl::detail {
+namespace {
+
+/// Column stages of a fused expansion: the ranks, or OPSPARSE_MCL_COLUMN_STAGES when set (tests
+/// force many on few ranks).
+int column_stages(int ranks) {
+  const char* v = std::getenv("OPSPARSE_MCL_COLUMN_STAGES");
+  const int x = v ? std::atoi(v) : 0;
+  return x > 0 ? x : ranks;
+}
+
+template <class V>
+void send_chunks(const V* data, long long count, int to, MPI_Comm comm) {
+  const long long chunk = message_elements();
+  for (long long at = 0; at < count; at += chunk)
+    OPSPARSE_MPI_TRY(MPI_Send(data + at, static_cast<int>(std::min(chunk, count - at)),
+                              mpi_type<V>(), to, 0, comm));
+}
+template <class V>
+void receive_chunks(V* data, long long count, int from, MPI_Comm comm) {
+  const long long chunk = message_elements();
+  for (long long at = 0; at < count; at += chunk)
+    OPSPARSE_MPI_TRY(MPI_Recv(data + at, static_cast<int>(std::min(chunk, count - at)),
+                              mpi_type<V>(), from, 0, comm, MPI_STATUS_IGNORE));
+}
+
+/// Rows split[me] to split[me + 1] of root's n×n matrix `m` on every rank, as an n×n matrix whose
+/// other rows are empty. Collective.
+template <class T>
+host_csr<T> scatter_rows(const dist::grid& g, const host_csr<T>& m,
+                         const std::vector<index_t>& split, int root, index_t n) {
+  const int me = g.rank();
+  const index_t first = split[me], last = split[me + 1];
+  std::vector<offset_t> lengths(static_cast<std::size_t>(last - first));
+  std::vector<index_t> col;
+  std::vector<T> val;
+  if (me == root) {
+    for (int r = 0; r < g.size(); ++r) {
+      const offset_t e0 = m.rpt[split[r]], e1 = m.rpt[split[r + 1]];
+      std::vector<offset_t> len(static_cast<std::size_t>(split[r + 1] - split[r]));
+      for (index_t i = split[r]; i < split[r + 1]; ++i) len[i - split[r]] = m.rpt[i + 1] - m.rpt[i];
+      if (r == me) {
+        lengths = std::move(len);
+        col.assign(m.col.begin() + e0, m.col.begin() + e1);
+        val.assign(m.val.begin() + e0, m.val.begin() + e1);
+        continue;
+      }
+      long long entries = e1 - e0;
+      OPSPARSE_MPI_TRY(MPI_Send(&entries, 1, MPI_LONG_LONG, r, 0, g.comm()));
+      send_chunks(len.data(), static_cast<long long>(len.size()), r, g.comm());
+      send_chunks(m.col.data() + e0, entries, r, g.comm());
+      send_chunks(m.val.data() + e0, entries, r, g.comm());
+    }
+  } else {
+    long long entries = 0;
+    OPSPARSE_MPI_TRY(MPI_Recv(&entries, 1, MPI_LONG_LONG, root, 0, g.comm(), MPI_STATUS_IGNORE));
+    col.resize(static_cast<std::size_t>(entries));
+    val.resize(static_cast<std::size_t>(entries));
+    receive_chunks(lengths.data(), static_cast<long long>(lengths.size()), root, g.comm());
+    receive_chunks(col.data(), entries, root, g.comm());
+    receive_chunks(val.data(), entries, root, g.comm());
+  }
+  host_csr<T> x(n, n);
+  for (index_t i = 0; i < n; ++i)
+    x.rpt[i + 1] = x.rpt[i] + (i >= first && i < last ? lengths[i - first] : 0);
+  x.col = std::move(col);
+  x.val = std::move(val);
+  return x;
+}
+
+/// The rows' split: equal products of the start matrix's expansion, decided on root.
+template <class T>
+std::vector<index_t> product_split(const dist::grid& g, const host_csr<T>& start, int root,
+                                   index_t n) {
+  std::vector<long long> split(static_cast<std::size_t>(g.size()) + 1, 0);
+  if (g.rank() == root) {
+    const std::vector<offset_t> per_row = cpu::row_products(start, start);
+    std::vector<offset_t> before(per_row.size() + 1, 0);
+    for (std::size_t i = 0; i < per_row.size(); ++i) before[i + 1] = before[i] + per_row[i];
+    const std::vector<index_t> s = cpu::balanced_row_blocks(before, g.size());
+    std::copy(s.begin(), s.end(), split.begin());
+  }
+  OPSPARSE_MPI_TRY(
+      MPI_Bcast(split.data(), static_cast<int>(split.size()), MPI_LONG_LONG, root, g.comm()));
+  std::vector<index_t> out(split.begin(), split.end());
+  out.back() = n;
+  return out;
+}
+
+/// One rank's view of the spread iterate: its rows, its device, NCCL.
+template <class T>
+class spread_rows {
+ public:
+  using arrays = typename device_iterate<T>::arrays;
+  spread_rows(const dist::grid& g, dist::nccl_comm& nccl, backend<T>& b, std::vector<index_t> split,
+              index_t n)
+      : g_(g), nccl_(nccl), b_(b), dev_(*b.on_device()), split_(std::move(split)), n_(n) {}
+
+  /// Gathers `mine` (row ends shifted by `before`, columns, values: this rank's part, `own`
+  /// entries) from every rank into the right operand's buffer (n rows). Returns it.
+  template <class Ends>
+  arrays gather(Ends ends, const index_t* col, const T* val, offset_t own, bool with_entries) {
+    const int ranks = g_.size(), me = g_.rank();
+    std::vector<long long> entries(static_cast<std::size_t>(ranks), 0);
+    long long e = static_cast<long long>(own);
+    OPSPARSE_MPI_TRY(
+        MPI_Allgather(&e, 1, MPI_LONG_LONG, entries.data(), 1, MPI_LONG_LONG, g_.comm()));
+    offset_t before = 0, total = 0;
+    std::vector<std::size_t> rpt_bytes, col_bytes, val_bytes;
+    for (int r = 0; r < ranks; ++r) {
+      if (r == me) before = total;
+      total += entries[static_cast<std::size_t>(r)];
+      const auto k = static_cast<std::size_t>(entries[static_cast<std::size_t>(r)]);
+      rpt_bytes.push_back(static_cast<std::size_t>(split_[r + 1] - split_[r]) * sizeof(offset_t));
+      col_bytes.push_back(k * sizeof(index_t));
+      val_bytes.push_back(k * sizeof(T));
+    }
+    arrays all;
+    const offset_t* shifted = nullptr;
+    local_step(g_, "opsparse-mcl-mpi: room for the rows of X on the GPU", [&] {
+      all = dev_.right_buffer(with_entries ? total : 0);
+      shifted = ends(before);
+    });
+    nccl_.allgatherv(shifted, all.rpt + 1, rpt_bytes, dev_.stream());
+    if (with_entries) {
+      nccl_.allgatherv(col, all.col, col_bytes, dev_.stream());
+      nccl_.allgatherv(val, all.val, val_bytes, dev_.stream());
+    }
+    all.nnz = with_entries ? total : 0;
+    return all;
+  }
+
+  /// X's rows (whole when with_entries, else their row pointers only) as the right operand.
+  arrays gather_rows(bool with_entries) {
+    const arrays mine = dev_.current();
+    const index_t first = split_[g_.rank()], last = split_[g_.rank() + 1];
+    return gather([&](offset_t before) { return dev_.shifted_row_pointers(first, last, before); },
+                  mine.col, mine.val, mine.nnz, with_entries);
+  }
+
+  /// Columns [c0, c1) of X's rows as the right operand.
+  arrays gather_columns(index_t c0, index_t c1) {
+    const index_t first = split_[g_.rank()], last = split_[g_.rank() + 1];
+    arrays piece;
+    local_step(g_, "opsparse-mcl-mpi: a column block of the rank's rows",
+               [&] { piece = dev_.column_piece(first, last, c0, c1); });
+    return gather([&](offset_t before) { return dev_.piece_row_ends(before); }, piece.col,
+                  piece.val, piece.nnz, true);
+  }
+
+  /// Whether every rank's rows are sorted (the right operand's then are).
+  bool all_sorted() {
+    int sorted = dev_.rows_sorted() ? 1 : 0;
+    OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &sorted, 1, MPI_INT, MPI_MIN, g_.comm()));
+    return sorted != 0;
+  }
+
+  /// Expands, prunes and inflates the rank's rows; returns the chaos (the rank's rows').
+  double step(const params& p, double power) {
+    const prune_rule rule = p.rule();
+    const bool sorted = all_sorted();
+    const int stages = column_stages(g_.size());
+    const index_t first = split_[g_.rank()], last = split_[g_.rank() + 1];
+    std::vector<index_t> blocks = plan(sorted, stages);
+    if (dev_.fused()) {
+      dev_.multiply_by(nullptr, sorted);
+      // The same number of row blocks on every rank (their gathers are collective).
+      long long per_block = blocks.size() > 1 ? blocks[1] - blocks[0] : 1;
+      OPSPARSE_MPI_TRY(
+          MPI_Allreduce(MPI_IN_PLACE, &per_block, 1, MPI_LONG_LONG, MPI_MIN, g_.comm()));
+      per_block = std::max<long long>(per_block, 1);
+      long long rounds = (last - first + per_block - 1) / per_block;
+      OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, g_.comm()));
+      for (long long k = 0; k < rounds; ++k) {
+        const index_t r0 = static_cast<index_t>(std::min<long long>(first + k * per_block, last));
+        const index_t r1 = static_cast<index_t>(std::min<long long>(r0 + per_block, last));
+        for (int s = 0; s < stages; ++s) {
+          const index_t c0 = static_cast<index_t>(static_cast<long long>(n_) * s / stages);
+          const index_t c1 = static_cast<index_t>(static_cast<long long>(n_) * (s + 1) / stages);
+          const arrays piece = gather_columns(c0, c1);
+          local_step(g_, "opsparse-mcl-mpi: a column stage of the expansion", [&] {
+            dev_.expand_stage(r0, r1, rule, piece, c0, c1, s == 0, s + 1 == stages);
+          });
+        }
+      }
+      local_step(g_, "opsparse-mcl-mpi: the next iterate", [&] { b_.finish_expansion(); });
+    } else {
+      const arrays x = gather_rows(true);
+      local_step(g_, "opsparse-mcl-mpi: expanding and pruning the rank's rows", [&] {
+        dev_.multiply_by(&x, sorted);
+        for (std::size_t k = 0; k + 1 < blocks.size(); ++k) {
+          const index_t r0 = std::max(blocks[k], first), r1 = std::min(blocks[k + 1], last);
+          if (r0 >= r1) continue;
+          b_.expand(r0, r1);
+          b_.prune_normalise(rule);
+        }
+        b_.finish_expansion();
+      });
+    }
+    double chaos = 0;
+    local_step(g_, "opsparse-mcl-mpi: chaos and inflation", [&] {
+      dev_.multiply_by(nullptr, true);
+      dev_.release_right_buffer();
+      chaos = b_.chaos();
+      b_.inflate_normalise(power);
+    });
+    return chaos;
+  }
+
+  /// X's row pointers on every device, the products counted, the expansion's kind decided from
+  /// the whole expansion, and the rank's row blocks (the backend's, by its memory).
+  std::vector<index_t> plan(bool sorted, int stages) {
+    const arrays shape = gather_rows(false);
+    long long counts[2] = {0, static_cast<long long>(dev_.current().nnz)};
+    local_step(g_, "opsparse-mcl-mpi: counting the expansion", [&] {
+      dev_.multiply_by(&shape, sorted);
+      counts[0] = static_cast<long long>(dev_.products());
+    });
+    OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, g_.comm()));
+    // Held back for a column stage: the rank's piece and the gathered block (X's entries over
+    // the stages, a quarter more for uneven blocks) and their row pointers.
+    const long long entry = static_cast<long long>(sizeof(index_t) + sizeof(T));
+    const auto reserved = static_cast<std::size_t>(counts[1] / stages * 5 / 4 * entry +
+                                                   2 * (static_cast<long long>(n_) + 1) *
+                                                       static_cast<long long>(sizeof(offset_t)));
+    std::vector<index_t> blocks;
+    local_step(g_, "opsparse-mcl-mpi: planning the expansion", [&] {
+      dev_.decide_as(static_cast<offset_t>(counts[0]), reserved);
+      blocks = b_.expansion_blocks(0);
+    });
+    return blocks;
+  }
+
+  /// The whole iterate on root's host (collective; empty elsewhere).
+  host_csr<T> gather_on_root(int root) {
+    host_csr<T> mine = b_.download();
+    const index_t first = split_[g_.rank()], last = split_[g_.rank() + 1];
+    host_csr<T> rows = dist::detail::take_rows(mine, {first}, {last});
+    mine = {};
+    // every rank's rows to root through the host (the converged iterate is small)
+    host_csr<T> all;
+    if (g_.rank() == root) all = host_csr<T>(n_, n_);
+    std::vector<long long> entries(static_cast<std::size_t>(g_.size()), 0);
+    long long own = static_cast<long long>(rows.nnz());
+    OPSPARSE_MPI_TRY(
+        MPI_Gather(&own, 1, MPI_LONG_LONG, entries.data(), 1, MPI_LONG_LONG, root, g_.comm()));
+    if (g_.rank() != root) {
+      std::vector<offset_t> len(static_cast<std::size_t>(rows.rows));
+      for (index_t i = 0; i < rows.rows; ++i) len[i] = rows.rpt[i + 1] - rows.rpt[i];
+      send_chunks(len.data(), static_cast<long long>(len.size()), root, g_.comm());
+      send_chunks(rows.col.data(), own, root, g_.comm());
+      send_chunks(rows.val.data(), own, root, g_.comm());
+      return {};
+    }
+    std::vector<offset_t> len(static_cast<std::size_t>(n_), 0);
+    std::vector<std::vector<index_t>> cols(static_cast<std::size_t>(g_.size()));
+    std::vector<std::vector<T>> vals(static_cast<std::size_t>(g_.size()));
+    for (int r = 0; r < g_.size(); ++r) {
+      const auto k = static_cast<std::size_t>(entries[static_cast<std::size_t>(r)]);
+      if (r == root) {
+        for (index_t i = 0; i < rows.rows; ++i) len[split_[r] + i] = rows.rpt[i + 1] - rows.rpt[i];
+        cols[r] = std::move(rows.col);
+        vals[r] = std::move(rows.val);
+        continue;
+      }
+      receive_chunks(len.data() + split_[r], split_[r + 1] - split_[r], r, g_.comm());
+      cols[r].resize(k);
+      vals[r].resize(k);
+      receive_chunks(cols[r].data(), static_cast<long long>(k), r, g_.comm());
+      receive_chunks(vals[r].data(), static_cast<long long>(k), r, g_.comm());
+    }
+    for (index_t i = 0; i < n_; ++i) all.rpt[i + 1] = all.rpt[i] + len[i];
+    for (int r = 0; r < g_.size(); ++r) {
+      all.col.insert(all.col.end(), cols[r].begin(), cols[r].end());
+      all.val.insert(all.val.end(), vals[r].begin(), vals[r].end());
+    }
+    return all;
+  }
+
+ private:
+  const dist::grid& g_;
+  dist::nccl_comm& nccl_;
+  backend<T>& b_;
+  device_iterate<T>& dev_;
+  std::vector<index_t> split_;
+  index_t n_;
+};
+
+}  // namespace
+
+template <class T>
+dist_run_result<T> run_spread(const dist::grid& g, dist::nccl_comm& nccl, backend<T>& b,
+                              const host_csr<T>& start, const params& p,
+                              const std::function<void(const dist_iteration_info&)>& progress,
+                              int root, index_t n, clock::time_point t0) {
+  dist_run_result<T> r;
+  r.row_exchange = "NCCL";
+  r.spread = true;
+  r.column_stages = column_stages(g.size());
+  const std::vector<index_t> split = product_split(g, start, root, n);
+  {
+    host_csr<T> mine = scatter_rows(g, start, split, root, n);
+    local_step(g, "opsparse-mcl-mpi: the rank's rows on the GPU", [&] { b.load(mine); });
+  }
+  spread_rows<T> rows(g, nccl, b, split, n);
+  r.start_seconds = since(t0);
+  double maxima[2] = {};   // chaos, the iteration's seconds (the slowest rank's)
+  long long sums[2] = {};  // expanded entries, kept entries
+  iteration_hooks h;
+  h.step = [&](int, double power) {
+    const auto t1 = clock::now();
+    maxima[0] = rows.step(p, power);
+    maxima[1] = since(t1);
+    sums[0] = static_cast<long long>(b.expanded_nnz());
+    sums[1] = static_cast<long long>(b.nnz());
+    OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, maxima, 2, MPI_DOUBLE, MPI_MAX, g.comm()));
+    OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_LONG_LONG, MPI_SUM, g.comm()));
+    return maxima[0];
+  };
+  if (progress)
+    h.done = [&](int it, double chaos, double seconds) {
+      dist_iteration_info i;
+      i.iteration = it;
+      i.chaos = chaos;
+      i.expanded_nnz = sums[0];
+      i.nnz = sums[1];
+      i.seconds = seconds;
+      i.expand_seconds = maxima[1];
+      i.products_seconds = maxima[1];  // (fused: products, pruning and inflation together)
+      progress(i);
+    };
+  const iteration_outcome o = iterate(p, 1, h);
+  r.iterations = o.iterations;
+  r.converged = o.converged;
+  r.limit = rows.gather_on_root(root);
+  r.seconds = since(t0);
+  return r;
+}
+
+template dist_run_result<float> run_spread<float>(
+    const dist::grid&, dist::nccl_comm&, backend<float>&, const host_csr<float>&, const params&,
+    const std::function<void(const dist_iteration_info&)>&, int, index_t, clock::time_point);
+template dist_run_result<double> run_spread<double>(
+    const dist::grid&, dist::nccl_comm&, backend<double>&, const host_csr<double>&, const params&,
+    const std::function<void(const dist_iteration_info&)>&, int, index_t, clock::time_point);
+
+}  // namespace opsparse::mcl::detail
+#endif  // OPSPARSE_HAS_GPU_ENGINE
