@@ -221,8 +221,9 @@ class device_iterate {
   virtual offset_t products() = 0;
   /// The next expansion_blocks() decides the expansion's kind (dense, fused) from the whole
   /// expansion's products, as every rank does, and leaves `reserved_bytes` of the budget free
-  /// (the right operand's pieces and, fused, the parked rows of a staged expansion).
-  virtual void decide_as(offset_t total_products, std::size_t reserved_bytes) = 0;
+  /// (the right operand's pieces and, fused, the parked rows of a staged expansion). `fused`:
+  /// fused whatever the products (the rows of X an unfused expansion needs do not fit).
+  virtual void decide_as(offset_t total_products, std::size_t reserved_bytes, bool fused) = 0;
   /// Whether the expansion that expansion_blocks() set up is fused (then expand_stage() serves).
   virtual bool fused() const = 0;
   /// Whether the current iterate's rows are sorted by column.

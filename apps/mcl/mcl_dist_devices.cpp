@@ -253,9 +253,17 @@ class spread_rows {
     const auto reserved = static_cast<std::size_t>(counts[1] / stages * 5 / 4 * entry +
                                                    2 * (static_cast<long long>(n_) + 1) *
                                                        static_cast<long long>(sizeof(offset_t)));
+    // An unfused expansion multiplies by X's rows whole: where they would take more than a
+    // quarter of the smallest rank's budget, an expansion of a 32nd of the columns in products a
+    // row or more goes fused, in column stages (at 8M nodes the dense second expansion has 1.25M
+    // products a row, under the quarter of the columns that makes it dense on one GPU).
+    double budget = static_cast<double>(b_.device_budget());
+    OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &budget, 1, MPI_DOUBLE, MPI_MIN, g_.comm()));
+    const bool fused = static_cast<double>(counts[1] * entry) > budget / 4 &&
+                       counts[0] / std::max<long long>(n_, 1) * 32 >= n_;
     std::vector<index_t> blocks;
     local_step(g_, "opsparse-mcl-mpi: planning the expansion", [&] {
-      dev_.decide_as(static_cast<offset_t>(counts[0]), reserved);
+      dev_.decide_as(static_cast<offset_t>(counts[0]), reserved, fused);
       blocks = b_.expansion_blocks(0);
     });
     return blocks;

@@ -171,7 +171,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     // the interpretation read rows as sets; sorting cost the 200k-node benchmark 60 ms).
     // (A distributed rank decides as the whole expansion does: decide_as().)
     const offset_t all = decide_total_ >= 0 ? decide_total_ : total;
-    const bool dense = all / std::max<offset_t>(1, n_) * 4 >= n_;
+    const bool dense = force_fused_ || all / std::max<offset_t>(1, n_) * 4 >= n_;
     opt_.sorted = dense;
     if (dense && !m_sorted_) sort_iterate_rows();
     total_products_ = total;
@@ -186,6 +186,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     // not finished its second iteration after 300 s (the 1M-node one's fused expansion: 14 s).
     fused_ =
         fused_mode_ == fused_expansion::always ||
+        (fused_mode_ != fused_expansion::never && force_fused_) ||
         (fused_mode_ == fused_expansion::automatic &&
          (all / std::max<offset_t>(1, n_) >= n_ || (dense && !spgemm_dense_rows_fit(ctx_, n_))));
     release_unused_workspace();
@@ -507,8 +508,9 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   arrays right_buffer(offset_t nnz) override;
   void release_right_buffer() override;
   offset_t products() override;
-  void decide_as(offset_t total_products, std::size_t reserved_bytes) override {
+  void decide_as(offset_t total_products, std::size_t reserved_bytes, bool fused) override {
     decide_total_ = total_products;
+    force_fused_ = fused;
     reserved_bytes_ = reserved_bytes;
   }
   bool fused() const override { return fused_; }
@@ -716,6 +718,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   device_csr<T> b_;
   device_csr<T> piece_;
   offset_t decide_total_ = -1;
+  bool force_fused_ = false;
   std::size_t reserved_bytes_ = 0;
   device_buffer<index_t> sort_col_;  ///< sorting the iterate in place: a block's scratch
   device_buffer<T> sort_val_;

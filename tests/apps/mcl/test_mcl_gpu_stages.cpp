@@ -95,7 +95,7 @@ struct ranks {
     }
     std::vector<std::vector<index_t>> blocks;
     for (int r = 0; r < size(); ++r) {
-      dev(r).decide_as(total, 0);
+      dev(r).decide_as(total, 0, false);
       blocks.push_back(b[r]->expansion_blocks(0));
       ASSERT_EQ(dev(r).fused(), dev(0).fused());
     }
