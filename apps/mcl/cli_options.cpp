@@ -85,10 +85,18 @@ void add_input_options(po::options_description& d) {
      "added (mcl -tf). SPEC: comma-separated steps, of gq(f) gt(f) lq(f) lt(f) (keep values "
      ">=, >, <=, < f), ceil(f) floor(f) (cap at f from above, below), mul(f) add(f) pow(f), "
      "scale(f) (divide by f) abs() acos(), log(b) neglog(b) exp(b) (base b; empty or 0: e; "
-     "log of a negative value or in a negative base is 0, as in mcl). A value made 0 is no edge")
+     "log of a negative value or in a negative base is 0, as in mcl). A value made 0 is no edge. "
+     "Graph steps, as mcl's, in the same list: #knn(k) (each node's k heaviest edges, kept "
+     "where both ends keep them), #knnj(k) (kept where either does), #rank(k), #ceilnb(k) (at "
+     "most k edges a node, hubs first), #add() #max() #min() #mul() (each pair of arcs made one "
+     "edge), #arcmax() #arcsub() #arcmaxgq(f) .. #arcdifflt(f), #selfrm() #selfmax() "
+     "#normself(), #tp() #rev(), #step(k), #qt(q), #ssq(f), #tug(f), #ils(), #hread(n) and "
+     "#shuffle(n) (no effect, as in mcl); apps/mcl/README.md says what each does. #mcl, #symmcl "
+     "and #shrug are refused")
     ("abc-tf", po::value<std::string>()->value_name("SPEC"),
      "transform every ABC weight as it is read (1 for a line without one), before duplicates "
-     "are merged (mcl -abc-tf); SPEC as -tf")
+     "are merged (mcl -abc-tf); SPEC as -tf, whose graph steps mcl passes over here (and so "
+     "does this program, with a note)")
     ("abc-neg-log10", "replace every ABC weight w by -log10(w) as it is read, before -abc-tf "
                       "(mcl --abc-neg-log10, for BLAST e-values; 0 gives the largest float)")
     ("abc-neg-log", "the same with the natural logarithm (mcl --abc-neg-log)")
@@ -445,7 +453,7 @@ void read_verbosity(const po::variables_map& vm, cli_settings& s) {
 }
 
 /// -sort, -abc-tf, --abc-neg-log(10), -tf, -use-tab/-tab and -write-graph.
-void read_transforms(const po::variables_map& vm, cli_settings& s) {
+void read_transforms(const po::variables_map& vm, cli_settings& s, std::ostream& err) {
   if (vm.count("sort")) {
     s.sort_mode = vm["sort"].as<std::string>();
     if (s.sort_mode != "revsize" && s.sort_mode != "size" && s.sort_mode != "lex")
@@ -460,8 +468,17 @@ void read_transforms(const po::variables_map& vm, cli_settings& s) {
       throw usage_error("give either --abc-neg-log10 or --abc-neg-log, not both");
     if (vm.count("abc-neg-log10")) s.neg_log_base = 10;
     if (vm.count("abc-neg-log")) s.neg_log_base = std::exp(1.0);
-    if (vm.count("abc-tf")) s.stream_tf = value_transform::parse(vm["abc-tf"].as<std::string>());
-    if (vm.count("tf")) s.matrix_tf = value_transform::parse(vm["tf"].as<std::string>());
+    if (vm.count("abc-tf")) {
+      // mcl applies a spec's value steps to the weights as they are read and passes over its
+      // graph steps there.
+      const matrix_transform t = matrix_transform::parse(vm["abc-tf"].as<std::string>());
+      s.stream_tf = t.value_steps();
+      for (const std::string& g : t.graph_steps())
+        if (!s.common.quiet)
+          err << s.prog << ": note: -abc-tf passes over the graph transform '" << g
+              << "' as mcl does (it transforms weights as they are read); give it to -tf\n";
+    }
+    if (vm.count("tf")) s.matrix_tf = matrix_transform::parse(vm["tf"].as<std::string>());
   } catch (const std::invalid_argument& e) {
     throw usage_error(std::string(vm.count("tf") ? "-tf/-abc-tf: " : "-abc-tf: ") + e.what());
   }
@@ -643,7 +660,7 @@ bool parse_cli(cli_settings& s, int argc, const char* const* argv, std::ostream&
   read_params(vm, s, err);
   read_modes(vm, s);
   read_verbosity(vm, s);
-  read_transforms(vm, s);
+  read_transforms(vm, s, err);
   read_memory(vm, s);
   if (flavour && flavour->read) flavour->read(vm, s);
   apps::as_usage_error([&] { validate(s.p); });

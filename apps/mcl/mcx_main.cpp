@@ -17,6 +17,7 @@
 #include "common/cli.hpp"
 #include "mcl_compat.hpp"
 #include "mcl_detail.hpp"
+#include "mcl_graph_tf.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/io.hpp"
 #include "opsparse/io_mcl_native.hpp"
@@ -67,10 +68,12 @@ int run_load(const std::vector<std::string>& args) {
                                   {"--stream-neg-log", [&] { neg_log_base = std::exp(1.0); }}}}));
   if (re != "max") throw usage_error("-re: only max (mcxload's default) is supported");
   if (abc.empty()) throw usage_error("load needs -abc FILE");
-  mcl::value_transform stream_tf, matrix_tf;
+  mcl::value_transform stream_tf;
+  mcl::matrix_transform matrix_tf;
   try {
-    if (!stream_spec.empty()) stream_tf = mcl::value_transform::parse(stream_spec);
-    if (!matrix_spec.empty()) matrix_tf = mcl::value_transform::parse(matrix_spec);
+    // As mcxload: a stream's spec has its graph steps passed over.
+    if (!stream_spec.empty()) stream_tf = mcl::matrix_transform::parse(stream_spec).value_steps();
+    if (!matrix_spec.empty()) matrix_tf = mcl::matrix_transform::parse(matrix_spec);
   } catch (const std::invalid_argument& e) {
     throw usage_error(e.what());
   }
@@ -101,7 +104,7 @@ int run_load(const std::vector<std::string>& args) {
     }
     g.adj = std::move(nz);
   }
-  mcl::transform_values(g.adj, matrix_tf);
+  matrix_tf.apply(g.adj);
   io::output_file matrix(out);
   if (binary)
     io::write_mcl_native_binary(matrix.stream(), g.adj);
