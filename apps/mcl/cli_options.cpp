@@ -213,6 +213,22 @@ void add_report_options(po::options_description& d) {
     ("warn-pct", po::value<std::string>()->value_name("n"), "accepted for mcl; no effect")
     ("z", "print the settings as mcl -z prints them (after the options before and after it), "
           "then exit");
+  // mcl's diagnostics of its own process: accepted, each with a note that it is ignored.
+  d.add_options()
+    ("analyze", po::value<std::string>()->value_name("y|n")->implicit_value("y"),
+     "mcl -analyze y appends clm info's performance criteria to its output: accepted and "
+     "ignored, with a note (opsparse-clm info GRAPH CLUSTERING computes them)")
+    ("dump", po::value<std::vector<std::string>>()->value_name("MODE"),
+     "mcl -dump writes its iterands, their DAGs and clusterings (ite, dag, cls, chr) for "
+     "inspection: accepted and ignored, with a note; so are -dump-stem/-ds, -di and -dm")
+    ("dump-stem", po::value<std::string>()->value_name("STEM"), "see -dump")
+    ("ds", po::value<std::string>()->value_name("STEM"), "see -dump")
+    ("dump-interval", po::value<std::string>()->value_name("i:j"), "see -dump")
+    ("di", po::value<std::string>()->value_name("i:j"), "see -dump")
+    ("dump-modulo", po::value<std::string>()->value_name("n"), "see -dump")
+    ("dm", po::value<std::string>()->value_name("n"), "see -dump")
+    ("write-limit", "mcl --write-limit writes the limit of its process to OUTPUT-limit: "
+                    "accepted and ignored, with a note");
 }
 // clang-format on
 
@@ -241,18 +257,10 @@ po::options_description visible_options(apps::common_options& common, const cli_
 void reject_unsupported_mcl_options(int argc, const char* const* argv,
                                     const po::options_description& known, const char* program) {
   static const char* const unsupported[] = {"aa",
-                                            "analyze",
                                             "ap",
                                             "ax",
                                             "check-connected",
-                                            "di",
                                             "digits",
-                                            "dm",
-                                            "ds",
-                                            "dump",
-                                            "dump-interval",
-                                            "dump-modulo",
-                                            "dump-stem",
                                             "etc",
                                             "expect-values",
                                             "i3",
@@ -266,8 +274,7 @@ void reject_unsupported_mcl_options(int argc, const char* const* argv,
                                             "sparse",
                                             "write-binary",
                                             "write-expanded",
-                                            "write-graphx",
-                                            "write-limit"};
+                                            "write-graphx"};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.size() < 2 || a[0] != '-') continue;
@@ -450,6 +457,25 @@ void read_verbosity(const po::variables_map& vm, cli_settings& s) {
     quiet = true;
     verbose = false;
   }
+}
+
+/// mcl's options for diagnostics of its own process, which this program accepts and ignores:
+/// one note each on `err` (none with --quiet).
+void note_ignored(const po::variables_map& vm, const cli_settings& s, std::ostream& err) {
+  auto note = [&](const std::string& what) {
+    if (!s.common.quiet) err << s.prog << ": note: " << what << "; " << s.prog << " ignores it\n";
+  };
+  if (vm.count("analyze") && mcl_yes_no("-analyze", vm["analyze"].as<std::string>()))
+    note(
+        "-analyze y makes mcl append clm info's performance criteria to its output "
+        "(opsparse-clm info GRAPH CLUSTERING computes them)");
+  for (const char* d : {"dump", "dump-stem", "ds", "dump-interval", "di", "dump-modulo", "dm"})
+    if (vm.count(d)) {
+      note(std::string("-") + d + " makes mcl write its iterands or their clusterings to files");
+      break;
+    }
+  if (vm.count("write-limit"))
+    note("--write-limit makes mcl write its limit matrix to OUTPUT-limit");
 }
 
 /// -sort, -abc-tf, --abc-neg-log(10), -tf, -use-tab/-tab and -write-graph.
@@ -661,6 +687,7 @@ bool parse_cli(cli_settings& s, int argc, const char* const* argv, std::ostream&
   read_modes(vm, s);
   read_verbosity(vm, s);
   read_transforms(vm, s, err);
+  note_ignored(vm, s, err);
   read_memory(vm, s);
   if (flavour && flavour->read) flavour->read(vm, s);
   apps::as_usage_error([&] { validate(s.p); });

@@ -1,0 +1,72 @@
+// mcl's options for its own diagnostics (accepted by opsparse-mcl with a note that they are
+// ignored), against what Debian's mcl does, live where it is installed.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "mcl_test_util.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace opsparse::mcl::test;
+
+#if defined(OPSPARSE_MCL_EXE) && defined(OPSPARSE_MCX_EXE)
+struct tools_tag {
+  static constexpr const char* name = "tools";
+};
+class MclTools : public files_suite<tools_tag> {
+ protected:
+  static std::string mcl() {
+    return q(opsparse::test::program_path("opsparse-mcl", OPSPARSE_MCL_EXE));
+  }
+  static std::string mcx() {
+    return q(opsparse::test::program_path("opsparse-mcx", OPSPARSE_MCX_EXE));
+  }
+  /// `cmd` run in the scratch folder: its exit status; `out` and `err` its two streams.
+  static int run(const std::string& cmd, std::string* out = nullptr, std::string* err = nullptr) {
+    const int rc = sh("cd " + q(dir_) + " && " + cmd + " > stdout.txt 2> stderr.txt");
+    if (out) *out = read_text(dir_ / "stdout.txt");
+    if (err) *err = read_text(dir_ / "stderr.txt");
+    return rc;
+  }
+};
+
+TEST_F(MclTools, DiagnosticOptionsAreAcceptedWithANote) {
+  file("t.abc", "a b 3\na c 1\nb c 2\nc d 0.5\nd e 4\ne f 2\nd f 1\n");
+  std::string out, err;
+  ASSERT_EQ(run(mcl() + " t.abc --abc -o plain.out --backend cpu"), 0);
+  const std::string plain = read_text(dir_ / "plain.out");
+  for (const std::string& opt : {"-analyze y", "--analyze=y", "-dump stats", "-dump ite -dump cls",
+                                 "-dump-stem x", "-ds x", "-di 1:3", "-dm 2", "--write-limit"}) {
+    ASSERT_EQ(run(mcl() + " t.abc --abc " + opt + " -o opt.out --backend cpu", &out, &err), 0)
+        << opt << "\n"
+        << err;
+    EXPECT_EQ(read_text(dir_ / "opt.out"), plain) << opt;
+    EXPECT_NE(err.find("note:"), std::string::npos) << opt << "\n" << err;
+    EXPECT_NE(err.find("ignores it"), std::string::npos) << opt << "\n" << err;
+    ASSERT_EQ(run(mcl() + " t.abc --abc " + opt + " --quiet -o opt.out --backend cpu", &out, &err),
+              0);
+    EXPECT_EQ(err.find("note:"), std::string::npos) << opt << "\n" << err;
+  }
+  ASSERT_EQ(run(mcl() + " t.abc --abc -analyze n -o opt.out --backend cpu", &out, &err), 0);
+  EXPECT_EQ(err.find("note:"), std::string::npos) << err;
+  // -abc-tf passes over graph steps, as mcl does, and says so.
+  ASSERT_EQ(
+      run(mcl() + " t.abc --abc -abc-tf '#knn(2),mul(2)' -o opt.out --backend cpu", &out, &err), 0);
+  EXPECT_NE(err.find("'#knn(2)'"), std::string::npos) << err;
+  EXPECT_EQ(read_text(dir_ / "opt.out"), plain);
+}
+
+TEST_F(MclTools, DiagnosticOptionsAsMclAccepts) {
+  REQUIRE_MCL_TOOLS();
+  file("t.abc", "a b 3\na c 1\nb c 2\nc d 0.5\nd e 4\ne f 2\nd f 1\n");
+  for (const std::string& opt : {"-dump stats", "-dump-stem x", "--write-limit"}) {
+    ASSERT_EQ(run("mcl t.abc --abc " + opt + " -o want.out"), 0) << opt;
+    ASSERT_EQ(run(mcl() + " t.abc --abc " + opt + " -o got.out --backend cpu"), 0) << opt;
+    EXPECT_EQ(read_text(dir_ / "got.out"), read_text(dir_ / "want.out")) << opt;
+  }
+}
+#endif
+
+}  // namespace
