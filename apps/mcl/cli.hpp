@@ -10,6 +10,7 @@
 #include "common/options.hpp"
 #include "mcl.hpp"
 #include "mcl_compat.hpp"
+#include "mcl_graph_tf.hpp"
 #include "opsparse/io.hpp"
 
 namespace opsparse::mcl {
@@ -35,7 +36,7 @@ struct cli_settings {
   std::string tab_file;                ///< -use-tab / -tab
   std::string write_graph;             ///< -write-graph FILE
   value_transform stream_tf;           ///< -abc-tf
-  value_transform matrix_tf;           ///< -tf
+  matrix_transform matrix_tf;          ///< -tf
   double neg_log_base = 0;             ///< --abc-neg-log10: 10, --abc-neg-log: e
   std::vector<double> inflations;      ///< --inflations (empty: one clustering at -I)
   std::vector<std::string> out_names;  ///< one output per inflation

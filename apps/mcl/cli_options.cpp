@@ -85,10 +85,18 @@ void add_input_options(po::options_description& d) {
      "added (mcl -tf). SPEC: comma-separated steps, of gq(f) gt(f) lq(f) lt(f) (keep values "
      ">=, >, <=, < f), ceil(f) floor(f) (cap at f from above, below), mul(f) add(f) pow(f), "
      "scale(f) (divide by f) abs() acos(), log(b) neglog(b) exp(b) (base b; empty or 0: e; "
-     "log of a negative value or in a negative base is 0, as in mcl). A value made 0 is no edge")
+     "log of a negative value or in a negative base is 0, as in mcl). A value made 0 is no edge. "
+     "Graph steps, as mcl's, in the same list: #knn(k) (each node's k heaviest edges, kept "
+     "where both ends keep them), #knnj(k) (kept where either does), #rank(k), #ceilnb(k) (at "
+     "most k edges a node, hubs first), #add() #max() #min() #mul() (each pair of arcs made one "
+     "edge), #arcmax() #arcsub() #arcmaxgq(f) .. #arcdifflt(f), #selfrm() #selfmax() "
+     "#normself(), #tp() #rev(), #step(k), #qt(q), #ssq(f), #tug(f), #ils(), #hread(n) and "
+     "#shuffle(n) (no effect, as in mcl); apps/mcl/README.md says what each does. #mcl, #symmcl "
+     "and #shrug are refused")
     ("abc-tf", po::value<std::string>()->value_name("SPEC"),
      "transform every ABC weight as it is read (1 for a line without one), before duplicates "
-     "are merged (mcl -abc-tf); SPEC as -tf")
+     "are merged (mcl -abc-tf); SPEC as -tf, whose graph steps mcl passes over here (and so "
+     "does this program, with a note)")
     ("abc-neg-log10", "replace every ABC weight w by -log10(w) as it is read, before -abc-tf "
                       "(mcl --abc-neg-log10, for BLAST e-values; 0 gives the largest float)")
     ("abc-neg-log", "the same with the natural logarithm (mcl --abc-neg-log)")
@@ -205,6 +213,22 @@ void add_report_options(po::options_description& d) {
     ("warn-pct", po::value<std::string>()->value_name("n"), "accepted for mcl; no effect")
     ("z", "print the settings as mcl -z prints them (after the options before and after it), "
           "then exit");
+  // mcl's diagnostics of its own process: accepted, each with a note that it is ignored.
+  d.add_options()
+    ("analyze", po::value<std::string>()->value_name("y|n")->implicit_value("y"),
+     "mcl -analyze y appends clm info's performance criteria to its output: accepted and "
+     "ignored, with a note (opsparse-clm info GRAPH CLUSTERING computes them)")
+    ("dump", po::value<std::vector<std::string>>()->value_name("MODE"),
+     "mcl -dump writes its iterands, their DAGs and clusterings (ite, dag, cls, chr) for "
+     "inspection: accepted and ignored, with a note; so are -dump-stem/-ds, -di and -dm")
+    ("dump-stem", po::value<std::string>()->value_name("STEM"), "see -dump")
+    ("ds", po::value<std::string>()->value_name("STEM"), "see -dump")
+    ("dump-interval", po::value<std::string>()->value_name("i:j"), "see -dump")
+    ("di", po::value<std::string>()->value_name("i:j"), "see -dump")
+    ("dump-modulo", po::value<std::string>()->value_name("n"), "see -dump")
+    ("dm", po::value<std::string>()->value_name("n"), "see -dump")
+    ("write-limit", "mcl --write-limit writes the limit of its process to OUTPUT-limit: "
+                    "accepted and ignored, with a note");
 }
 // clang-format on
 
@@ -233,18 +257,10 @@ po::options_description visible_options(apps::common_options& common, const cli_
 void reject_unsupported_mcl_options(int argc, const char* const* argv,
                                     const po::options_description& known, const char* program) {
   static const char* const unsupported[] = {"aa",
-                                            "analyze",
                                             "ap",
                                             "ax",
                                             "check-connected",
-                                            "di",
                                             "digits",
-                                            "dm",
-                                            "ds",
-                                            "dump",
-                                            "dump-interval",
-                                            "dump-modulo",
-                                            "dump-stem",
                                             "etc",
                                             "expect-values",
                                             "i3",
@@ -258,8 +274,7 @@ void reject_unsupported_mcl_options(int argc, const char* const* argv,
                                             "sparse",
                                             "write-binary",
                                             "write-expanded",
-                                            "write-graphx",
-                                            "write-limit"};
+                                            "write-graphx"};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.size() < 2 || a[0] != '-') continue;
@@ -444,8 +459,27 @@ void read_verbosity(const po::variables_map& vm, cli_settings& s) {
   }
 }
 
+/// mcl's options for diagnostics of its own process, which this program accepts and ignores:
+/// one note each on `err` (none with --quiet).
+void note_ignored(const po::variables_map& vm, const cli_settings& s, std::ostream& err) {
+  auto note = [&](const std::string& what) {
+    if (!s.common.quiet) err << s.prog << ": note: " << what << "; " << s.prog << " ignores it\n";
+  };
+  if (vm.count("analyze") && mcl_yes_no("-analyze", vm["analyze"].as<std::string>()))
+    note(
+        "-analyze y makes mcl append clm info's performance criteria to its output "
+        "(opsparse-clm info GRAPH CLUSTERING computes them)");
+  for (const char* d : {"dump", "dump-stem", "ds", "dump-interval", "di", "dump-modulo", "dm"})
+    if (vm.count(d)) {
+      note(std::string("-") + d + " makes mcl write its iterands or their clusterings to files");
+      break;
+    }
+  if (vm.count("write-limit"))
+    note("--write-limit makes mcl write its limit matrix to OUTPUT-limit");
+}
+
 /// -sort, -abc-tf, --abc-neg-log(10), -tf, -use-tab/-tab and -write-graph.
-void read_transforms(const po::variables_map& vm, cli_settings& s) {
+void read_transforms(const po::variables_map& vm, cli_settings& s, std::ostream& err) {
   if (vm.count("sort")) {
     s.sort_mode = vm["sort"].as<std::string>();
     if (s.sort_mode != "revsize" && s.sort_mode != "size" && s.sort_mode != "lex")
@@ -460,8 +494,17 @@ void read_transforms(const po::variables_map& vm, cli_settings& s) {
       throw usage_error("give either --abc-neg-log10 or --abc-neg-log, not both");
     if (vm.count("abc-neg-log10")) s.neg_log_base = 10;
     if (vm.count("abc-neg-log")) s.neg_log_base = std::exp(1.0);
-    if (vm.count("abc-tf")) s.stream_tf = value_transform::parse(vm["abc-tf"].as<std::string>());
-    if (vm.count("tf")) s.matrix_tf = value_transform::parse(vm["tf"].as<std::string>());
+    if (vm.count("abc-tf")) {
+      // mcl applies a spec's value steps to the weights as they are read and passes over its
+      // graph steps there.
+      const matrix_transform t = matrix_transform::parse(vm["abc-tf"].as<std::string>());
+      s.stream_tf = t.value_steps();
+      for (const std::string& g : t.graph_steps())
+        if (!s.common.quiet)
+          err << s.prog << ": note: -abc-tf passes over the graph transform '" << g
+              << "' as mcl does (it transforms weights as they are read); give it to -tf\n";
+    }
+    if (vm.count("tf")) s.matrix_tf = matrix_transform::parse(vm["tf"].as<std::string>());
   } catch (const std::invalid_argument& e) {
     throw usage_error(std::string(vm.count("tf") ? "-tf/-abc-tf: " : "-abc-tf: ") + e.what());
   }
@@ -643,7 +686,8 @@ bool parse_cli(cli_settings& s, int argc, const char* const* argv, std::ostream&
   read_params(vm, s, err);
   read_modes(vm, s);
   read_verbosity(vm, s);
-  read_transforms(vm, s);
+  read_transforms(vm, s, err);
+  note_ignored(vm, s, err);
   read_memory(vm, s);
   if (flavour && flavour->read) flavour->read(vm, s);
   apps::as_usage_error([&] { validate(s.p); });

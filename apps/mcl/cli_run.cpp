@@ -385,7 +385,7 @@ input_graph read_input(const cli_settings& s) {
   // expansion (0 times NaN is NaN). floor(1) makes one 1, while a weight written as 0 is no entry
   // at all.
   if (s.p.discard_loops) drop_loops_as_mcl(in.g.adj);
-  if (!s.matrix_tf.empty()) transform_values(in.g.adj, s.matrix_tf);
+  if (!s.matrix_tf.empty()) s.matrix_tf.apply(in.g.adj);
   return in;
 }
 

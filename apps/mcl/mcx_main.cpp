@@ -2,7 +2,8 @@
 // do it for the usual command lines (their option spellings; byte-identical files):
 //   opsparse-mcx load -abc FILE [--stream-mirror] [--stream-neg-log10|--stream-neg-log]
 //                     [-stream-tf SPEC] [-tf SPEC] [-write-tab TAB] [--write-binary] [-o MATRIX]
-//   opsparse-mcx dump -imx MATRIX [-tab TAB] [--no-values] [-o FILE]
+//   opsparse-mcx dump -imx MATRIX [-tab TAB | -tabr TAB -tabc TAB] [--no-values] [-o FILE]
+//   opsparse-mcx dump -icl CLUSTERS [-tabr TAB] [--lazy-tab] [-o FILE]
 // load: labels numbered in order of first appearance; duplicate arcs keep the larger weight
 // (mcxload's default -re max); --stream-mirror adds every arc's reverse; zero weights are no
 // entries. dump: one "column<TAB>row<TAB>value" line per non-zero entry, column by column
@@ -17,6 +18,7 @@
 #include "common/cli.hpp"
 #include "mcl_compat.hpp"
 #include "mcl_detail.hpp"
+#include "mcl_graph_tf.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/io.hpp"
 #include "opsparse/io_mcl_native.hpp"
@@ -34,14 +36,20 @@ const char* usage =
     "Usage: opsparse-mcx load -abc FILE [--stream-mirror] [--stream-neg-log10|--stream-neg-log]\n"
     "                         [-stream-tf SPEC] [-tf SPEC] [-write-tab TAB] [--write-binary]\n"
     "                         [-o MATRIX]\n"
-    "       opsparse-mcx dump -imx MATRIX [-tab TAB] [--no-values] [-o FILE]\n"
+    "       opsparse-mcx dump -imx MATRIX [-tab TAB | -tabr TAB -tabc TAB] [--no-values]\n"
+    "                         [--lazy-tab] [-o FILE]\n"
+    "       opsparse-mcx dump -icl CLUSTERS [-tabr TAB | -tab TAB] [--lazy-tab] [-o FILE]\n"
     "As mcl 22-282's mcxload and mcxdump: ABC (label label [weight]) to mcl's native matrix and a\n"
     "tab file (index<TAB>label), and back. Duplicate arcs keep the larger weight (mcxload -re "
     "max);\n"
     "--stream-mirror adds every arc's reverse; weights are transformed as they are read by\n"
     "--stream-neg-log10 (then -stream-tf), the matrix by -tf (opsparse-mcl --help lists the\n"
     "transforms). --write-binary writes mcl's binary format (mcxload's bytes), which opsparse-mcl\n"
-    "and mcl read several times faster than the text. -o - (the default) is standard output.\n";
+    "and mcl read several times faster than the text. -o - (the default) is standard output.\n"
+    "dump -icl writes a clustering (mcl's native cluster file) one cluster a line, its members'\n"
+    "labels from -tabr (or -tab) tab-separated, as mcxdump -icl; a tab file must hold exactly\n"
+    "the labels of the domain it names unless --lazy-tab, which writes ?_<index> for a missing\n"
+    "one.\n";
 
 /// mcx modes take options only: a word that is none is refused as one.
 void refuse_words(const char* mode, const std::vector<std::string>& words) {
@@ -67,10 +75,12 @@ int run_load(const std::vector<std::string>& args) {
                                   {"--stream-neg-log", [&] { neg_log_base = std::exp(1.0); }}}}));
   if (re != "max") throw usage_error("-re: only max (mcxload's default) is supported");
   if (abc.empty()) throw usage_error("load needs -abc FILE");
-  mcl::value_transform stream_tf, matrix_tf;
+  mcl::value_transform stream_tf;
+  mcl::matrix_transform matrix_tf;
   try {
-    if (!stream_spec.empty()) stream_tf = mcl::value_transform::parse(stream_spec);
-    if (!matrix_spec.empty()) matrix_tf = mcl::value_transform::parse(matrix_spec);
+    // As mcxload: a stream's spec has its graph steps passed over.
+    if (!stream_spec.empty()) stream_tf = mcl::matrix_transform::parse(stream_spec).value_steps();
+    if (!matrix_spec.empty()) matrix_tf = mcl::matrix_transform::parse(matrix_spec);
   } catch (const std::invalid_argument& e) {
     throw usage_error(e.what());
   }
@@ -101,7 +111,7 @@ int run_load(const std::vector<std::string>& args) {
     }
     g.adj = std::move(nz);
   }
-  mcl::transform_values(g.adj, matrix_tf);
+  matrix_tf.apply(g.adj);
   io::output_file matrix(out);
   if (binary)
     io::write_mcl_native_binary(matrix.stream(), g.adj);
@@ -116,27 +126,69 @@ int run_load(const std::vector<std::string>& args) {
   return 0;
 }
 
+/// A tab file's labels for one domain of a matrix, as mcxdump substitutes them: the tab must
+/// cover exactly that domain unless --lazy-tab, which writes "?_<index>" for a missing label.
+struct domain_labels {
+  bool given = false;
+  io::mcl_tab tab;
+  std::string path;
+
+  void check(const std::vector<std::int64_t>& domain, bool lazy, const std::string& what) const {
+    if (!given || lazy) return;
+    bool same = domain.size() == tab.ids.size();
+    for (std::size_t i = 0; same && i < domain.size(); ++i)
+      same = tab.position.count(domain[i]) > 0;
+    if (!same)
+      throw parse_error(path, 0,
+                        "the tab file has " + std::to_string(tab.ids.size()) + " labels for " +
+                            std::to_string(domain.size()) + " " + what +
+                            " indices, or other indices (--lazy-tab allows that, as mcxdump)");
+  }
+  std::string name(std::int64_t id) const { return given ? tab.label(id) : std::to_string(id); }
+};
+
+/// mcxdump -icl: one line a cluster (a column), its members' labels (row indices through -tabr
+/// or -tab), tab-separated; an empty cluster is an empty line.
+void dump_clusters(io::output_file& f, const io::mcl_native_matrix& m, const domain_labels& rows) {
+  for (index_t c = 0; c < m.columns.rows; ++c) {
+    for (offset_t k = m.columns.rpt[c]; k < m.columns.rpt[c + 1]; ++k)
+      f.stream() << (k > m.columns.rpt[c] ? "\t" : "") << rows.name(m.row_ids[m.columns.col[k]]);
+    f.stream() << '\n';
+  }
+}
+
 int run_dump(const std::vector<std::string>& args) {
-  std::string imx, tab, out = "-";
-  bool no_values = false;
+  std::string imx, icl, tab, tabr, tabc, out = "-";
+  bool no_values = false, lazy = false;
   refuse_words("dump", apps::read_words(args, "dump",
-                                        {{{"-imx", &imx}, {"-tab", &tab}, {"-o", &out}},
-                                         {{"--no-values", [&] { no_values = true; }}}}));
+                                        {{{"-imx", &imx},
+                                          {"-icl", &icl},
+                                          {"-tab", &tab},
+                                          {"-tabr", &tabr},
+                                          {"-tabc", &tabc},
+                                          {"-o", &out}},
+                                         {{"--no-values", [&] { no_values = true; }},
+                                          {"--lazy-tab", [&] { lazy = true; }}}}));
   const bool values = !no_values;
-  if (imx.empty()) throw usage_error("dump needs -imx MATRIX");
+  if (imx.empty() == icl.empty()) throw usage_error("dump needs one of -imx MATRIX, -icl CLUSTERS");
+  if (!tab.empty() && (!tabr.empty() || !tabc.empty()))
+    throw usage_error("give -tab, or -tabr and -tabc, not both");
   io::read_options opts;
   opts.nonfinite_weights = true;  // mcxload writes inf and nan where mcl's floats hold them
-  const io::mcl_native_matrix m = io::read_mcl_native(imx, opts);
-  io::mcl_tab labels;
-  if (!tab.empty()) labels = io::read_mcl_tab(tab);
-  auto name = [&](std::int64_t id) {
-    if (tab.empty()) return std::to_string(id);
-    const auto it = labels.position.find(id);
-    if (it == labels.position.end())
-      throw parse_error(tab, 0, "index " + std::to_string(id) + " of " + imx + " has no label");
-    return labels.labels[it->second];
-  };
+  const std::string in = imx.empty() ? icl : imx;
+  const io::mcl_native_matrix m = io::read_mcl_native(in, opts);
+  domain_labels rows, cols;
+  for (auto [labels, path] :
+       {std::pair{&rows, tabr.empty() ? tab : tabr}, std::pair{&cols, tabc.empty() ? tab : tabc}})
+    if (!path.empty()) *labels = {true, io::read_mcl_tab(path), path};
+  rows.check(m.row_ids, lazy, "row");
   io::output_file f(out);
+  if (!icl.empty()) {
+    dump_clusters(f, m, rows);
+    f.commit();
+    return 0;
+  }
+  cols.check(m.col_ids, lazy, "column");
   char buf[64];
   for (index_t c = 0; c < m.columns.rows; ++c)
     for (offset_t k = m.columns.rpt[c]; k < m.columns.rpt[c + 1]; ++k) {
@@ -144,7 +196,7 @@ int run_dump(const std::vector<std::string>& args) {
       // threshold): -inf, as mcxload writes -1e300.
       const float cell = mcl::detail::to_float(m.columns.val[k]);
       if (cell == 0 || cell < -std::numeric_limits<float>::max()) continue;
-      f.stream() << name(m.col_ids[c]) << '\t' << name(m.row_ids[m.columns.col[k]]);
+      f.stream() << cols.name(m.col_ids[c]) << '\t' << rows.name(m.row_ids[m.columns.col[k]]);
       if (values) {
         std::snprintf(buf, sizeof buf, "\t%.7g", static_cast<double>(cell));
         f.stream() << buf;

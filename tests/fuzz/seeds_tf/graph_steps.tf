@@ -1,0 +1,1 @@
+#knnj(2),#ceilnb(1),#add()
