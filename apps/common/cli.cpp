@@ -6,33 +6,26 @@
 #include <new>
 #include <ostream>
 
-#include "opsparse/error.hpp"
-
 #ifndef OPSPARSE_VERSION
 #define OPSPARSE_VERSION "unknown"
 #endif
 
 namespace opsparse::apps {
 
-std::string try_help(const char* name) { return std::string("Try '") + name + " --help'.\n"; }
-
 int run_guarded(const program& p, std::ostream& err, const std::function<int()>& body) {
   try {
     return body();
   } catch (const usage_error& e) {
-    err << p.name << ": " << e.what() << "\n" << p.usage_hint;
+    report_usage_error(err, p.name, e.what());
     return 2;
-  } catch (const parse_error& e) {
-    err << p.name << ": " << p.input_error_prefix << e.what() << "\n";
-    return 1;
   } catch (const std::bad_alloc& e) {
-    err << p.name << ": error: " << (p.out_of_memory ? p.out_of_memory() : e.what()) << "\n";
+    report_error(err, p.name, p.out_of_memory ? p.out_of_memory() : e.what());
     return 1;
   } catch (const std::exception& e) {
-    err << p.name << ": error: " << e.what() << "\n";
+    report_error(err, p.name, e.what());
     return 1;
   } catch (...) {
-    err << p.name << ": " << p.unknown_error << "\n";
+    report_error(err, p.name, "unknown failure");
     return 1;
   }
 }
@@ -40,7 +33,7 @@ int run_guarded(const program& p, std::ostream& err, const std::function<int()>&
 int run_modes(const char* program_name, const char* usage, int argc, const char* const* argv,
               std::ostream& out, std::ostream& err, std::initializer_list<program_mode> modes,
               const char* unknown_note) {
-  return run_guarded(program(program_name, usage), err, [&] {
+  return run_guarded(program(program_name), err, [&] {
     std::vector<std::string> args(argv + 1, argv + argc);
     std::string names;
     for (const program_mode& m : modes)

@@ -15,6 +15,7 @@
 #include "opsparse/error.hpp"
 
 #include "common/backend.hpp"
+#include "common/messages.hpp"
 
 namespace opsparse::apps {
 
@@ -23,26 +24,15 @@ struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// A program as its messages name it. Each keeps the wording its users (and scripts) know:
-/// opsparse-msbfs and -triangle end a usage error with "Try 'NAME --help'.", opsparse-mcl with
-/// "(try NAME --help)", opsparse-clm and -mcx with their whole usage text.
+/// A program as its messages name it. Every program reports failures in one format
+/// (common/messages.hpp): "NAME: error: MESSAGE", and after a usage error "Try 'NAME --help'.".
 struct program {
-  program(const char* program_name, std::string hint)
-      : name(program_name), usage_hint(std::move(hint)) {}
+  explicit program(const char* program_name) : name(program_name) {}
 
   const char* name;
-  /// Printed after a usage error's message (ends with a newline).
-  std::string usage_hint;
-  /// Before an input error's message, which already names the file and the line.
-  const char* input_error_prefix = "";
-  /// The message for an exception that is no std::exception.
-  const char* unknown_error = "unknown error";
   /// The message for std::bad_alloc (e.g. what the program was doing); empty: as any error.
   std::function<std::string()> out_of_memory;
 };
-
-/// "Try 'NAME --help'.\n"
-std::string try_help(const char* name);
 
 /// Calls `f`; an opsparse::device_memory_error it throws comes back as a std::runtime_error
 /// whose message goes on with `advice()`: what the run needs on the device and the option that
@@ -56,9 +46,9 @@ decltype(auto) advise_on_device_memory(F&& f, const std::function<std::string()>
   }
 }
 
-/// Runs `body` and returns its status, or reports what it throws on `err` ("NAME: ...") and
-/// returns: usage_error 2 (its message, then p.usage_hint); opsparse::parse_error 1 (an input
-/// error: file and line); std::bad_alloc 1; any other exception 1 ("NAME: error: ...").
+/// Runs `body` and returns its status, or reports what it throws on `err` as
+/// "NAME: error: MESSAGE" and returns: usage_error 2 (then "Try 'NAME --help'."); any other
+/// exception 1 (an opsparse::parse_error's message names the file and the line).
 int run_guarded(const program& p, std::ostream& err, const std::function<int()>& body);
 
 /// A mode of a program run as `PROGRAM MODE [ARGUMENTS]` (opsparse-clm dist, opsparse-mcx load):
@@ -69,8 +59,8 @@ struct program_mode {
 };
 
 /// The whole of such a program: -h/--help (`usage` on `out`) or --version as the first
-/// argument, else the mode it names, under run_guarded with `usage` as the usage hint. No mode
-/// or an unknown one is a usage error that lists the modes (and `unknown_note` after them).
+/// argument, else the mode it names, under run_guarded. No mode or an unknown one is a usage
+/// error that lists the modes (and `unknown_note` after them).
 int run_modes(const char* program_name, const char* usage, int argc, const char* const* argv,
               std::ostream& out, std::ostream& err, std::initializer_list<program_mode> modes,
               const char* unknown_note = "");

@@ -291,9 +291,7 @@ int run_mpi_cli(int argc, const char* const* argv, std::ostream& out_root, std::
   std::ostream silent(nullptr);  // the other ranks' messages: rank 0 reports for all
   std::ostream& out = rank == 0 ? out_root : silent;
   std::ostream& err = rank == 0 ? err_root : silent;
-  apps::program cli(prog, std::string("(try ") + prog + " --help)\n");
-  cli.input_error_prefix = "error: ";
-  cli.unknown_error = "error: unknown failure";
+  apps::program cli(prog);
   cli.out_of_memory = [] {
     return std::string("out of host memory: run on more ranks or nodes, or with a smaller -S");
   };

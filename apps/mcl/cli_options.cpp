@@ -329,7 +329,7 @@ bool parse_mcl_style(int argc, const char* const* argv, apps::common_options& co
         break;
       }
   }
-  return apps::store_or_answer(apps::program(name, ""), std::move(parsed), visible, vm, out,
+  return apps::store_or_answer(apps::program(name), std::move(parsed), visible, vm, out,
                                flavour ? flavour->help_tail : help_tail);
 }
 
@@ -365,7 +365,7 @@ void read_params(const po::variables_map& vm, cli_settings& s, std::ostream& err
   if (vm.count("select")) p.select = vm["select"].as<long long>();
   if (vm.count("recover")) p.recover = vm["recover"].as<long long>();
   if (vm.count("pct")) p.pct = vm["pct"].as<int>();
-  p.threads = apps::checked_threads(apps::program(s.prog, ""), vm, s.common.threads, err);
+  p.threads = apps::checked_threads(apps::program(s.prog), vm, s.common.threads, err);
   if (vm.count("max-iter") && vm.count("L"))
     throw usage_error("give either -L or --max-iter, not both");
   if (vm.count("max-iter")) p.max_iter = vm["max-iter"].as<int>();

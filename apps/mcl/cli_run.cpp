@@ -520,9 +520,7 @@ int run_clustering(cli_settings& s, const char*& stage, std::ostream& err) {
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   const char* stage = "starting";
-  apps::program cli(program_name, std::string("(try ") + program_name + " --help)\n");
-  cli.input_error_prefix = "error: ";
-  cli.unknown_error = "error: unknown failure";
+  apps::program cli(program_name);
   cli.out_of_memory = [&stage] {
     return std::string("out of host memory while ") + stage +
            ": the network needs more memory than this machine has free (a smaller -S keeps "

@@ -27,7 +27,7 @@ namespace po = boost::program_options;
 using apps::usage_error;
 
 constexpr const char* program = "opsparse-msbfs";
-const apps::program cli{program, apps::try_help(program)};
+const apps::program cli{program};
 
 constexpr const char* usage =
     "Usage: opsparse-msbfs [options] GRAPH (--sources IDS | --random K)\n"

@@ -22,7 +22,7 @@ namespace po = boost::program_options;
 using apps::usage_error;
 
 constexpr const char* program = "opsparse-triangle";
-const apps::program cli{program, apps::try_help(program)};
+const apps::program cli{program};
 
 constexpr const char* usage =
     "Usage: opsparse-triangle [options] GRAPH\n"

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/messages.hpp"
 #include "opsparse/io.hpp"
 #include "opsparse/output_file.hpp"
 #include "opsparse_datasets/generators.hpp"
@@ -459,10 +460,10 @@ int main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     // A usage_error, or the generators' own checks (an unknown paper matrix, say): a bad
     // argument all the same.
-    std::cerr << "opsparse-gen: " << e.what() << "\n(run 'opsparse-gen --help' for usage)\n";
+    opsparse::apps::report_usage_error(std::cerr, "opsparse-gen", e.what());
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "opsparse-gen: " << e.what() << "\n";
+    opsparse::apps::report_error(std::cerr, "opsparse-gen", e.what());
     return 1;
   }
 }

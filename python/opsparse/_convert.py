@@ -52,16 +52,52 @@ def scipy_kind(m):
     return make
 
 
+def _read_int(path: str):
+    try:
+        with open(path) as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None  # absent, or "max": no limit
+
+
 def _available_memory() -> int:
-    """Host memory available now (Linux's MemAvailable), 0 when unknown."""
+    """Host memory available now (Linux's MemAvailable, or less under a container's memory
+    limit: cgroup v2 memory.max, v1 limit_in_bytes), 0 when unknown."""
+    avail = 0
     try:
         with open("/proc/meminfo") as f:
             for line in f:
                 if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
+                    avail = int(line.split()[1]) * 1024
+                    break
     except OSError:
         pass
-    return 0
+    for folder, limit_name, usage_name, cache_name in (
+            ("/sys/fs/cgroup", "memory.max", "memory.current", "inactive_file"),
+            ("/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes",
+             "total_inactive_file")):
+        limit = _read_int(f"{folder}/{limit_name}")
+        used = _read_int(f"{folder}/{usage_name}")
+        if limit is None or used is None or limit >= (1 << 60):
+            continue
+        try:  # the usage counts page cache that the kernel gives back on demand
+            with open(f"{folder}/memory.stat") as f:
+                for line in f:
+                    key, _, value = line.partition(" ")
+                    if key == cache_name:
+                        used -= int(value)
+                        break
+        except (OSError, ValueError):
+            pass
+        left = max(limit - used, 1)
+        avail = min(avail, left) if avail else left
+        break
+    return avail
+
+
+def _check_integer(arr, name, what):
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name}: {what} must be integers, not {arr.dtype}")
 
 
 def check_structure(m, name):
@@ -69,6 +105,8 @@ def check_structure(m, name):
     describe one (row pointers that decrease or point past the stored entries, indices out of
     range) and shapes whose conversion alone would not fit in memory."""
     rows, cols = (int(x) for x in m.shape)
+    if rows >= 2**31 or cols >= 2**31:
+        raise ValueError(f"{name}: a {rows} x {cols} matrix; dimensions must be below 2^31")
     fmt = m.format
     nnz_stored = int(np.asarray(m.data).shape[0]) if fmt in ("csr", "csc", "coo") else int(m.nnz)
     # The conversion holds row pointers (int64) twice and the entries once or twice.
@@ -82,6 +120,8 @@ def check_structure(m, name):
         major, minor = (rows, cols) if fmt == "csr" else (cols, rows)
         what = "row" if fmt == "csr" else "column"
         indptr, indices = np.asarray(m.indptr), np.asarray(m.indices)
+        _check_integer(indptr, name, "indptr")
+        _check_integer(indices, name, "indices")
         if indptr.ndim != 1 or indptr.shape[0] != major + 1:
             raise ValueError(f"{name}: indptr has {indptr.size} entries; a {rows} x {cols} "
                              f"{fmt.upper()} matrix needs {major + 1}")
@@ -104,7 +144,9 @@ def check_structure(m, name):
     elif fmt == "coo":
         r, c = np.asarray(m.row if hasattr(m, "row") else m.coords[0]), \
             np.asarray(m.col if hasattr(m, "col") else m.coords[1])
-        if r.shape != c.shape or r.shape[0] != nnz_stored:
+        _check_integer(r, name, "row indices")
+        _check_integer(c, name, "column indices")
+        if r.ndim != 1 or r.shape != c.shape or r.shape[0] != nnz_stored:
             raise ValueError(f"{name}: row, col and data of a COO matrix differ in length")
         for arr, bound, axis in ((r, rows, "row"), (c, cols, "column")):
             if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= bound):
@@ -131,8 +173,15 @@ def host_csr(m, values_dtype, name):
         raise TypeError(f"{name} must be a scipy.sparse matrix or array, or a cupyx.scipy.sparse "
                         f"matrix, not {type(m).__name__}")
     check_structure(m, name)
-    if values_dtype is not None and np.iscomplexobj(m.data):
+    if values_dtype is not None and np.issubdtype(m.dtype, np.complexfloating):
         raise TypeError(f"{name}: complex values are not supported")
+    if m.dtype == np.float16 or m.dtype == object:
+        # SciPy's conversions hold neither: widen first (object values must be numbers)
+        try:
+            m = m.astype(np.float32 if m.dtype == np.float16 else np.float64)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{name}: values of type {m.dtype} that are not numbers ({e})") \
+                from None
     c = m.tocsr()
     if not c.has_canonical_format:
         c = c.copy() if c is m else c

@@ -77,6 +77,32 @@ host_csr<V> to_host(const host_operand& m, const char* name) {
   return h;
 }
 
+/// Checks, without copying, that a CSR read in place (a mask's structure) is one: rows+1 row
+/// pointers from 0 that never decrease and end within the stored indices, and sorted column
+/// indices in range, so that no kernel reads past its arrays.
+inline void check_in_place(const host_operand& m, const char* name) {
+  const std::string who(name);
+  if (m.rows < 0 || m.cols < 0) throw std::invalid_argument(who + ": negative dimensions");
+  const std::size_t n = static_cast<std::size_t>(m.rows);
+  if (m.indptr.shape(0) != n + 1)
+    throw std::invalid_argument(who + ": indptr has " + std::to_string(m.indptr.shape(0)) +
+                                " entries, expected " + std::to_string(n + 1));
+  const std::int64_t* rpt = m.indptr.data();
+  const std::int32_t* col = m.indices.data();
+  if (rpt[0] != 0) throw std::invalid_argument(who + ": indptr[0] is not 0");
+  const auto stored = static_cast<std::int64_t>(m.indices.shape(0));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (rpt[i + 1] < rpt[i] || rpt[i + 1] > stored)
+      throw std::invalid_argument(who + ": indptr decreases or points past the " +
+                                  std::to_string(stored) + " stored entries at row " +
+                                  std::to_string(i));
+    for (std::int64_t k = rpt[i]; k < rpt[i + 1]; ++k)
+      if (col[k] < 0 || col[k] >= m.cols || (k > rpt[i] && col[k - 1] >= col[k]))
+        throw std::invalid_argument(
+            who + ": column indices out of range or not increasing in row " + std::to_string(i));
+  }
+}
+
 /// Hands a vector to NumPy without copying: the array owns it through a capsule.
 template <class T>
 nb::object to_numpy(std::vector<T>&& v) {

@@ -11,16 +11,15 @@ nb::object host_spgemm_as(const host_product& p) {
   host_csr<VB> b = to_host<VB>(*p.b, "B");
   cpu::options opt;
   opt.threads = p.threads;
+  // The mask's structure is read in place from the NumPy arrays: checked first.
+  if (p.mask) check_in_place(*p.mask, "mask");
   host_csr<typename Semiring::value_type> c;
   {
     nb::gil_scoped_release nogil;
     if (!p.mask) {
       c = cpu::spgemm<Semiring>(a, b, no_mask{}, opt);
     } else {
-      // The mask's structure is read in place from the NumPy arrays.
       const host_operand& m = *p.mask;
-      if (m.indptr.shape(0) != static_cast<std::size_t>(m.rows) + 1)
-        throw std::invalid_argument("mask: indptr has the wrong length");
       if (p.complement)
         c = cpu::spgemm<Semiring>(
             a, b, make_mask<complement_mask>(m.rows, m.cols, m.indptr.data(), m.indices.data()),

@@ -147,7 +147,9 @@ run_mpi "$ppi/PPISB_yeast.abc" --abc --layout columns -o "$work/rows.out" 2> /de
 # A grid that does not fit the job: a usage error, once.
 run_mpi "$ppi/PPISB_yeast.abc" --abc --grid 3x5 -o "$work/grid.out" 2> "$work/grid.err"
 [ $? = 2 ] || fail "--grid 3x5: exit status is not 2"
-[ "$(grep -c "^opsparse-mcl-mpi: --grid 3x5 needs 15 ranks" "$work/grid.err")" = 1 ] || { fail "--grid 3x5: not one message"; cat "$work/grid.err"; }
+[ "$(grep -c "^opsparse-mcl-mpi: error: --grid 3x5 needs 15 ranks" "$work/grid.err")" = 1 ] &&
+  [ "$(grep -c "^Try 'opsparse-mcl-mpi --help'.$" "$work/grid.err")" = 1 ] ||
+  { fail "--grid 3x5: not one message"; cat "$work/grid.err"; }
 
 [ $failures = 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "all checks passed on $np ranks"
