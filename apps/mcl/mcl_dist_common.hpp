@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "mcl_dist.hpp"
 #include "opsparse/distributed/detail/blocks.hpp"
@@ -86,6 +87,34 @@ inline int rank_device(const dist::grid& g, int* devices) {
   return g.rank_on_node() % *devices;
 }
 #endif
+
+/// Where every rank's rows land when all ranks gather them (NCCL's allgatherv of row ends,
+/// columns and values, rank after rank): `before` entries precede this rank's, `total` in all;
+/// the bytes each rank sends of each array. `own`: this rank's entries; rows split[r] to
+/// split[r + 1] are rank r's. Collective (one MPI_Allgather).
+struct gathered_rows_layout {
+  offset_t before = 0;
+  offset_t total = 0;
+  std::vector<std::size_t> rpt_bytes, col_bytes, val_bytes;
+};
+template <class T>
+gathered_rows_layout gathered_rows(const dist::grid& g, const std::vector<index_t>& split,
+                                   offset_t own) {
+  const int ranks = g.size(), me = g.rank();
+  std::vector<long long> entries(static_cast<std::size_t>(ranks), 0);
+  long long e = static_cast<long long>(own);
+  OPSPARSE_MPI_TRY(MPI_Allgather(&e, 1, MPI_LONG_LONG, entries.data(), 1, MPI_LONG_LONG, g.comm()));
+  gathered_rows_layout l;
+  for (int r = 0; r < ranks; ++r) {
+    const auto k = static_cast<std::size_t>(entries[static_cast<std::size_t>(r)]);
+    if (r == me) l.before = l.total;
+    l.total += static_cast<offset_t>(k);
+    l.rpt_bytes.push_back(static_cast<std::size_t>(split[r + 1] - split[r]) * sizeof(offset_t));
+    l.col_bytes.push_back(k * sizeof(index_t));
+    l.val_bytes.push_back(k * sizeof(T));
+  }
+  return l;
+}
 
 /// The start matrix checked on `root`, the verdict on every rank.
 template <class T>

@@ -130,33 +130,19 @@ class spread_rows {
   /// entries) from every rank into the right operand's buffer (n rows). Returns it.
   template <class Ends>
   arrays gather(Ends ends, const index_t* col, const T* val, offset_t own, bool with_entries) {
-    const int ranks = g_.size(), me = g_.rank();
-    std::vector<long long> entries(static_cast<std::size_t>(ranks), 0);
-    long long e = static_cast<long long>(own);
-    OPSPARSE_MPI_TRY(
-        MPI_Allgather(&e, 1, MPI_LONG_LONG, entries.data(), 1, MPI_LONG_LONG, g_.comm()));
-    offset_t before = 0, total = 0;
-    std::vector<std::size_t> rpt_bytes, col_bytes, val_bytes;
-    for (int r = 0; r < ranks; ++r) {
-      if (r == me) before = total;
-      total += entries[static_cast<std::size_t>(r)];
-      const auto k = static_cast<std::size_t>(entries[static_cast<std::size_t>(r)]);
-      rpt_bytes.push_back(static_cast<std::size_t>(split_[r + 1] - split_[r]) * sizeof(offset_t));
-      col_bytes.push_back(k * sizeof(index_t));
-      val_bytes.push_back(k * sizeof(T));
-    }
+    const gathered_rows_layout l = gathered_rows<T>(g_, split_, own);
     arrays all;
     const offset_t* shifted = nullptr;
     local_step(g_, "opsparse-mcl-mpi: room for the rows of X on the GPU", [&] {
-      all = dev_.right_buffer(with_entries ? total : 0);
-      shifted = ends(before);
+      all = dev_.right_buffer(with_entries ? l.total : 0);
+      shifted = ends(l.before);
     });
-    nccl_.allgatherv(shifted, all.rpt + 1, rpt_bytes, dev_.stream());
+    nccl_.allgatherv(shifted, all.rpt + 1, l.rpt_bytes, dev_.stream());
     if (with_entries) {
-      nccl_.allgatherv(col, all.col, col_bytes, dev_.stream());
-      nccl_.allgatherv(val, all.val, val_bytes, dev_.stream());
+      nccl_.allgatherv(col, all.col, l.col_bytes, dev_.stream());
+      nccl_.allgatherv(val, all.val, l.val_bytes, dev_.stream());
     }
-    all.nnz = with_entries ? total : 0;
+    all.nnz = with_entries ? l.total : 0;
     return all;
   }
 

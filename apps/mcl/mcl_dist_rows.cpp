@@ -139,37 +139,24 @@ std::unique_ptr<dist::nccl_comm> rows_nccl(const dist::grid& g, std::string* how
 template <class T>
 offset_t gather_rows_on_devices(const dist::grid& g, dist::nccl_comm& nccl, device_iterate<T>& dev,
                                 const std::vector<index_t>& split) {
-  const int ranks = g.size(), me = g.rank();
+  const int me = g.rank();
   // This rank's rows are the only ones in its iterate: its entries start at 0.
-  std::vector<long long> entries(static_cast<std::size_t>(ranks), 0);
-  long long own = static_cast<long long>(dev.current().nnz);
-  OPSPARSE_MPI_TRY(
-      MPI_Allgather(&own, 1, MPI_LONG_LONG, entries.data(), 1, MPI_LONG_LONG, g.comm()));
-  offset_t before = 0, total = 0;
-  std::vector<std::size_t> rpt_bytes, col_bytes, val_bytes;
-  for (int r = 0; r < ranks; ++r) {
-    if (r == me) before = total;
-    total += entries[static_cast<std::size_t>(r)];
-    const auto e = static_cast<std::size_t>(entries[static_cast<std::size_t>(r)]);
-    rpt_bytes.push_back(static_cast<std::size_t>(split[r + 1] - split[r]) * sizeof(offset_t));
-    col_bytes.push_back(e * sizeof(index_t));
-    val_bytes.push_back(e * sizeof(T));
-  }
+  const gathered_rows_layout l = gathered_rows<T>(g, split, dev.current().nnz);
   // Room first, agreed on by every rank, so that no rank is left alone in NCCL's broadcasts.
   const offset_t* rows = nullptr;
   typename device_iterate<T>::arrays mine, all;
   local_step(g, "opsparse-mcl-mpi: room for the gathered iterate on the GPU", [&] {
-    rows = dev.shifted_row_pointers(split[me], split[me + 1], before);
+    rows = dev.shifted_row_pointers(split[me], split[me + 1], l.before);
     mine = dev.current();
-    all = dev.spare(total);
+    all = dev.spare(l.total);
   });
-  nccl.allgatherv(rows, all.rpt + 1, rpt_bytes, dev.stream());
-  nccl.allgatherv(mine.col, all.col, col_bytes, dev.stream());
-  nccl.allgatherv(mine.val, all.val, val_bytes, dev.stream());
+  nccl.allgatherv(rows, all.rpt + 1, l.rpt_bytes, dev.stream());
+  nccl.allgatherv(mine.col, all.col, l.col_bytes, dev.stream());
+  nccl.allgatherv(mine.val, all.val, l.val_bytes, dev.stream());
   dev.use_spare();
   // Done here, so that the exchange's time is its own.
   OPSPARSE_CUDA_TRY(cudaStreamSynchronize(dev.stream()));
-  return total;
+  return l.total;
 }
 
 /// `root`'s start matrix loaded on every rank's GPU: uploaded by root alone, then broadcast GPU to
