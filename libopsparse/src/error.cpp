@@ -35,7 +35,8 @@ parse_error::parse_error(const std::string& file, long long line, const std::str
     : std::runtime_error(file + ":" + (line > 0 ? std::to_string(line) + ": " : std::string(" ")) +
                          what),
       file_(file),
-      line_(line) {}
+      line_(line),
+      message_(what) {}
 
 namespace detail {
 void throw_invalid_argument(const char* cond, const std::string& msg, const char* file, int line) {

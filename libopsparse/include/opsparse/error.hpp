@@ -41,10 +41,13 @@ class parse_error : public std::runtime_error {
   parse_error(const std::string& file, long long line, const std::string& what);
   const std::string& file() const noexcept { return file_; }
   long long line() const noexcept { return line_; }
+  /// What is wrong, without the file and line.
+  const std::string& message() const noexcept { return message_; }
 
  private:
   std::string file_;
   long long line_;
+  std::string message_;
 };
 
 namespace detail {

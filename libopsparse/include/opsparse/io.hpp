@@ -91,6 +91,28 @@ inline labelled_graph read_edge_list(const std::string& path) {
   return read_edge_list(path, read_options{});
 }
 
+/// A part of a text file for readers that split it between processes
+/// (opsparse/distributed/read.hpp): the lines that start in bytes [begin, end), cut at the
+/// first line start at or after `part`/`parts` of the file's size, and its count of '\n'.
+/// Parts 0 .. parts-1 tile the file; a part may be empty (a line longer than a part).
+struct text_part {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+  long long newlines = 0;
+  long long lines = 0;           ///< newlines, and the last line if the file ends without one
+  std::uint64_t file_bytes = 0;  ///< the whole file's
+};
+/// Part `part` of `parts` of the regular file at `path` (parse_error when it cannot be read, or
+/// is not a regular file: a stream cannot be split).
+text_part find_text_part(const std::string& path, int part, int parts);
+
+/// The lines of `part` read as read_abc reads a file: vertices numbered by first appearance in
+/// the part, labels, the adjacency mirrored and merged as options say. Errors name their line as
+/// line_base (the lines before the part) plus its line in the part. A part without vertices is
+/// an empty graph (read_abc refuses a file without edges).
+labelled_graph read_abc_part(const std::string& path, const text_part& part, long long line_base,
+                             const read_options& options);
+
 enum class file_format { automatic, matrix_market, edge_list, abc, mcl_native };
 
 /// Picks the reader from the format or, for `automatic`, from the content and the extension: a

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <vector>
+
+#include "opsparse/error.hpp"
 
 #include "opsparse/distributed/error.hpp"
 
@@ -33,6 +36,37 @@ void recv_bytes(void* data, std::size_t bytes, int source, int tag, MPI_Comm com
   for (std::size_t done = 0; done < bytes; done += max_message)
     OPSPARSE_MPI_TRY(
         MPI_Recv(p + done, piece(bytes, done), MPI_BYTE, source, tag, comm, MPI_STATUS_IGNORE));
+}
+
+exchanged_bytes exchange_bytes(const char* data, const std::vector<std::size_t>& offset,
+                               MPI_Comm comm) {
+  int size = 0;
+  OPSPARSE_MPI_TRY(MPI_Comm_size(comm, &size));
+  OPSPARSE_EXPECTS(offset.size() == static_cast<std::size_t>(size) + 1,
+                   "exchange_bytes: an offset a rank and one more");
+  std::vector<std::uint64_t> out(static_cast<std::size_t>(size)), in(out.size());
+  for (int d = 0; d < size; ++d) out[d] = offset[d + 1] - offset[d];
+  OPSPARSE_MPI_TRY(MPI_Alltoall(out.data(), 1, MPI_UINT64_T, in.data(), 1, MPI_UINT64_T, comm));
+  exchanged_bytes r;
+  r.offset.assign(static_cast<std::size_t>(size) + 1, 0);
+  for (int s = 0; s < size; ++s) r.offset[s + 1] = r.offset[s] + static_cast<std::size_t>(in[s]);
+  r.data.resize(r.offset.back());
+  std::vector<MPI_Request> requests;
+  for (int s = 0; s < size; ++s)
+    for (std::size_t done = 0; done < in[s]; done += max_message) {
+      requests.emplace_back();
+      OPSPARSE_MPI_TRY(MPI_Irecv(r.data.data() + r.offset[s] + done, piece(in[s], done), MPI_BYTE,
+                                 s, 0, comm, &requests.back()));
+    }
+  for (int d = 0; d < size; ++d)
+    for (std::size_t done = 0; done < out[d]; done += max_message) {
+      requests.emplace_back();
+      OPSPARSE_MPI_TRY(MPI_Isend(data + offset[d] + done, piece(out[d], done), MPI_BYTE, d, 0, comm,
+                                 &requests.back()));
+    }
+  OPSPARSE_MPI_TRY(
+      MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+  return r;
 }
 
 void bcast_string(std::string& text, int root, MPI_Comm comm) {

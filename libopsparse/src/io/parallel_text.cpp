@@ -684,6 +684,7 @@ labelled_graph read_edges_parallel(const std::string& path, std::string_view dat
     keys += ch.keys.size();
     unfit = unfit || ch.unfit;
   }
+  if (endpoints == 0 && keys == 0 && r.part) return labelled_graph{host_csr<double>(0, 0), {}};
   if (endpoints == 0 && keys == 0)  // (edges of weight 0 dropped leave their vertices)
     throw parse_error(path, 0,
                       "no edges found (" + std::to_string(r.line_base + lines) +

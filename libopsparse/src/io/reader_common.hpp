@@ -110,7 +110,9 @@ inline void reject_nul(const std::string& path, std::string_view data) {
 /// readers do not guard against concurrent writers (nor did reading it, which saw half a file).
 class file_bytes {
  public:
-  explicit file_bytes(const std::string& path) {
+  /// `whole` false: a regular file is mapped without reading it (no NUL check either): for a
+  /// reader of one part of it (text_parts.cpp), which checks and touches that part alone.
+  explicit file_bytes(const std::string& path, bool whole = true) {
     struct stat info {};
     if (::stat(path.c_str(), &info) != 0)
       throw parse_error(path, 0, std::string("cannot open file: ") + std::strerror(errno));
@@ -125,13 +127,13 @@ class file_bytes {
       const std::size_t size = static_cast<std::size_t>(opened.st_size);
       int flags = MAP_PRIVATE;
 #ifdef MAP_POPULATE
-      flags |= MAP_POPULATE;  // one call maps every page instead of one fault per page
+      if (whole) flags |= MAP_POPULATE;  // one call maps every page instead of one fault per page
 #endif
       void* m = ::mmap(nullptr, size, PROT_READ, flags, fd, 0);
       if (m != MAP_FAILED) {
         ::close(fd);
         try {
-          reject_nul(path, std::string_view(static_cast<const char*>(m), size));
+          if (whole) reject_nul(path, std::string_view(static_cast<const char*>(m), size));
         } catch (...) {
           ::munmap(m, size);
           throw;
@@ -178,6 +180,19 @@ class file_bytes {
   file_bytes& operator=(const file_bytes&) = delete;
 
   std::string_view view() const { return view_; }
+  /// Whether the file is mapped (a regular file), not copied.
+  bool mapped() const { return map_ != nullptr; }
+  /// Reads bytes [at, at + size) of a mapped file into memory now, as MAP_POPULATE would.
+  void populate(std::size_t at, std::size_t size) const {
+    if (!map_ || size == 0) return;
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t from = at / page * page;
+    char* base = static_cast<char*>(map_) + from;
+#ifdef MADV_POPULATE_READ
+    if (::madvise(base, at + size - from, MADV_POPULATE_READ) == 0) return;
+#endif
+    ::madvise(base, at + size - from, MADV_WILLNEED);
+  }
 
  private:
   void* map_ = nullptr;
@@ -642,6 +657,9 @@ std::unique_ptr<Item[]> group_by_row(index_t n, std::size_t sources, const EachI
 /// Where an edge-list or ABC reading starts and what it reports besides the graph.
 struct text_reading {
   read_options options;
+  /// A part of a file (read_abc_part): without edges or vertices it is an empty graph, not
+  /// "no edges found".
+  bool part = false;
   long long line_base =
       0;  ///< lines before the text read (a header skipped): added to line numbers
   long long edge_lines = 0;  ///< out: the edge lines read (duplicates included)

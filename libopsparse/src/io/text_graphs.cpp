@@ -76,6 +76,7 @@ class vertex_numbering {
 
 labelled_graph finish_graph(const std::string& path, const line_reader& lines, triples<double>& t,
                             std::vector<std::string> labels, text_reading& r) {
+  if (t.row.empty() && labels.empty() && r.part) return labelled_graph{};
   if (t.row.empty() && labels.empty())  // (edges of weight 0 dropped leave their vertices)
     throw parse_error(path, 0,
                       "no edges found (" + std::to_string(r.line_base + lines.line_no()) +

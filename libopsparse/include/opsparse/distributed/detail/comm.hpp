@@ -9,6 +9,7 @@
 #include <exception>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "opsparse/csr.hpp"
 #include "opsparse/distributed/error.hpp"
@@ -18,6 +19,15 @@ namespace opsparse::dist::detail {
 void bcast_bytes(void* data, std::size_t bytes, int root, MPI_Comm comm);
 void send_bytes(const void* data, std::size_t bytes, int dest, int tag, MPI_Comm comm);
 void recv_bytes(void* data, std::size_t bytes, int source, int tag, MPI_Comm comm);
+/// Bytes from every rank to every rank (MPI_Alltoall of the sizes, then nonblocking messages of
+/// at most 1 GiB): rank d gets bytes [offset[d], offset[d + 1]) of `data`. Returns what this
+/// rank received, source after source, and where each source's bytes start (size + 1).
+struct exchanged_bytes {
+  std::vector<char> data;
+  std::vector<std::size_t> offset;
+};
+exchanged_bytes exchange_bytes(const char* data, const std::vector<std::size_t>& offset,
+                               MPI_Comm comm);
 /// `text` of `root` on every rank.
 void bcast_string(std::string& text, int root, MPI_Comm comm);
 
