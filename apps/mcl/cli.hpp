@@ -77,6 +77,8 @@ struct input_graph {
 
 /// Reads the input as mcl does, then -write-graph and -tf (cli_run.cpp).
 input_graph read_input(const cli_settings& s);
+/// How read_input reads an ABC file or an edge list (the weights as mcl reads them, mirrored).
+io::read_options abc_read_options(const cli_settings& s);
 
 /// A clustering as mcl writes it: a native cluster matrix after the command line for a native
 /// input without a tab file, else one line of labels per cluster.

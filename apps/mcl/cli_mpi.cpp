@@ -1,14 +1,18 @@
 // opsparse-mcl-mpi: distributed Markov clustering over MPI, run as
 // `mpirun -np P opsparse-mcl-mpi FILE [options]`. opsparse-mcl's command line (cli.hpp) without
-// the options that do not apply, plus --grid. Rank 0 reads the command line, the input and
-// builds the start matrix exactly as opsparse-mcl does; the iterations run on every rank
+// the options that do not apply, plus --grid. Rank 0 reads the command line; every rank reads
+// its part of an ABC input (else rank 0 all of it), and the start matrix is the one opsparse-mcl
+// builds; the iterations run on every rank
 // (mcl_dist.hpp); rank 0 interprets the limit and writes the one output. Every failure is agreed
 // on by all ranks (every rank exits with status 1, rank 0 reports it once): none is left waiting.
 #include <mpi.h>
 #include <omp.h>
 
 #include <cstdio>
+#include <cctype>
+#include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -21,10 +25,13 @@
 #include "cli.hpp"
 #include "common/cli.hpp"
 #include "common/options.hpp"
+#include "mcl_compat.hpp"
 #include "mcl_dist.hpp"
 #include "opsparse/distributed/detail/comm.hpp"
 #include "opsparse/distributed/error.hpp"
 #include "opsparse/distributed/grid.hpp"
+#include "opsparse/distributed/read.hpp"
+#include "opsparse/io_mcl_native.hpp"
 #include "opsparse/output_file.hpp"
 
 namespace opsparse::mcl {
@@ -36,19 +43,21 @@ constexpr const char* prog = "opsparse-mcl-mpi";
 constexpr const char* usage =
     "Usage: mpirun -np P opsparse-mcl-mpi FILE [options]\n"
     "Distributed Markov clustering over MPI: opsparse-mcl's clustering, with the same clusters\n"
-    "and the same output, the iterate spread in 2D blocks over P ranks. Rank 0 reads FILE and\n"
-    "builds the start matrix as opsparse-mcl does, every rank expands (Sparse SUMMA: local\n"
-    "products on the rank's GPU, the rank on its node modulo the node's GPUs, or with the CPU\n"
-    "engine), prunes and inflates its share, and rank 0 interprets the limit and writes the one\n"
-    "output (--layout rows: every rank expands, prunes and inflates its own rows with\n"
-    "opsparse-mcl's CPU or GPU backend; where each rank owns a GPU the iterate stays spread over\n"
-    "them, each rank receiving GPU to GPU by NCCL the rows of X its expansion needs, a column\n"
-    "block at a time when the expansion is dense; else every rank holds the whole iterate and\n"
-    "the kept rows go through the host). With --backend cpu the iterates equal\n"
-    "opsparse-mcl's CPU iterates bit for bit, on any grid and layout; the GPU engine's sums\n"
-    "differ in the last bits (the clusters are mcl's). Options are opsparse-mcl's (mcl's\n"
-    "spelling) except --inflations and --block-products; -te is the threads per rank; --backend\n"
-    "gpu needs a GPU on every rank, auto takes the GPUs when every rank has one.\n"
+    "and the same output, the iterate spread in 2D blocks over P ranks. Every rank reads its\n"
+    "part of an ABC FILE (rank 0 reads other formats, and ABC with -abc-tf, --abc-neg-log,\n"
+    "-tf, -write-graph or -force-connected) and the start matrix is opsparse-mcl's; every rank\n"
+    "expands (Sparse SUMMA: local products on the rank's GPU, the rank on its node modulo the\n"
+    "node's GPUs, or with the CPU engine), prunes and inflates its share, and rank 0 interprets\n"
+    "the limit and writes the one output (--layout rows: every rank expands, prunes and\n"
+    "inflates its own rows with opsparse-mcl's CPU or GPU backend; where each rank owns a GPU\n"
+    "the iterate stays spread over them, each rank receiving GPU to GPU by NCCL the rows of X\n"
+    "its expansion needs, a column block at a time when the expansion is dense; else every\n"
+    "rank holds the whole iterate and the kept rows go through the host). With --backend cpu\n"
+    "the iterates equal opsparse-mcl's CPU iterates bit for bit, on any grid and layout; the\n"
+    "GPU engine's sums differ in the last bits (the clusters are mcl's). Options are\n"
+    "opsparse-mcl's (mcl's spelling) except --inflations and --block-products; -te is the\n"
+    "threads per rank; --backend gpu needs a GPU on every rank, auto takes the GPUs when\n"
+    "every rank has one.\n"
     "Graphs with negative weights are refused (use opsparse-mcl).\n\nOptions";
 
 constexpr const char* help_tail =
@@ -230,8 +239,64 @@ dist_engine agree_on_engine(const dist::grid& g, int choice, std::string& why_cp
   return dist_engine::cpu;
 }
 
-/// The run after the command line: rank 0 reads the input (failures agreed on by every rank),
-/// then the iterations everywhere.
+/// Whether every rank reads its part of the input (dist::read_abc_rows) instead of rank 0 all of
+/// it: an ABC file (-abc, or its extension), a regular file, read without -abc-tf or
+/// --abc-neg-log (rank 0 alone has parsed them), and nothing before the start matrix that needs
+/// the whole graph (-write-graph, -tf, -force-connected). OPSPARSE_MCL_READ_ON_ROOT=1 has rank 0
+/// read it (for comparisons).
+bool read_in_parts(const cli_settings& s) {
+  if (const char* v = std::getenv("OPSPARSE_MCL_READ_ON_ROOT"); v && std::string(v) == "1")
+    return false;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(s.path, ec)) return false;
+  std::string ext = s.path.size() >= 4 ? s.path.substr(s.path.size() - 4) : "";
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool abc =
+      s.format == io::file_format::abc || (s.format == io::file_format::automatic &&
+                                           ext == ".abc" && !io::looks_like_mcl_native(s.path));
+  return abc && !s.stream_transform() && s.write_graph.empty() && s.matrix_tf.empty() &&
+         !s.force_connected;
+}
+
+/// The start matrix of the graph at `path` read in parts by every rank, each making the start
+/// matrix's rows it holds (start_matrix_rows), then gathered on rank 0 (empty elsewhere); rank 0
+/// gets the labels into `in`. Collective; a bad line or negative weights throw on every rank.
+host_csr<double> read_start_in_parts(const dist::grid& g, const std::string& path, params p,
+                                     input_graph& in) {
+  const cli_settings plain;  // the weights as mcl reads them (read_in_parts: no transform)
+  dist::graph_rows r = dist::read_abc_rows(g.comm(), path, abc_read_options(plain));
+  const int me = g.rank();
+  const index_t first = r.split[me];
+  if (p.discard_loops) drop_loops_as_mcl(r.rows, first);
+  p.mirror = false;  // the reader has mirrored the graph
+  const host_csr<double> mine = start_matrix_rows(r.rows, first, p);
+  r.rows = {};
+  int negative = has_negative_values(mine) ? 1 : 0;
+  OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &negative, 1, MPI_INT, MPI_MAX, g.comm()));
+  if (negative)
+    throw std::invalid_argument(
+        "the graph has negative weights, which the distributed "
+        "iterations do not cluster as mcl does (use opsparse-mcl)");
+  if (me != 0) {
+    dist::detail::send_csr(mine, 0, 5, g.comm());
+    return {};
+  }
+  in.g.labels = std::move(r.labels);
+  host_csr<double> start(r.n, r.n);
+  for (int k = 0; k < g.size(); ++k) {
+    const host_csr<double> rows =
+        k == 0 ? host_csr<double>() : dist::detail::recv_csr<double>(k, 5, g.comm());
+    const host_csr<double>& part = k == 0 ? mine : rows;
+    for (index_t i = 0; i < part.rows; ++i)
+      start.rpt[r.split[k] + i + 1] = start.rpt[r.split[k] + i] + part.rpt[i + 1] - part.rpt[i];
+    start.col.insert(start.col.end(), part.col.begin(), part.col.end());
+    start.val.insert(start.val.end(), part.val.begin(), part.val.end());
+  }
+  return start;
+}
+
+/// The run after the command line: the input read by every rank in parts (read_in_parts) or by
+/// rank 0 (failures agreed on by every rank), then the iterations everywhere.
 int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
   const dist::grid g(MPI_COMM_WORLD, sh.grid_rows, sh.grid_cols);
   const bool root = g.rank() == 0;
@@ -240,10 +305,29 @@ int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
   host_csr<double> start;
   apps::stopwatch clock;
   std::exception_ptr error;
+  int parts = 0;
+  std::string path;
   if (root) {
     try {
       // The output's temporary file first (an unwritable folder fails now, not after the run).
       out.push_back(std::make_unique<io::output_file>(s.out_names.front()));
+      parts = read_in_parts(s) ? 1 : 0;
+      path = s.path;
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  dist::detail::agree_on_failure(error, "opening the output", g.comm());
+  OPSPARSE_MPI_TRY(MPI_Bcast(&parts, 1, MPI_INT, 0, g.comm()));
+  if (parts) {
+    dist::detail::bcast_string(path, 0, g.comm());
+    try {
+      start = read_start_in_parts(g, path, sh.p, in);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  } else if (root) {
+    try {
       in = read_input(s);
       s.p.mirror = false;  // the reader has mirrored the graph (read_input)
       start = start_matrix(in.g.adj, s.p);
@@ -269,12 +353,13 @@ int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
                          err);
   if (root && !sh.quiet && sh.verbose)
     err << "[" << prog << "] " << s.input << ": " << start.rows << " nodes, " << start.nnz()
-        << " entries with loops, read and prepared in " << std::fixed << std::setprecision(3)
-        << clock.lap_s() << "s; " << g.size() << " ranks on a " << g.rows() << "x" << g.cols()
-        << " grid, " << (sh.p.threads > 0 ? std::to_string(sh.p.threads) : "default")
-        << " threads each; " << (sh.prec == precision::float32 ? "float" : "double") << "; -I "
-        << sh.p.inflation << " -P " << sh.p.prune << " -S " << sh.p.select << " -R " << sh.p.recover
-        << " -pct " << sh.p.pct << "\n";
+        << " entries with loops, read " << (parts ? "in parts by every rank" : "by rank 0")
+        << " and prepared in " << std::fixed << std::setprecision(3) << clock.lap_s() << "s; "
+        << g.size() << " ranks on a " << g.rows() << "x" << g.cols() << " grid, "
+        << (sh.p.threads > 0 ? std::to_string(sh.p.threads) : "default") << " threads each; "
+        << (sh.prec == precision::float32 ? "float" : "double") << "; -I " << sh.p.inflation
+        << " -P " << sh.p.prune << " -S " << sh.p.select << " -R " << sh.p.recover << " -pct "
+        << sh.p.pct << "\n";
   return sh.prec == precision::float32
              ? run_as<float>(g, engine, s, sh, in, start, out, clock, err)
              : run_as<double>(g, engine, s, sh, in, start, out, clock, err);

@@ -308,8 +308,7 @@ void print_start(const cli_settings& s, const host_csr<double>& start, apps::bac
 /// Reads the input as mcl does, then -write-graph and -tf. mcl clusters a native matrix as it
 /// is, directed or not, and mirrors everything else: the reader mirrors as it assembles the rows
 /// (no directed copy to mirror afterwards), so that start_matrix gets the graph ready.
-input_graph read_input(const cli_settings& s) {
-  input_graph in;
+io::read_options abc_read_options(const cli_settings& s) {
   // Negative weights are read and clustered as mcl clusters them (start_matrix, the CPU backend).
   io::read_options read_opts;
   // Every weight as mcl reads an ABC file's: NaN, infinity and anything above FLT_MAX (1e300) are
@@ -322,6 +321,13 @@ input_graph read_input(const cli_settings& s) {
     if (base > 0) w = neg_log_weight(w, base);
     return tf.empty() ? float_entry(w) : tf(w);
   };
+  read_opts.symmetrize = true;
+  return read_opts;
+}
+
+input_graph read_input(const cli_settings& s) {
+  input_graph in;
+  io::read_options read_opts = abc_read_options(s);
   in.native = s.format == io::file_format::mcl_native;
   // Matrix Market's reader has no weight_transform: its values are taken as above before they are
   // mirrored (the larger of 1e300 and 5 is 5 once 1e300 is 1).

@@ -87,6 +87,10 @@ std::string settings_table(const params& p, const std::string& warn_pct = "",
 /// negative gets the least negative as its loop) and in the sum, which divides the row even
 /// when it is negative (a zero sum leaves the row as it is; see mcl_start.cpp).
 host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p);
+/// Rows first .. first + rows.rows of start_matrix(graph, p), from those rows of the (mirrored)
+/// graph (rows.cols columns): a distributed program's share. p.mirror must be off (mirroring
+/// needs the whole graph: std::invalid_argument).
+host_csr<double> start_matrix_rows(const host_csr<double>& rows, index_t first, const params& p);
 
 /// Whether the start matrix has a negative value (or a NaN, from -pi on a negative weight): the
 /// CPU backend clusters such a matrix as mcl does; cluster() and cluster_sweep() refuse it on

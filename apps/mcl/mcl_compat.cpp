@@ -145,15 +145,15 @@ double neg_log_weight(double w, double base) {
   return -ln / std::log(base);
 }
 
-void drop_loops_as_mcl(host_csr<double>& a) {
+void drop_loops_as_mcl(host_csr<double>& a, index_t first) {
   offset_t out = 0;
   for (index_t i = 0; i < a.rows; ++i) {
     const offset_t b = a.rpt[i], e = a.rpt[i + 1];
     a.rpt[i] = out;
     bool loop = false;
-    for (offset_t k = b; k < e; ++k) loop = loop || (a.col[k] == i && a.val[k] != 0);
+    for (offset_t k = b; k < e; ++k) loop = loop || (a.col[k] == first + i && a.val[k] != 0);
     for (offset_t k = b; k < e; ++k) {
-      if (loop && (a.col[k] == i || detail::to_float(a.val[k]) == 0.0f)) continue;
+      if (loop && (a.col[k] == first + i || detail::to_float(a.val[k]) == 0.0f)) continue;
       a.col[out] = a.col[k];
       a.val[out++] = a.val[k];
     }

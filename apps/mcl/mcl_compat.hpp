@@ -65,7 +65,8 @@ void transform_values(host_csr<double>& a, const value_transform& tf);
 
 /// mcl's removal of the input's loops (mclxAdjustLoops with mclxLoopCBremove, before -tf): a row
 /// with a loop loses it and every entry that is 0 as a float (1e-50), the others keep theirs.
-void drop_loops_as_mcl(host_csr<double>& a);
+/// `first`: the graph's row of a's row 0 (a distributed rank's rows).
+void drop_loops_as_mcl(host_csr<double>& a, index_t first = 0);
 
 /// mcl's "# cline:" line (without the newline): the program, the first argument as it is, every
 /// further argument in double quotes.

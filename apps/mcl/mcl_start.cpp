@@ -28,20 +28,24 @@ using start_row = std::vector<std::pair<index_t, double>>;
 /// mcl's rules for one column of the start matrix (a row here) of the graph `s`.
 class start_rows {
  public:
-  start_rows(const host_csr<double>& s, const params& p)
+  /// `s`: rows first .. first + s.rows of the graph (all of it from row 0).
+  start_rows(const host_csr<double>& s, const params& p, index_t first = 0)
       : s_(s),
         p_(p),
+        first_(first),
         // -c multiplies the loop's weight (applied in make(), with the other weights' scaling);
         // a loop it makes zero is no entry.
         loop_scale_(p.loop_scale >= 0 ? mcl_float(p.loop_scale) : 1.0) {}
 
   index_t rows() const { return s_.rows; }
+  index_t cols() const { return s_.cols; }
   std::size_t graph_entries() const { return s_.col.size(); }
 
   /// Row i's entries: visit(j, w) for every non-zero one in order, the loop included; returns
   /// the weight of the loop that the row gets (0: none).
   template <class Visit>
   double scan(index_t i, Visit&& visit) const {
+    const index_t self = i + first_;
     double loop = 0;
     bool has_loop = false, edges = false;
     // The heaviest edge as mcl's mclxLoopCBmax finds it: the largest value from -FLT_MAX, so
@@ -53,7 +57,7 @@ class start_rows {
       const double w = s_.val[k];
       if (w == 0) continue;  // a zero similarity is no edge (mcl keeps the nodes, not the arc)
       visit(j, w);
-      if (j == i) {
+      if (j == self) {
         loop = w;
         has_loop = true;
         continue;
@@ -78,7 +82,7 @@ class start_rows {
     offset_t count = 0;
     bool small = false;
     const double loop = scan(i, [&](index_t j, double w) {
-      count += j != i;
+      count += j != i + first_;
       small = small || !(w >= 1.0);
     });
     // -pi empties a column whose powers sum to at most 0 in floats: one with a negative weight, or
@@ -94,15 +98,16 @@ class start_rows {
   /// Row i of the start matrix into `row`.
   void make(index_t i, start_row& row) const {
     row.clear();
+    const index_t self = i + first_;
     const double loop = scan(i, [&](index_t j, double w) {
-      if (j != i) row.emplace_back(j, w);
+      if (j != self) row.emplace_back(j, w);
     });
     if (loop != 0) {
-      const auto at = std::lower_bound(row.begin(), row.end(), i,
+      const auto at = std::lower_bound(row.begin(), row.end(), self,
                                        [](const auto& e, index_t c) { return e.first < c; });
-      row.insert(at, {i, loop});
+      row.insert(at, {self, loop});
     }
-    normalise(i, row);
+    normalise(self, row);
   }
 
  private:
@@ -186,6 +191,7 @@ class start_rows {
   }
 
   const host_csr<double>& s_;
+  index_t first_;  ///< the graph's row of s_'s row 0
   const params& p_;
   const double loop_scale_;
 };
@@ -193,7 +199,7 @@ class start_rows {
 /// The start matrix in one pass, appending.
 host_csr<double> start_matrix_serial(const start_rows& rows) {
   const index_t n = rows.rows();
-  host_csr<double> out(n, n);
+  host_csr<double> out(n, rows.cols());
   out.col.reserve(rows.graph_entries() + static_cast<std::size_t>(n));
   out.val.reserve(rows.graph_entries() + static_cast<std::size_t>(n));
   start_row row;
@@ -240,7 +246,7 @@ void for_start_rows(const start_rows& rows, int threads, F&& f) {
 /// of the time).
 host_csr<double> start_matrix_parallel(const start_rows& rows, int threads) {
   const index_t n = rows.rows();
-  host_csr<double> out(n, n);
+  host_csr<double> out(n, rows.cols());
 #pragma omp parallel for schedule(dynamic, 1024) num_threads(threads)
   for (index_t i = 0; i < n; ++i) out.rpt[static_cast<std::size_t>(i) + 1] = rows.length(i);
   for (index_t i = 0; i < n; ++i) out.rpt[i + 1] += out.rpt[i];
@@ -271,10 +277,18 @@ host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p
   host_csr<double> mirrored;
   if (p.mirror) mirrored = io::symmetrize_max(adjacency);
   const host_csr<double>& s = p.mirror ? mirrored : adjacency;
-  const start_rows rows(s, p);
+  return start_matrix_rows(s, 0, p);
+}
+
+host_csr<double> start_matrix_rows(const host_csr<double>& rows, index_t first, const params& p) {
+  if (p.mirror && (first != 0 || rows.rows != rows.cols))
+    throw std::invalid_argument("start_matrix_rows: mirroring needs the whole graph");
+  OPSPARSE_EXPECTS(first >= 0 && static_cast<long long>(first) + rows.rows <= rows.cols,
+                   "start_matrix_rows: rows beyond the graph's columns");
+  const start_rows made(rows, p, first);
   const int threads = p.threads > 0 ? p.threads : omp_get_max_threads();
-  if (threads <= 1 || s.col.size() < (std::size_t(1) << 16)) return start_matrix_serial(rows);
-  return start_matrix_parallel(rows, threads);
+  if (threads <= 1 || rows.col.size() < (std::size_t(1) << 16)) return start_matrix_serial(made);
+  return start_matrix_parallel(made, threads);
 }
 
 }  // namespace opsparse::mcl

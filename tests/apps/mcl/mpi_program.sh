@@ -121,6 +121,16 @@ leftovers=$(find "$work" -name '.kept.out.tmp*' | wc -l)
 [ "$leftovers" = 0 ] || fail "malformed input: $leftovers temporary files left beside the output"
 echo "ok: malformed input ($(grep "^opsparse-mcl-mpi: error" "$work/bad.err"))"
 
+# A bad line in a later rank's part of the file (every rank reads its part): the message of
+# opsparse-mcl, which reads the file whole, with the same line.
+late=$work/late.abc
+{ cat "$ppi/PPISB_yeast.abc"; printf 'x\ty\tnot-a-number\n'; head -100 "$ppi/PPISB_yeast.abc"; } > "$late"
+"$mcl_single" "$late" --abc --backend cpu -o "$work/late.single" 2> "$work/late.single.err"
+run_mpi "$late" --abc --backend cpu -o "$work/late.out" 2> "$work/late.err"
+[ "$(grep "error" "$work/late.err")" = "$(grep "error" "$work/late.single.err" | sed 's/^opsparse-mcl:/opsparse-mcl-mpi:/')" ] &&
+  grep -q ":$(( $(wc -l < "$ppi/PPISB_yeast.abc") + 1 )):" "$work/late.err" ||
+  { fail "a bad line late in the file: not opsparse-mcl's message"; cat "$work/late.err" "$work/late.single.err"; }
+echo "ok: a bad line late in the file ($(grep -m1 error "$work/late.err"))"
 # A missing input: status 1, one message, no output.
 run_mpi "$work/missing.abc" --abc -o "$work/missing.out" 2> "$work/missing.err"
 [ $? = 1 ] || fail "missing input: exit status is not 1"

@@ -15,6 +15,7 @@
 
 #include "common/backend.hpp"
 #include "mcl.hpp"
+#include "mcl_compat.hpp"
 #include "mcl_reference.hpp"
 #include "mcl_test_util.hpp"
 #include "opsparse/error.hpp"
@@ -586,6 +587,66 @@ void expect_interpret_equals_reference(index_t n, std::uint64_t seed) {
     EXPECT_GT(want.overlap, 0u);
     EXPECT_GT(want.missing, 0u);
   }
+}
+
+// A distributed rank's share: the start matrix's rows made from the graph's rows alone
+// (start_matrix_rows, after drop_loops_as_mcl on them) stack up to start_matrix's, bit for bit.
+TEST(MclStartMatrix, RowBlocksStackToTheWholeMatrix) {
+  const index_t n = 3000;
+  std::mt19937_64 rng(5);
+  host_csr<double> a(n, n);
+  for (index_t i = 0; i < n; ++i) {
+    std::vector<std::pair<index_t, double>> row;
+    for (int k = 0; k < 5 && i % 11 != 4; ++k)
+      row.emplace_back(static_cast<index_t>(rng() % n), 0.1 + (rng() % 1000) / 100.0);
+    if (i % 7 == 0) row.emplace_back(i, 2.5);  // a loop
+    if (i % 13 == 1 && !row.empty()) row[0].second = 1e-50;
+    std::sort(row.begin(), row.end());
+    row.erase(
+        std::unique(row.begin(), row.end(), [](auto& x, auto& y) { return x.first == y.first; }),
+        row.end());
+    for (auto& [c, w] : row) {
+      a.col.push_back(c);
+      a.val.push_back(w);
+    }
+    a.rpt[i + 1] = static_cast<offset_t>(a.col.size());
+  }
+  const host_csr<double> sym = io::symmetrize_max(a);
+  const std::vector<index_t> split = {0, 701, 701, 2999, n};  // an empty block, a one-row block
+  for (int variant = 0; variant < 4; ++variant) {
+    params p;
+    p.mirror = false;  // the rows are the mirrored graph's
+    if (variant == 1) p.loop_scale = 0.5;
+    if (variant == 2) p.pre_inflation = 1.7;
+    if (variant == 3) p.discard_loops = false;
+    host_csr<double> whole_graph = sym;
+    if (p.discard_loops) drop_loops_as_mcl(whole_graph);
+    const host_csr<double> whole = start_matrix(whole_graph, p);
+    host_csr<double> stacked(n, n);
+    for (std::size_t b = 0; b + 1 < split.size(); ++b) {
+      host_csr<double> rows(split[b + 1] - split[b], n);
+      for (index_t i = split[b]; i < split[b + 1]; ++i) {
+        rows.col.insert(rows.col.end(), sym.col.begin() + sym.rpt[i],
+                        sym.col.begin() + sym.rpt[i + 1]);
+        rows.val.insert(rows.val.end(), sym.val.begin() + sym.rpt[i],
+                        sym.val.begin() + sym.rpt[i + 1]);
+        rows.rpt[i - split[b] + 1] = static_cast<offset_t>(rows.col.size());
+      }
+      if (p.discard_loops) drop_loops_as_mcl(rows, split[b]);
+      const host_csr<double> made = start_matrix_rows(rows, split[b], p);
+      ASSERT_EQ(made.rows, rows.rows);
+      for (index_t i = 0; i < made.rows; ++i)
+        stacked.rpt[split[b] + i + 1] = stacked.rpt[split[b] + i] + made.rpt[i + 1] - made.rpt[i];
+      stacked.col.insert(stacked.col.end(), made.col.begin(), made.col.end());
+      stacked.val.insert(stacked.val.end(), made.val.begin(), made.val.end());
+    }
+    EXPECT_EQ(stacked.rpt, whole.rpt) << "variant " << variant;
+    EXPECT_EQ(stacked.col, whole.col) << "variant " << variant;
+    EXPECT_EQ(stacked.val, whole.val) << "variant " << variant;
+  }
+  params mirrored;  // mirroring needs the whole graph
+  host_csr<double> some(2, n);
+  EXPECT_THROW(start_matrix_rows(some, 5, mirrored), std::invalid_argument);
 }
 
 TEST(MclInterpret, ParallelEqualsSerialReference) {
