@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "common/messages.hpp"
 #include "cusparse_spgemm.hpp"
 #include "report.hpp"
 #if OPSPARSE_BENCH_HAS_GEN
@@ -644,15 +645,15 @@ int main(int argc, char** argv) {
     }
     std::string why;
     if (!gpu_available(&why)) {
-      std::cerr << "opsparse-bench: needs a GPU: " << why << "\n";
+      opsparse::apps::report_error(std::cerr, "opsparse-bench", "needs a GPU: " + why);
       return 1;
     }
     return a.use_float ? run<float>(a) : run<double>(a);
   } catch (const usage_error& e) {
-    std::cerr << "opsparse-bench: " << e.what() << "\n(try opsparse-bench --help)\n";
+    opsparse::apps::report_usage_error(std::cerr, "opsparse-bench", e.what());
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "opsparse-bench: " << e.what() << "\n";
+    opsparse::apps::report_error(std::cerr, "opsparse-bench", e.what());
     return 1;
   }
 }

@@ -41,6 +41,7 @@ extern "C" {
 #include <string>
 #include <vector>
 
+#include "common/messages.hpp"
 #include "msbfs/msbfs.hpp"
 #include "opsparse/csr.hpp"
 #include "opsparse/io.hpp"
@@ -473,13 +474,13 @@ int main(int argc, char** argv) {
     GrB_finalize();
     return rc;
   } catch (const usage_error& e) {
-    std::cerr << program << ": " << e.what() << "\n(try " << program << " --help)\n";
+    opsparse::apps::report_usage_error(std::cerr, program, e.what());
     return 2;
   } catch (const std::invalid_argument& e) {
-    std::cerr << program << ": " << e.what() << "\n";
+    opsparse::apps::report_usage_error(std::cerr, program, e.what());
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << program << ": error: " << e.what() << "\n";
+    opsparse::apps::report_error(std::cerr, program, e.what());
     return 1;
   }
 }
