@@ -392,8 +392,13 @@ clustering interpret(const host_csr<T>& limit, overlap_mode mode, int threads = 
 /// Writes clusters as mcl -o does in label mode: one per line, tab-separated labels.
 void write_clusters(std::ostream& os, const clustering& c, const std::vector<std::string>& labels);
 
-/// mcl's automatic output name: out.<input file name without directories>.I<inflation with one
-/// decimal, dot removed>[pi..][c..], e.g. out.graph.abc.I20.
+/// mcl's suffix of its automatic names: I<inflation with one decimal>[l<n>i<initial
+/// inflation>][pi..][c..], dots removed, e.g. I20 or I20l2i30 (the -dump files' default stem is
+/// the input's name, a dot and this).
+std::string output_suffix(const params& p, int inflation_decimals = 1);
+
+/// mcl's automatic output name: out.<input file name without directories>.<output_suffix>, e.g.
+/// out.graph.abc.I20.
 /// `inflation_decimals` > 1 writes the inflation with more decimals (an inflation sweep whose
 /// inflations mcl's one decimal would give one name: 1.2 and 1.25 -> I120, I125).
 std::string default_output_name(const std::string& input, const params& p,

@@ -364,9 +364,10 @@ TEST_F(McxNative, ProgramReadsOptionsAsMcl) {
   fs::create_directories(dir_ / "sub" / "odir");
   file("sub/g.abc", hand_cases()[0].abc);
   mcxload(dir_ / "sub" / "g.abc", dir_ / "sub" / "g.mci", dir_ / "sub" / "g.tab");
-  // Output names: -az with -odir, --d, -I, -pi, -c.
+  // Output names: -az with -odir, --d, -I, -pi, -c, -l and -i.
   for (const char* args : {"sub/g.mci -az", "sub/g.mci -odir sub/odir -az", "sub/g.mci --d -az",
-                           "sub/g.mci -I 3.14 -pi 0.8 -c 2.5 -az", "sub/g.mci -I 3 -I 2 -az"}) {
+                           "sub/g.mci -I 3.14 -pi 0.8 -c 2.5 -az", "sub/g.mci -I 3 -I 2 -az",
+                           "sub/g.mci -l 2 -i 3 -pi 0.8 -az"}) {
     std::string want, got;
     ASSERT_EQ(theirs(dir_, args, &want), 0) << args;
     ASSERT_EQ(ours(dir_, args, &got), 0) << args;
