@@ -91,8 +91,9 @@ class start_rows {
     return count + (loop != 0 ? 1 : 0);
   }
 
-  /// Row i of the start matrix into `row`.
-  void make(index_t i, start_row& row) const {
+  /// Row i of the start matrix into `row`; returns the sum its weights were divided by (the
+  /// value mcl keeps with the column), 0 when none.
+  double make(index_t i, start_row& row) const {
     row.clear();
     const double loop = scan(i, [&](index_t j, double w) {
       if (j != i) row.emplace_back(j, w);
@@ -102,7 +103,7 @@ class start_rows {
                                        [](const auto& e, index_t c) { return e.first < c; });
       row.insert(at, {i, loop});
     }
-    normalise(i, row);
+    return normalise(i, row);
   }
 
  private:
@@ -114,26 +115,24 @@ class start_rows {
     return p_.pre_inflation >= 0 ? std::pow(w, p_.pre_inflation) : w;  // -pi
   }
 
-  /// The column's probabilities: the weights divided by their sum.
-  void normalise(index_t i, start_row& row) const {
+  /// The column's probabilities: the weights divided by their sum, which is returned.
+  double normalise(index_t i, start_row& row) const {
     // Weights beyond float's range as doubles (the library's callers; the programs read them as mcl
     // does, into floats) are normalised in double; all others in mcl's float cells.
     const bool huge = std::any_of(row.begin(), row.end(), [](const auto& e) {
       return std::isfinite(e.second) &&
              std::fabs(e.second) > static_cast<double>(std::numeric_limits<float>::max());
     });
-    if (!huge) {
-      normalise_cells(i, row);
-      return;
-    }
+    if (!huge) return normalise_cells(i, row);
     double sum = 0;
     for (const auto& e : row) sum += weight(e, i);
     if (std::isfinite(sum)) {
       if (sum > 0)
         for (auto& e : row) e.second = weight(e, i) / sum;
-      return;
+      return sum;
     }
     normalise_overflowing(i, row);
+    return 0;
   }
 
   /// normalise() in mcl's arithmetic (float cells, double sums: weights that cancel in decimals
@@ -143,7 +142,7 @@ class start_rows {
   /// powers that underflow), a NaN sum (a negative weight's fractional power) makes every value
   /// NaN, and an infinite sum (1e300 in a native matrix, -tf 'pow(1000)', -pi or -c past float's
   /// range) makes the infinite values NaN and the others 0, as mcl's division does.
-  void normalise_cells(index_t i, start_row& row) const {
+  double normalise_cells(index_t i, start_row& row) const {
     const auto cell = [](double x) { return static_cast<double>(detail::to_float(x)); };
     for (auto& e : row) {
       e.second = cell(e.second);
@@ -154,7 +153,7 @@ class start_rows {
       for (auto& e : row) powsum += e.second = cell(std::pow(e.second, p_.pre_inflation));
       if (powsum <= 0) {
         row.clear();
-        return;
+        return 0;
       }
       for (auto& e : row) e.second = cell(e.second / powsum);
     }
@@ -162,6 +161,7 @@ class start_rows {
     for (const auto& e : row) sum += e.second;
     if (sum != 0)
       for (auto& e : row) e.second /= sum;
+    return sum;
   }
 
   /// normalise() for weights near the top of double's range (1e308), which overflow the sum:
@@ -275,6 +275,17 @@ host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p
   const int threads = p.threads > 0 ? p.threads : omp_get_max_threads();
   if (threads <= 1 || s.col.size() < (std::size_t(1) << 16)) return start_matrix_serial(rows);
   return start_matrix_parallel(rows, threads);
+}
+
+std::vector<double> start_column_sums(const host_csr<double>& adjacency, const params& p) {
+  OPSPARSE_EXPECTS(adjacency.rows == adjacency.cols, "the graph's adjacency must be square");
+  host_csr<double> mirrored;
+  if (p.mirror) mirrored = io::symmetrize_max(adjacency);
+  const start_rows rows(p.mirror ? mirrored : adjacency, p);
+  std::vector<double> sums(static_cast<std::size_t>(rows.rows()));
+  start_row row;
+  for (index_t i = 0; i < rows.rows(); ++i) sums[i] = rows.make(i, row);
+  return sums;
 }
 
 }  // namespace opsparse::mcl
