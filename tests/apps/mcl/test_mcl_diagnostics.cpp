@@ -1,17 +1,28 @@
-// mcl's diagnostics of its own run, as this program computes them: clm's measures as mcl
-// -analyze y takes them (clm.hpp), mcl's interpretation of an iterand (its -dump cls and dag), the
-// column sums of its start matrix (-dump ite) and a run's hooks (run_options::on_iterand,
-// on_limit). Hand-made matrices with known answers; the expected values are mcl 22-282's.
+// mcl's diagnostics of its own run, as opsparse-mcl writes them (cli_diagnostics.cpp): -analyze y
+// (clm info's measures of the clustering over the start matrix, appended to the output),
+// --write-limit (OUTPUT-limit) and -dump (the iterands, their clusterings and DAGs). The
+// measures, mcl's interpretation of hand-made iterands and the run's hooks first, then the
+// program on its own, then against Debian's mcl (skipped, with the reason, without it): the
+// analysis byte for byte but for the last digit of the modularity, the same dump files and limit
+// with the same entries, the start matrix and every clustering byte for byte, and the other
+// values as close as mcl's float products allow (apps/mcl/README.md says why they differ).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
 #include <tuple>
-#include <utility>
 #include <vector>
 
+#include "cli.hpp"
 #include "clm.hpp"
 #include "mcl_test_util.hpp"
+#include "opsparse/io_mcl_native.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -179,5 +190,410 @@ TEST(MclIterandHooks, SeeEveryIterandAndTheLimitAndChangeNothing) {
   EXPECT_EQ(calls, want);
   EXPECT_TRUE(opsparse::test::csr_near(limit, last, 0.0));
 }
+
+TEST(MclDumpSelection, IterationsAsMclSelectsThem) {
+  dump_settings d;  // mcl's default: iterations 0 to 4
+  for (int n = 0; n < 8; ++n) EXPECT_EQ(d.selects(n), n < 5) << n;
+  d.offset = 2, d.bound = 7, d.modulo = 2;  // -dump-interval 2:7 -dump-modulo 2
+  for (int n = 0; n < 10; ++n) EXPECT_EQ(d.selects(n), n == 2 || n == 4 || n == 6) << n;
+  d.offset = 0, d.bound = 0, d.modulo = 3;  // no end
+  for (int n = 0; n < 100; ++n) EXPECT_EQ(d.selects(n), n % 3 == 0) << n;
+}
+
+// ---- the program ----------------------------------------------------------------------------
+
+#if defined(OPSPARSE_MCL_EXE) && defined(OPSPARSE_CLM_EXE)
+struct diagnostics_tag {
+  static constexpr const char* name = "diagnostics";
+};
+class MclDiagnostics : public files_suite<diagnostics_tag> {
+ protected:
+  static std::string ours() {
+    return q(opsparse::test::program_path("opsparse-mcl", OPSPARSE_MCL_EXE)) + " --backend cpu";
+  }
+  static std::string clm() {
+    return q(opsparse::test::program_path("opsparse-clm", OPSPARSE_CLM_EXE));
+  }
+  /// `cmd` run in folder `sub` of the scratch folder: its exit status; `err` its standard error.
+  static int run_in(const std::string& sub, const std::string& cmd, std::string* err = nullptr) {
+    const fs::path d = dir_ / sub;
+    const int rc = sh("cd " + q(d) + " && " + cmd + " > stdout.txt 2> stderr.txt");
+    if (err) *err = read_text(d / "stderr.txt");
+    return rc;
+  }
+  /// A fresh folder `sub` holding `files` (names under the scratch folder).
+  static fs::path fresh(const std::string& sub, const std::vector<std::string>& files) {
+    fs::remove_all(dir_ / sub);
+    fs::create_directories(dir_ / sub);
+    for (const std::string& f : files) {
+      fs::create_directories((dir_ / sub / f).parent_path());
+      fs::copy_file(dir_ / f, dir_ / sub / f);
+    }
+    return dir_ / sub;
+  }
+  /// The files of a folder, but the runs' own (stdout.txt, stderr.txt) and those given.
+  static std::set<std::string> files_in(const fs::path& d, const std::vector<std::string>& but) {
+    std::set<std::string> out;
+    for (const auto& e : fs::recursive_directory_iterator(d)) {
+      if (!e.is_regular_file()) continue;
+      const std::string name = fs::relative(e.path(), d).string();
+      if (name == "stdout.txt" || name == "stderr.txt") continue;
+      if (std::find(but.begin(), but.end(), name) == but.end()) out.insert(name);
+    }
+    return out;
+  }
+};
+
+const char* const example_abc =
+    "a b 1\nb c 1\na c 1\nc d 0.5\nd e 1\ne f 1\nd f 1\nf g 0.2\ng h 1\n";
+
+TEST_F(MclDiagnostics, AnalysisHasClmInfosMeasures) {
+  // For a native graph (clustered as it is, the output a native clustering) mcl's measures over
+  // its start matrix equal clm info's over the graph but mod: the loops are mcl's, and eff and
+  // mf do not change when a column is scaled (the start matrix is the graph, column-stochastic).
+  const std::string graph =
+      "(mclheader\nmcltype matrix\ndimensions 8x8\n)\n(mclmatrix\nbegin\n"
+      "0 1 2 $\n1 0 2 $\n2 0 1 3:0.5 $\n3 2:0.5 4 5 $\n4 3 5 $\n"
+      "5 3 4 6:0.2 $\n6 5:0.2 7 $\n7 6 $\n)\n";
+  file("g.mci", graph);
+  fresh("analyze", {"g.mci"});
+  std::string err;
+  ASSERT_EQ(run_in("analyze", ours() + " g.mci -o plain"), 0);
+  ASSERT_EQ(run_in("analyze", ours() + " g.mci -analyze y -o analyzed", &err), 0) << err;
+  // The clustering first (its command line comment aside), then the measures.
+  const std::string plain = read_text(dir_ / "analyze" / "plain");
+  const std::string analyzed = read_text(dir_ / "analyze" / "analyzed");
+  const std::string body = plain.substr(plain.find("(mclheader"));
+  const std::size_t at = analyzed.find("(mclheader");
+  ASSERT_NE(at, std::string::npos) << analyzed;
+  ASSERT_EQ(analyzed.compare(at, body.size(), body), 0) << analyzed;
+  const std::string tail = analyzed.substr(at + body.size());
+  ASSERT_EQ(run_in("analyze", clm() + " info g.mci plain -o info"), 0);
+  const std::string info = read_text(dir_ / "analyze" / "info");  // eff= mod= mf= af=  src= ncl=
+  auto field = [](const std::string& text, const std::string& key) {
+    const std::size_t at = text.find(" " + key + "=") != std::string::npos
+                               ? text.find(" " + key + "=") + 1
+                               : text.find(key + "=");
+    return at == std::string::npos ? std::string("<none>")
+                                   : text.substr(at, text.find_first_of(" \n", at) - at);
+  };
+  for (const char* key :
+       {"eff", "mf", "af", "ncl", "max", "ctr", "avg", "min", "DGI", "TWI", "TWL", "sgl", "qrt"})
+    EXPECT_EQ(field(tail, key), field(info, key)) << key << "\n" << tail << info;
+  EXPECT_NE(tail.find(" target-name=g.mci\nsource-name=analyzed\n\n"), std::string::npos) << tail;
+}
+
+TEST_F(MclDiagnostics, LimitAndDumpsAreWrittenUnderMclsNames) {
+  file("g.abc", example_abc);
+  const fs::path d = fresh("names", {"g.abc"});
+  std::string err;
+  ASSERT_EQ(run_in("names", ours() + " g.abc --abc -dump ite -dump cls --write-limit -o x", &err),
+            0)
+      << err;
+  // mcl's default interval 0:5: ite-0 (the start matrix) to ite-4, cls-1 to cls-4.
+  EXPECT_EQ(files_in(d, {"g.abc"}),
+            (std::set<std::string>{"x", "x-limit", "ite-0.x", "ite-1.x", "ite-2.x", "ite-3.x",
+                                   "ite-4.x", "cls-1.x", "cls-2.x", "cls-3.x", "cls-4.x"}));
+  // The start matrix reads back (its columns' values left out); the limit is stochastic.
+  const io::mcl_native_matrix start = io::read_mcl_native((d / "ite-0.x").string(), {});
+  EXPECT_EQ(start.columns.nnz(), 26);
+  const io::mcl_native_matrix limit = io::read_mcl_native((d / "x-limit").string(), {});
+  ASSERT_EQ(limit.columns.rows, 8);
+  for (index_t c = 0; c < 8; ++c) {
+    double sum = 0;
+    for (offset_t k = limit.columns.rpt[c]; k < limit.columns.rpt[c + 1]; ++k)
+      sum += limit.columns.val[k];
+    EXPECT_NEAR(sum, 1.0, 1e-5) << c;
+  }
+  // -o -: the input's name is the stem; -dump-stem another; iterations 2:7 every other one.
+  fresh("names", {"g.abc"});
+  ASSERT_EQ(run_in("names", ours() + " g.abc --abc -dump ite -dump-interval 2:7 -dm 2 -o -"), 0);
+  EXPECT_EQ(files_in(d, {"g.abc"}),
+            (std::set<std::string>{"ite-2.g.abc", "ite-4.g.abc", "ite-6.g.abc"}));
+  // Without -o: the input and the automatic name's suffix.
+  fresh("names", {"g.abc"});
+  ASSERT_EQ(run_in("names", ours() + " g.abc --abc -dump dag -dump-stem s -I 3"), 0);
+  EXPECT_EQ(files_in(d, {"g.abc", "out.g.abc.I30"}),
+            (std::set<std::string>{"dag-1.s", "dag-2.s", "dag-3.s", "dag-4.s"}));
+  fresh("names", {"g.abc"});
+  ASSERT_EQ(run_in("names", ours() + " g.abc --abc -dump cls -dump-interval 1:2 -l 2 -i 3"), 0);
+  EXPECT_EQ(files_in(d, {"g.abc", "out.g.abc.I20l2i30"}),
+            (std::set<std::string>{"cls-1.g.abc.I20l2i30"}));
+  // cat: everything in the output, the clustering last (a native matrix), no other file.
+  fresh("names", {"g.abc"});
+  ASSERT_EQ(run_in("names", ours() + " g.abc --abc -dump cat,cls -o x"), 0);
+  EXPECT_EQ(files_in(d, {"g.abc"}), (std::set<std::string>{"x"}));
+  const std::string x = read_text(d / "x");
+  std::size_t matrices = 0;
+  for (std::size_t at = x.find("(mclheader"); at != std::string::npos;
+       at = x.find("(mclheader", at + 1))
+    ++matrices;
+  EXPECT_EQ(matrices, 5u) << x;  // cls-1 .. cls-4 and the result
+}
+
+TEST_F(MclDiagnostics, ADumpThatCannotBeWrittenIsReportedAndSkipped) {
+  file("g.abc", example_abc);
+  const fs::path d = fresh("unwritable", {"g.abc"});
+  std::string err;
+  // The stem's folder, "cls-1.no" and so on, does not exist (mcl's default stem for an input in
+  // a folder does this too): each dump is reported, the clustering written.
+  ASSERT_EQ(run_in("unwritable", ours() + " g.abc --abc -dump cls -dump-stem no/s -o x", &err), 0);
+  EXPECT_NE(err.find("cls-1.no/s"), std::string::npos) << err;
+  EXPECT_NE(err.find("warning"), std::string::npos) << err;
+  EXPECT_EQ(files_in(d, {"g.abc"}), (std::set<std::string>{"x"}));
+}
+
+TEST_F(MclDiagnostics, BadValuesAreRefused) {
+  file("g.abc", example_abc);
+  fresh("bad", {"g.abc"});
+  for (const char* args :
+       {"-dump ite -dump-interval 3", "-dump ite -dump-interval 1:x", "-dump ite -di -1:3",
+        "-dump ite -dump-modulo 0", "-dump ite -dm x", "-ds a -dump-stem b",
+        "--inflations 2,3 -dump ite", "--inflations 2,3 --write-limit", "-analyze maybe"}) {
+    std::string err;
+    EXPECT_EQ(run_in("bad", ours() + " g.abc --abc -o x " + args, &err), 2) << args << "\n" << err;
+    EXPECT_NE(err.find("error"), std::string::npos) << args << "\n" << err;
+  }
+  // What mcl does not dump is said, and nothing is written for it.
+  std::string err;
+  ASSERT_EQ(run_in("bad", ours() + " g.abc --abc -o x -dump chr -dump stats", &err), 0) << err;
+  EXPECT_NE(err.find("-dump chr"), std::string::npos) << err;
+  EXPECT_NE(err.find("-dump stats"), std::string::npos) << err;
+  EXPECT_EQ(files_in(dir_ / "bad", {"g.abc"}), (std::set<std::string>{"x"}));
+}
+
+// ---- against Debian's mcl -------------------------------------------------------------------
+
+/// How a dumped file of ours may differ from mcl's: its values (printed with 7 digits) by this
+/// fraction of mcl's. mcl rounds each product of its dense expansion to a float, this program
+/// sums exact products: one rounding of a float's last digit in the first expansion (1e-6), a
+/// difference that every inflation (squaring the values) about doubles.
+double value_tolerance(int iteration) { return 2e-6 * std::pow(2.0, std::max(0, iteration - 1)); }
+
+/// Whether our file equals mcl's token by token (line breaks and blanks aside: mcl wraps a
+/// column by its printed length), numbers within `tolerance` of mcl's; `why` says where not.
+bool same_but_digits(const std::string& mcl, const std::string& got, double tolerance,
+                     std::string& why) {
+  std::istringstream a(mcl), b(got);
+  std::string x, y;
+  for (std::size_t n = 0;; ++n) {
+    const bool ha = static_cast<bool>(a >> x), hb = static_cast<bool>(b >> y);
+    if (!ha || !hb) {
+      why = ha ? "ours ends at token " + std::to_string(n)
+               : "mcl's ends at token " + std::to_string(n);
+      return ha == hb;
+    }
+    if (x == y) continue;
+    // "index:value" or a bare value (-dump lines): the same index, values near
+    const std::size_t cx = x.find(':'), cy = y.find(':');
+    const std::string ix = cx == std::string::npos ? "" : x.substr(0, cx);
+    const std::string iy = cy == std::string::npos ? "" : y.substr(0, cy);
+    char* ex = nullptr;
+    char* ey = nullptr;
+    const std::string vx = x.substr(cx == std::string::npos ? 0 : cx + 1);
+    const std::string vy = y.substr(cy == std::string::npos ? 0 : cy + 1);
+    const double u = std::strtod(vx.c_str(), &ex), v = std::strtod(vy.c_str(), &ey);
+    if (ix != iy || *ex || *ey || vx.empty() || vy.empty() ||
+        !(std::fabs(u - v) <= tolerance * std::fabs(u))) {
+      why = "token " + std::to_string(n) + ": mcl " + x + ", ours " + y;
+      return false;
+    }
+  }
+}
+
+class MclDiagnosticsAsMcl : public MclDiagnostics {
+ protected:
+  /// mcl and opsparse-mcl with `args` in folders of their own holding `files`: every file mcl
+  /// writes is written by this program too (and no other), each compared by `compare(name,
+  /// mcl's text, ours)` after the command line comment's program name. Returns the file names.
+  template <class Compare>
+  static std::set<std::string> expect_as_mcl(const std::vector<std::string>& files,
+                                             const std::string& args, Compare&& compare) {
+    const fs::path a = fresh("mcl", files), b = fresh("ours", files);
+    EXPECT_EQ(run_in("mcl", "mcl " + args), 0) << "mcl " << args;
+    std::string err;
+    // (--backend auto: the CPU for networks this small; a native output's command line is then
+    // mcl's)
+    EXPECT_EQ(run_in("ours",
+                     q(opsparse::test::program_path("opsparse-mcl", OPSPARSE_MCL_EXE)) + " " + args,
+                     &err),
+              0)
+        << args << "\n"
+        << err;
+    const std::set<std::string> want = files_in(a, files), got = files_in(b, files);
+    EXPECT_EQ(got, want) << args;
+    std::set<std::string> compared = want;
+    compared.insert("stdout.txt");  // what -o - writes
+    for (const std::string& f : compared) {
+      if (!got.count(f) && f != "stdout.txt") continue;
+      std::string text = read_text(b / f);
+      const std::string cline = "# cline: opsparse-mcl ", theirs = "# cline: mcl ";
+      if (text.compare(0, cline.size(), cline) == 0) text.replace(0, cline.size(), theirs);
+      const std::string hint =
+          compare(f == "stdout.txt" ? std::string("-") : f, read_text(a / f), text);
+      EXPECT_TRUE(hint.empty()) << args << ": " << f << ": " << hint;
+    }
+    return want;
+  }
+
+  /// The graphs compared: the example, the hand-made cases (overlap, unclaimed nodes, zero
+  /// weights) and two planted partitions of 60 and 120 nodes.
+  static std::vector<std::string> graphs() {
+    std::vector<std::string> names{"example.abc"};
+    file("example.abc", example_abc);
+    for (const hand_case& h : hand_cases()) {
+      file(h.name + ".abc", h.abc);
+      names.push_back(h.name + ".abc");
+    }
+    file("planted60.abc", planted_abc(4, 15, 0.4, 0.05, true, 11));
+    file("planted120.abc", planted_abc(6, 20, 0.3, 0.03, true, 12));
+    names.push_back("planted60.abc");
+    names.push_back("planted120.abc");
+    return names;
+  }
+};
+
+/// Whether an output with an analysis equals mcl's byte for byte but for the modularity, which
+/// may differ by one unit of its fifth decimal (its sign when it rounds to zero): clm's own
+/// summation is not reproduced (clm.cpp). `hint` says where not.
+std::string same_analysis(const std::string& want, const std::string& got) {
+  auto split = [](const std::string& text, double& mod) {
+    const std::size_t at = text.find("mod=");
+    if (at == std::string::npos) return text;
+    const std::size_t end = text.find(' ', at);
+    mod = std::atof(text.substr(at + 4, end - at - 4).c_str());
+    return text.substr(0, at + 4) + text.substr(end);
+  };
+  double a = 0, b = 0;
+  const std::string x = split(want, a), y = split(got, b);
+  if (x == y && std::fabs(a - b) <= 1.0001e-5) return "";
+  return "\nmcl:\n" + want + "ours:\n" + got;
+}
+
+TEST_F(MclDiagnosticsAsMcl, AnalysisAsMcls) {
+  REQUIRE_MCL_TOOLS();
+  std::size_t analyses = 0;
+  for (const std::string& g : graphs())
+    for (const char* v : {"", "-I 3", "-I 1.4", "-c 3", "-pi 2", "--discard-loops=n",
+                          "-overlap keep", "-force-connected y -I 5"}) {
+      expect_as_mcl({g}, g + " --abc -analyze y " + v + " -o out",
+                    [&](const std::string&, const std::string& want, const std::string& got) {
+                      analyses += want.find("\neff=") != std::string::npos;
+                      return same_analysis(want, got);
+                    });
+    }
+  EXPECT_EQ(analyses, graphs().size() * 8);
+  // A native graph (directed: clustered as it is) with and without labels, and -o -.
+  file("d.abc", planted_abc(3, 12, 0.4, 0.05, true, 13));
+  ASSERT_EQ(sh("cd " + q(dir_) + " && mcxload -abc d.abc -o d.mci -write-tab d.tab 2>/dev/null"),
+            0);
+  for (const char* args : {"d.mci -analyze y -o out", "d.mci -analyze y -use-tab d.tab -o out",
+                           "d.mci -analyze y -o -"})
+    expect_as_mcl({"d.mci", "d.tab"}, args,
+                  [](const std::string&, const std::string& want, const std::string& got) {
+                    return same_analysis(want, got);
+                  });
+}
+
+TEST_F(MclDiagnosticsAsMcl, LimitAsMcls) {
+  REQUIRE_MCL_TOOLS();
+  for (const std::string& g : graphs())
+    for (const char* v : {"", "-I 1.4", "-I 4"})
+      expect_as_mcl({g}, g + " --abc --write-limit " + v + " -o out",
+                    [](const std::string& f, const std::string& want, const std::string& got) {
+                      std::string why;
+                      // The limit: the last iterand (a tolerance of a dozen iterations).
+                      if (f == "out-limit" ? same_but_digits(want, got, value_tolerance(12), why)
+                                           : want == got)
+                        return std::string();
+                      return why.empty() ? std::string("differs") : why;
+                    });
+  // The example's limit is mcl's byte for byte; with -o - it is --limit.
+  const std::set<std::string> files =
+      expect_as_mcl({"example.abc"}, "example.abc --abc --write-limit -o -",
+                    [](const std::string&, const std::string& want, const std::string& got) {
+                      return want == got ? std::string() : "\nmcl:\n" + want + "ours:\n" + got;
+                    });
+  EXPECT_EQ(files, (std::set<std::string>{"--limit"}));
+}
+
+/// Compares a dumped file: clusterings and the start matrix byte for byte, the iterands and
+/// DAGs (or a cat file, up to iteration `last`) to value_tolerance of their iteration.
+std::string compare_dump(const std::string& f, const std::string& want, const std::string& got,
+                         int last) {
+  const bool exact = f.rfind("cls-", 0) == 0 || f.rfind("ite-0.", 0) == 0;
+  if (exact || want == got)
+    return want == got ? std::string() : "\nmcl:\n" + want + "ours:\n" + got;
+  int n = last;
+  if (f.rfind("ite-", 0) == 0 || f.rfind("dag-", 0) == 0) n = std::atoi(f.c_str() + 4);
+  std::string why;
+  return same_but_digits(want, got, value_tolerance(n), why) ? std::string() : why;
+}
+
+TEST_F(MclDiagnosticsAsMcl, DumpsAsMcls) {
+  REQUIRE_MCL_TOOLS();
+  std::size_t compared = 0;
+  for (const std::string& g : graphs())
+    for (const char* modes : {"ite,cls,dag", "ite,cls,dag,lines"}) {
+      const std::set<std::string> files =
+          expect_as_mcl({g}, g + " --abc -dump " + modes + " -dump-interval all -o out",
+                        [](const std::string& f, const std::string& want, const std::string& got) {
+                          return compare_dump(f, want, got, 0);
+                        });
+      compared += files.size();
+      EXPECT_GE(files.size(), 5u) << g << " " << modes;  // ite-0, ite-1, cls-1, dag-1, out
+    }
+  EXPECT_GT(compared, 100u);
+  // cat: everything appended to the output (iterations 0 to 4), with lines too.
+  for (const std::string& g : graphs())
+    for (const char* modes : {"cat,ite,cls,dag", "cat,lines,cls,ite"})
+      expect_as_mcl({g}, g + " --abc -dump " + modes + " -o out",
+                    [](const std::string& f, const std::string& want, const std::string& got) {
+                      return compare_dump(f, want, got, 4);
+                    });
+}
+
+TEST_F(MclDiagnosticsAsMcl, DumpsOfNativeMatricesAsMcls) {
+  REQUIRE_MCL_TOOLS();
+  // A native matrix whose domain is not 0..n-1 (mcl writes its indices and an mcldoms block)
+  // and one with a tab file (-dump lines labels with it).
+  file("dom.abc", planted_abc(4, 15, 0.4, 0.05, true, 15));
+  io::labelled_graph g = io::read_graph((dir_ / "dom.abc").string(), io::file_format::abc);
+  std::vector<std::int64_t> ids;
+  for (index_t i = 0; i < g.adj.rows; ++i) ids.push_back(10 + 3 * i);
+  {
+    std::ofstream os(dir_ / "dom.mci");
+    io::write_mcl_native(os, g.adj, &ids, &ids);
+  }
+  file("p.abc", planted_abc(3, 12, 0.4, 0.05, true, 14));
+  ASSERT_EQ(sh("cd " + q(dir_) + " && mcxload -abc p.abc -o p.mci -write-tab p.tab 2>/dev/null"),
+            0);
+  for (const char* args :
+       {"dom.mci -dump ite,cls,dag -o out", "dom.mci -dump ite,cls,lines -o out",
+        "p.mci -use-tab p.tab -dump ite,cls,dag,lines -o out", "p.mci -dump cat,cls,ite -o out"})
+    expect_as_mcl({"dom.mci", "p.mci", "p.tab"}, args,
+                  [](const std::string& f, const std::string& want, const std::string& got) {
+                    return compare_dump(f, want, got, 4);
+                  });
+}
+
+TEST_F(MclDiagnosticsAsMcl, DumpFileNamesAsMcls) {
+  REQUIRE_MCL_TOOLS();
+  file("g.abc", example_abc);
+  fs::create_directories(dir_ / "sub");
+  file("sub/g.abc", example_abc);
+  for (const char* args :
+       {"g.abc --abc -dump cls", "g.abc --abc -dump cls -o -", "g.abc --abc -dump cls -l 2 -i 3",
+        "g.abc --abc -dump cls -I 3 -pi 2 -c 2", "g.abc --abc -dump ite -dump-stem st -o x",
+        "g.abc --abc -dump ite -dump-interval 2:7 -dump-modulo 2 -o x",
+        "g.abc --abc -dump ite -dump-interval 0:0 -o x", "g.abc --abc -dump cls,ite -dump cat -o x",
+        // mcl's stem for an input in a folder names a folder that does not exist: no dumps
+        "sub/g.abc --abc -dump cls"})
+    expect_as_mcl({"g.abc", "sub/g.abc"}, args,
+                  [](const std::string& f, const std::string& want, const std::string& got) {
+                    return compare_dump(f, want, got, 12);
+                  });
+}
+#endif
 
 }  // namespace
