@@ -96,8 +96,14 @@ cli_flavour mpi_flavour(shared_settings& sh, int ranks) {
   f.name = prog;
   f.usage = usage;
   f.help_tail = help_tail;
-  f.without = {"inflations", "block-products",      "verbose", "memory-budget",
-               "checkpoint", "checkpoint-interval", "resume"};
+  // -dump would gather every dumped iterand to rank 0: left to opsparse-mcl.
+  f.without = {"inflations",    "block-products",
+               "verbose",       "memory-budget",
+               "checkpoint",    "checkpoint-interval",
+               "resume",        "dump",
+               "dump-stem",     "ds",
+               "dump-interval", "di",
+               "dump-modulo",   "dm"};
   f.add = [](apps::po::options_description& d) {
     d.add_options()(
         "grid", apps::po::value<std::string>()->value_name("RxC"),
@@ -159,7 +165,9 @@ void finish(const cli_settings& s, const input_graph& in, const host_csr<double>
   if (s.sort_mode != "revsize") sort_clusters(c, s.sort_mode);
   force_connected(c, s, in, start, s.out_names.front(), err);
   const double interpretation = clock.lap_s();
+  if (s.write_limit) write_limit(r.limit, in, s.out_names.front());
   write_clustering(out.stream(), c, s, in, start.rows, err);
+  if (s.analyze) write_analysis(out.stream(), c, s, start, s.out_names.front());
   out.commit();
   const double output = clock.lap_s();
   if (s.common.quiet) return;

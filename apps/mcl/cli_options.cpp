@@ -213,22 +213,37 @@ void add_report_options(po::options_description& d) {
     ("warn-pct", po::value<std::string>()->value_name("n"), "accepted for mcl; no effect")
     ("z", "print the settings as mcl -z prints them (after the options before and after it), "
           "then exit");
-  // mcl's diagnostics of its own process: accepted, each with a note that it is ignored.
+  // mcl's diagnostics of its own run (cli_diagnostics.cpp).
   d.add_options()
     ("analyze", po::value<std::string>()->value_name("y|n")->implicit_value("y"),
-     "mcl -analyze y appends clm info's performance criteria to its output: accepted and "
-     "ignored, with a note (opsparse-clm info GRAPH CLUSTERING computes them)")
+     "y: append clm info's criteria of the clustering to the output, as mcl -analyze y: a line "
+     "of its cluster sizes (ncl max ctr avg min DGI TWI TWL sgl qrt), then eff, mod, mf and af "
+     "over the matrix as clustered (the start matrix: stochastic, with its loops) with the "
+     "input's and the output's names (target-name, source-name). mcl's bytes, mod aside where "
+     "clm's own modularity is not reproduced (apps/mcl/README.md)")
+    ("write-limit", "write the limit matrix (the last iterand) to OUTPUT-limit (--limit for -o -) "
+                    "in mcl's native format, as mcl --write-limit")
     ("dump", po::value<std::vector<std::string>>()->value_name("MODE"),
-     "mcl -dump writes its iterands, their DAGs and clusterings (ite, dag, cls, chr) for "
-     "inspection: accepted and ignored, with a note; so are -dump-stem/-ds, -di and -dm")
-    ("dump-stem", po::value<std::string>()->value_name("STEM"), "see -dump")
-    ("ds", po::value<std::string>()->value_name("STEM"), "see -dump")
-    ("dump-interval", po::value<std::string>()->value_name("i:j"), "see -dump")
-    ("di", po::value<std::string>()->value_name("i:j"), "see -dump")
-    ("dump-modulo", po::value<std::string>()->value_name("n"), "see -dump")
-    ("dm", po::value<std::string>()->value_name("n"), "see -dump")
-    ("write-limit", "mcl --write-limit writes the limit of its process to OUTPUT-limit: "
-                    "accepted and ignored, with a note");
+     "write the iterands as mcl -dump: MODE is searched for ite (each iterand after inflation, "
+     "to ite-N.STEM, N from 0: the start matrix, with mcl's column sums), cls (the clustering "
+     "mcl reads from each expanded iterand before its inflation, overlap kept: cls-N.STEM, N "
+     "from 1), dag (the DAG it is read from: dag-N.STEM), lines (label pairs: column, row, "
+     "value, below 1e-5 left out, instead of native matrices), cat (everything appended to the "
+     "output, then the clustering as a native matrix, in place of the usual output); repeated "
+     "-dump add up. chr (mcl's characteristics of each iterand) is not written (a note says "
+     "so). Each file is written whole; the GPU's iterands may differ from mcl's in the last "
+     "digit (the CPU's are mcl's)")
+    ("dump-stem", po::value<std::string>()->value_name("STEM"),
+     "the dump files' stem (default, as mcl: the -o name; the input's name for -o - and, "
+     "without -o, followed by the suffix of the automatic output name: INPUT.I20)")
+    ("ds", po::value<std::string>()->value_name("STEM"),
+     "the same as -dump-stem (the spelling of mcl's manual, which mcl 22-282 refuses)")
+    ("dump-interval", po::value<std::string>()->value_name("i:j|all"),
+     "dump iterations i to j-1 (default 0:5; j 0: no end; all: 0:1000)")
+    ("di", po::value<std::string>()->value_name("i:j|all"), "the same as -dump-interval")
+    ("dump-modulo", po::value<std::string>()->value_name("n"),
+     "dump every n-th iteration of the interval, from i (default 1)")
+    ("dm", po::value<std::string>()->value_name("n"), "the same as -dump-modulo");
 }
 // clang-format on
 
@@ -317,11 +332,11 @@ bool parse_mcl_style(int argc, const char* const* argv, apps::common_options& co
     return po::command_line_parser(argc, argv).options(all).positional(pos).style(style).run();
   });
   // mcl's rule: the last of a repeated option wins (scripts append to a fixed command line);
-  // -V, -v and the input keep every occurrence.
+  // -V, -v, -dump and the input keep every occurrence.
   auto& opts = parsed.options;
   for (std::size_t i = 0; i < opts.size(); ++i) {
     const std::string& key = opts[i].string_key;
-    if (key == "input" || key == "V" || key == "v") continue;
+    if (key == "input" || key == "V" || key == "v" || key == "dump") continue;
     for (std::size_t j = i + 1; j < opts.size(); ++j)
       if (opts[j].string_key == key) {
         opts.erase(opts.begin() + static_cast<std::ptrdiff_t>(i));
@@ -459,23 +474,19 @@ void read_verbosity(const po::variables_map& vm, cli_settings& s) {
   }
 }
 
-/// mcl's options for diagnostics of its own process, which this program accepts and ignores:
-/// one note each on `err` (none with --quiet).
-void note_ignored(const po::variables_map& vm, const cli_settings& s, std::ostream& err) {
-  auto note = [&](const std::string& what) {
-    if (!s.common.quiet) err << s.prog << ": note: " << what << "; " << s.prog << " ignores it\n";
-  };
-  if (vm.count("analyze") && mcl_yes_no("-analyze", vm["analyze"].as<std::string>()))
-    note(
-        "-analyze y makes mcl append clm info's performance criteria to its output "
-        "(opsparse-clm info GRAPH CLUSTERING computes them)");
-  for (const char* d : {"dump", "dump-stem", "ds", "dump-interval", "di", "dump-modulo", "dm"})
-    if (vm.count(d)) {
-      note(std::string("-") + d + " makes mcl write its iterands or their clusterings to files");
-      break;
-    }
-  if (vm.count("write-limit"))
-    note("--write-limit makes mcl write its limit matrix to OUTPUT-limit");
+/// -analyze, --write-limit and -dump (refused with an inflation sweep, but -analyze), with the
+/// dump files' default stem (mcl's: the -o name, the input's for -o -, else INPUT.SUFFIX).
+void read_diagnostics(const po::variables_map& vm, cli_settings& s, std::ostream& err) {
+  s.analyze = vm.count("analyze") && mcl_yes_no("-analyze", vm["analyze"].as<std::string>());
+  s.write_limit = vm.count("write-limit") > 0;
+  read_dump_options(vm, s, err);
+  if (vm.count("inflations") && (s.write_limit || s.dump.any()))
+    throw usage_error(std::string(s.write_limit ? "--write-limit" : "-dump") +
+                      " is for one clustering, not an --inflations sweep");
+  if (s.dump.stem.empty()) {
+    const std::string out = vm.count("output") ? vm["output"].as<std::string>() : "";
+    s.dump.stem = out == "-" ? s.input : !out.empty() ? out : s.input + "." + output_suffix(s.p);
+  }
 }
 
 /// -sort, -abc-tf, --abc-neg-log(10), -tf, -use-tab/-tab and -write-graph.
@@ -687,7 +698,7 @@ bool parse_cli(cli_settings& s, int argc, const char* const* argv, std::ostream&
   read_modes(vm, s);
   read_verbosity(vm, s);
   read_transforms(vm, s, err);
-  note_ignored(vm, s, err);
+  read_diagnostics(vm, s, err);
   read_memory(vm, s);
   if (flavour && flavour->read) flavour->read(vm, s);
   apps::as_usage_error([&] { validate(s.p); });

@@ -106,21 +106,6 @@ class backend_decision {
   std::optional<apps::backend_probe> probe_;
 };
 
-/// Writes `file` through `write` and commits it. A write that fails in the stream (a full disk)
-/// is reported as the commit reports it, with the file's name and the system's reason, instead
-/// of the writer's own message, which knows neither.
-template <class F>
-void write_and_commit(io::output_file& file, F&& write) {
-  try {
-    write(file.stream());
-  } catch (const std::runtime_error&) {
-    if (file.stream()) throw;  // not the stream's failure
-    file.commit();             // throws "cannot write output file 'NAME': ...: <reason>"
-    throw;
-  }
-  file.commit();
-}
-
 /// SIGINT and SIGTERM while checkpointing: the first asks the run to stop after the running
 /// iteration (its checkpoint written); a second one is handled as before (the output files'
 /// handler removes their temporary files and ends the program).
@@ -223,6 +208,7 @@ int run_sweep(const run_context& c) {
         force_connected(cl, s, c.in, c.start, s.out_names[k], c.err);
         write_and_commit(*c.out_files[k], [&](std::ostream& os) {
           write_clustering(os, cl, s, c.in, c.start.rows, c.err);
+          if (s.analyze) write_analysis(os, cl, s, c.start, s.out_names[k]);
         });
         clm::partition part;
         part.nodes = c.start.rows;
@@ -502,9 +488,21 @@ int run_clustering(cli_settings& s, const char*& stage, std::ostream& err) {
     return run_sweep(c);
   }
   stage = "clustering";
+  // -dump and --write-limit see the iterands through the run's hooks (cli_diagnostics.cpp).
+  std::optional<dump_writer> dumps;
+  run_options options = make_run_options(s, start, err);
+  if (s.dump.any()) {
+    dumps.emplace(s, in, out_files.front()->stream(), err);
+    dumps->start(start);
+    dumps->hook(options);
+  }
+  if (s.write_limit)
+    options.on_limit = [&](const host_csr<double>& limit) {
+      write_limit(limit, in, s.out_names.front());
+    };
   cluster_result r;
   try {
-    r = cluster(start, s.p, gpu, s.prec, progress, make_run_options(s, start, err));
+    r = cluster(start, s.p, gpu, s.prec, progress, options);
   } catch (const run_interrupted& stop) {
     err << "[" << prog << "] stopped by signal " << stop_signal << " after iteration "
         << stop.iteration;
@@ -517,7 +515,12 @@ int run_clustering(cli_settings& s, const char*& stage, std::ostream& err) {
   t.cluster = clock.lap_s();
   stage = "writing the clusters";
   write_and_commit(*out_files.front(), [&](std::ostream& os) {
+    if (s.dump.cat) {  // mcl writes the dumps' file instead, and no analysis
+      dumps->result(r.result);
+      return;
+    }
     write_clustering(os, r.result, s, in, start.rows, err);
+    if (s.analyze) write_analysis(os, r.result, s, start, s.out_names.front());
   });
   t.output = clock.lap_s();
   if (!s.common.quiet) report_clustering(s, r, t, err);

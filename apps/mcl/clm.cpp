@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -126,53 +127,31 @@ std::vector<double> mcl_loops(const host_csr<double>& g) {
   return loop;
 }
 
-}  // namespace
+/// Every node's loop weight as `loops` says (0: none).
+std::vector<double> loops_of(const host_csr<double>& g, loop_weights loops) {
+  if (loops == loop_weights::heaviest_edge) return mcl_loops(g);
+  std::vector<double> loop(static_cast<std::size_t>(g.rows), 0.0);
+  if (loops == loop_weights::as_given)
+    for (index_t v = 0; v < g.rows; ++v)
+      for (offset_t k = g.rpt[v]; k < g.rpt[v + 1]; ++k)
+        if (g.col[k] == v) loop[v] = g.val[k];
+  return loop;
+}
 
-info measure(const host_csr<double>& g, const partition& p, bool loops) {
-  if (g.rows != g.cols || g.rows != p.nodes)
-    throw std::invalid_argument("the graph has " + std::to_string(g.rows) + "x" +
-                                std::to_string(g.cols) + " nodes, the clustering " +
-                                std::to_string(p.nodes));
-  std::vector<std::uint32_t> cluster_of(static_cast<std::size_t>(p.nodes));
-  info r;
-  r.clusters = p.clusters.size();
-  r.smallest = p.clusters.empty() ? 0 : p.clusters[0].size();
-  double area = 0, squares = 0;
-  for (std::size_t k = 0; k < p.clusters.size(); ++k) {
-    const double s = static_cast<double>(p.clusters[k].size());
-    area += s * (s - 1);
-    squares += s * s;
-    r.largest = std::max(r.largest, p.clusters[k].size());
-    r.smallest = std::min(r.smallest, p.clusters[k].size());
-    for (index_t v : p.clusters[k]) cluster_of[v] = static_cast<std::uint32_t>(k);
-  }
-  const double N = static_cast<double>(p.nodes);
-  // clm 22-282 (clmPerformance) replaces an area of 0 by -1, the clusters' and the graph's: a
-  // clustering of singletons has -1/(N(N-1)), and a graph of one node 1.
-  if (area == 0) area = -1;
-  r.area_fraction = area / (p.nodes > 1 ? N * (N - 1) : -1.0);
-  r.average = r.clusters ? N / static_cast<double>(r.clusters) : 0;
-  r.center = p.nodes ? squares / N : 0;
-  size_distribution(p, r);
-  // clm's column of node v: its nonzero off-diagonal weights, signed as given (an explicit zero
-  // or a loop in the file is dropped), plus, when `loops`, mcl's loop (mcl_loops).
-  auto is_edge = [&](index_t v, offset_t k) { return g.col[k] != v && g.val[k] != 0; };
-  const std::vector<double> loop =
-      loops ? mcl_loops(g) : std::vector<double>(static_cast<std::size_t>(g.rows), 0.0);
-  // Per node v with column u and cluster P: the mass fraction sum_{i in P} u_i / sum u, and the
-  // efficiency (van Dongen's coverage, clm's scan.h) cov(P, u) = 1 - (|P| - div/ctr) / |P u S|,
-  // S the support of u, div = (sum_{i in P} u_i - sum_{i not in P} u_i) / sum u and
-  // ctr = sum u_i^2 / (sum u)^2; a node whose column sums to 0 adds 0 to both. Both are averaged
-  // over all nodes. The operations are clm's, in its order (clusters, then their nodes; a
-  // column in index order), so that the fifth decimal agrees.
-  double mass = 0, coverage = 0;
-  for (const std::vector<index_t>& members : p.clusters)
+/// The mass fraction and efficiency summed over every (cluster, member) pair (see measure):
+/// clm's per node, in its order (clusters, then their members; a column in index order), so that
+/// the fifth decimal agrees. A node in two clusters (mcl -overlap keep) counts in each.
+void sum_fractions(const host_csr<double>& g, const partition& p, const std::vector<double>& loop,
+                   double& mass, double& coverage) {
+  std::vector<char> inside(static_cast<std::size_t>(p.nodes), 0);
+  for (const std::vector<index_t>& members : p.clusters) {
+    for (index_t v : members) inside[v] = 1;
     for (index_t v : members) {
       double in_sum = 0, out_sum = 0, squares = 0;
       std::size_t outside = 0;  // of the support
       auto add = [&](index_t i, double w) {
         squares += w * w;
-        if (cluster_of[i] == cluster_of[v]) {
+        if (inside[i]) {
           in_sum += w;
         } else {
           out_sum += w;
@@ -181,7 +160,7 @@ info measure(const host_csr<double>& g, const partition& p, bool loops) {
       };
       bool loop_done = loop[v] == 0;
       for (offset_t k = g.rpt[v]; k < g.rpt[v + 1]; ++k) {
-        if (!is_edge(v, k)) continue;
+        if (g.col[k] == v || g.val[k] == 0) continue;  // not an edge
         if (!loop_done && g.col[k] > v) add(v, loop[v]), loop_done = true;
         add(g.col[k], g.val[k]);
       }
@@ -193,34 +172,102 @@ info measure(const host_csr<double>& g, const partition& p, bool loops) {
       const double size = static_cast<double>(members.size());
       if (ctr != 0) coverage += 1.0 - ((size - div / ctr) / (size + static_cast<double>(outside)));
     }
-  r.efficiency = p.nodes ? coverage / N : 0;
-  // Newman's modularity on the weighted graph without loops, every column as given: the sum over
-  // clusters C of W_in(C)/W - (W(C)/W)^2, W the total weight of all entries, W_in(C) that of the
-  // entries inside C and W(C) that of the entries in C's columns. It equals clm's for
-  // nonnegative weights (to the fifth decimal, on the PPI networks and random graphs). Not
-  // reproduced, for want of clm's code (clmModularity is in none of mcl's published sources we
-  // could read) and of a formula that fits its numbers:
-  // - the sign of a modularity that rounds to zero: clm prints -0.00000 for about two in five
-  //   single-cluster clusterings (where this formula is 0 exactly), which none of the summation
-  //   orders tried predicts (fractions summed per node, per entry, in float or double);
-  // - clm's value on some graphs with negative weights, which is no formula of the weights: two
-  //   nodes joined by an edge of -1 in one cluster give -1, by -2 or 2 give 0, and a path of
-  //   weights 2, -1 gives 1 (a value of exactly -1 seems to be taken as a sentinel).
+    for (index_t v : members) inside[v] = 0;
+  }
+}
+
+/// Newman's modularity on the weighted graph without loops, every column as given: the sum over
+/// clusters C of W_in(C)/W - (W(C)/W)^2, W the total weight of all entries, W_in(C) that of the
+/// entries inside C and W(C) that of the entries in C's columns (a node in several clusters
+/// counts in its last). It equals clm's for nonnegative weights (to the fifth decimal, on the PPI
+/// networks and random graphs, and mcl -analyze's with overlap). Not reproduced, for want of
+/// clm's code (clmModularity is in none of mcl's published sources we could read) and of a
+/// formula that fits its numbers:
+/// - the sign of a modularity that rounds to zero: clm prints -0.00000 for about two in five
+///   single-cluster clusterings (where this formula is 0 exactly), which none of the summation
+///   orders tried predicts (fractions summed per node, per entry, in float or double);
+/// - the fifth decimal of a value on a rounding boundary (0.0415550045 here, 0.04155 in mcl
+///   -analyze): the sums accumulated in float, in cluster order, give clm's there, but not its
+///   signs of zero;
+/// - clm's value on some graphs with negative weights, which is no formula of the weights: two
+///   nodes joined by an edge of -1 in one cluster give -1, by -2 or 2 give 0, and a path of
+///   weights 2, -1 gives 1 (a value of exactly -1 seems to be taken as a sentinel).
+double modularity(const host_csr<double>& g, const partition& p) {
+  std::vector<std::uint32_t> cluster_of(static_cast<std::size_t>(p.nodes));
+  for (std::size_t k = 0; k < p.clusters.size(); ++k)
+    for (index_t v : p.clusters[k]) cluster_of[v] = static_cast<std::uint32_t>(k);
   std::vector<double> cluster_weight(p.clusters.size(), 0.0);
   double all = 0, within = 0;
   for (index_t v = 0; v < g.rows; ++v)
     for (offset_t k = g.rpt[v]; k < g.rpt[v + 1]; ++k) {
-      if (!is_edge(v, k)) continue;
+      if (g.col[k] == v || g.val[k] == 0) continue;  // not an edge
       all += g.val[k];
       cluster_weight[cluster_of[v]] += g.val[k];
       if (cluster_of[g.col[k]] == cluster_of[v]) within += g.val[k];
     }
-  if (all != 0) {
-    r.modularity = within / all;
-    for (double w : cluster_weight) r.modularity -= (w / all) * (w / all);
+  if (all == 0) return 0;
+  double m = within / all;
+  for (double w : cluster_weight) m -= (w / all) * (w / all);
+  return m;
+}
+
+}  // namespace
+
+info measure(const host_csr<double>& g, const partition& p, loop_weights loops) {
+  if (g.rows != g.cols || g.rows != p.nodes)
+    throw std::invalid_argument("the graph has " + std::to_string(g.rows) + "x" +
+                                std::to_string(g.cols) + " nodes, the clustering " +
+                                std::to_string(p.nodes));
+  info r;
+  r.clusters = p.clusters.size();
+  r.smallest = p.clusters.empty() ? 0 : p.clusters[0].size();
+  double area = 0, squares = 0, memberships = 0;
+  for (std::size_t k = 0; k < p.clusters.size(); ++k) {
+    const double s = static_cast<double>(p.clusters[k].size());
+    area += s * (s - 1);
+    squares += s * s;
+    memberships += s;
+    r.largest = std::max(r.largest, p.clusters[k].size());
+    r.smallest = std::min(r.smallest, p.clusters[k].size());
   }
-  r.mass_fraction = p.nodes ? mass / N : 0;
+  const double N = static_cast<double>(p.nodes);
+  // clm 22-282 (clmPerformance) replaces an area of 0 by -1, the clusters' and the graph's: a
+  // clustering of singletons has -1/(N(N-1)), and a graph of one node 1.
+  if (area == 0) area = -1;
+  r.area_fraction = area / (p.nodes > 1 ? N * (N - 1) : -1.0);
+  r.average = r.clusters ? N / static_cast<double>(r.clusters) : 0;
+  // Averages over the memberships, the nodes of a partition (mcl -analyze with -overlap keep).
+  r.center = memberships ? squares / memberships : 0;
+  size_distribution(p, r);
+  // clm's column of node v: its nonzero off-diagonal weights, signed as given (an explicit zero
+  // or a loop in the file is dropped), plus the loop `loops` says (mcl_loops, or the file's own).
+  // Per node v with column u and cluster P: the mass fraction sum_{i in P} u_i / sum u, and the
+  // efficiency (van Dongen's coverage, clm's scan.h) cov(P, u) = 1 - (|P| - div/ctr) / |P u S|,
+  // S the support of u, div = (sum_{i in P} u_i - sum_{i not in P} u_i) / sum u and
+  // ctr = sum u_i^2 / (sum u)^2; a node whose column sums to 0 adds 0 to both.
+  double mass = 0, coverage = 0;
+  sum_fractions(g, p, loops_of(g, loops), mass, coverage);
+  r.efficiency = memberships ? coverage / memberships : 0;
+  r.mass_fraction = memberships ? mass / memberships : 0;
+  r.modularity = modularity(g, p);
   return r;
+}
+
+std::string performance_line(const info& r, const std::string& note) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "eff=%.5f mod=%.5f mf=%.5f af=%.5f ", r.efficiency, r.modularity,
+                r.mass_fraction, r.area_fraction);
+  return buf + note;
+}
+
+std::string granularity_line(const info& r, const std::string& note) {
+  char head[64], tail[192];
+  std::snprintf(head, sizeof head, "ncl=%zu max=%zu ", r.clusters, r.largest);
+  std::snprintf(tail, sizeof tail,
+                " ctr=%.1f avg=%.1f min=%zu DGI=%zu TWI=%zu TWL=%zu sgl=%zu qrt=%zu", r.center,
+                r.average, r.smallest, r.david_goliath, r.half_index, r.half_size, r.singletons,
+                r.up_to_four);
+  return head + note + tail;
 }
 
 }  // namespace opsparse::clm

@@ -54,11 +54,27 @@ struct info {
   std::size_t up_to_four = 0;     ///< clm's qrt: clusters of at most four nodes
 };
 
+/// The loops that count in the mass fraction and the efficiency (never in the modularity).
+enum class loop_weights {
+  /// every node's loop as heavy as its heaviest edge (1 without edges), the graph's own loops
+  /// replaced: clm 22-282's info for the first clustering of a command line
+  heaviest_edge,
+  none,      ///< no loops: clm info's later clusterings
+  as_given,  ///< the graph's own loops: mcl -analyze y, over the matrix it clustered
+};
+
 /// `graph`: columns as CSR rows (io::mcl_native_matrix::columns), square, the partition's nodes.
-/// `loops`: every node's loop as heavy as its heaviest edge (1 without edges) counts in the mass
-/// fraction and the efficiency (not in the modularity). clm 22-282 counts them for the first
-/// clustering of a command line only (its later clusterings get both without loops):
-/// opsparse-clm info does the same.
-info measure(const host_csr<double>& graph, const partition& p, bool loops = true);
+/// Clusters that overlap (mcl -analyze after -overlap keep) count a node in each of its clusters:
+/// eff, mf and ctr are then averaged over the memberships, as clm's.
+info measure(const host_csr<double>& graph, const partition& p,
+             loop_weights loops = loop_weights::heaviest_edge);
+
+/// clm's two lines of an info (its clmPerformancePrint and clmGranularityPrint), without a
+/// newline, `note` where clm prints its own (clm info: the clustering's file; mcl -analyze: the
+/// graph's and the output's names):
+///   eff=%.5f mod=%.5f mf=%.5f af=%.5f NOTE
+///   ncl=N max=N NOTE ctr=%.1f avg=%.1f min=N DGI=N TWI=N TWL=N sgl=N qrt=N
+std::string performance_line(const info& r, const std::string& note);
+std::string granularity_line(const info& r, const std::string& note);
 
 }  // namespace opsparse::clm

@@ -86,19 +86,14 @@ int run_info(const std::vector<std::string>& args) {
   if (files.size() < 2) throw usage_error("info needs a graph and at least one clustering");
   const io::mcl_native_matrix g = io::read_mcl_native(files[0], io::read_options{});
   io::output_file out(out_name);
-  char head[128], tail[256];  // the numbers; the file name goes between them unformatted
   for (std::size_t k = 1; k < files.size(); ++k) {
     // clm 22-282 counts the loops for the first clustering only (clm.hpp).
-    const clm::info r = clm::measure(g.columns, clm::read_partition(files[k]), k == 1);
+    const clm::info r =
+        clm::measure(g.columns, clm::read_partition(files[k]),
+                     k == 1 ? clm::loop_weights::heaviest_edge : clm::loop_weights::none);
     if (k > 1) out.stream() << "===\n";
-    std::snprintf(head, sizeof head, "eff=%.5f mod=%.5f mf=%.5f af=%.5f", r.efficiency,
-                  r.modularity, r.mass_fraction, r.area_fraction);
-    std::snprintf(tail, sizeof tail,
-                  "ncl=%zu max=%zu  ctr=%.1f avg=%.1f min=%zu"
-                  " DGI=%zu TWI=%zu TWL=%zu sgl=%zu qrt=%zu",
-                  r.clusters, r.largest, r.center, r.average, r.smallest, r.david_goliath,
-                  r.half_index, r.half_size, r.singletons, r.up_to_four);
-    out.stream() << head << "  src=" << files[k] << ' ' << tail << '\n';
+    out.stream() << clm::performance_line(r, " src=" + files[k]) << ' '
+                 << clm::granularity_line(r, "") << '\n';
   }
   out.commit();
   return 0;

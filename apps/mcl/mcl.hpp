@@ -92,6 +92,11 @@ host_csr<double> start_matrix(const host_csr<double>& adjacency, const params& p
 /// needs the whole graph: std::invalid_argument).
 host_csr<double> start_matrix_rows(const host_csr<double>& rows, index_t first, const params& p);
 
+/// What mcl keeps with each column of its start matrix (mclxMakeStochastic's column sums, its
+/// -dump ite file of iteration 0 writes them): the sum each row of start_matrix(adjacency, p) was
+/// divided by, 0 where none.
+std::vector<double> start_column_sums(const host_csr<double>& adjacency, const params& p);
+
 /// Whether the start matrix has a negative value (or a NaN, from -pi on a negative weight): the
 /// CPU backend clusters such a matrix as mcl does; cluster() and cluster_sweep() refuse it on
 /// the GPU (std::invalid_argument), whose pruning orders values by their bits (non-negative
@@ -343,6 +348,15 @@ struct run_options {
   std::function<void(const std::string&)> note;
   /// Called with the memory plan before the first iteration (mcl_memory_plan.hpp).
   std::function<void(const memory_plan&)> on_plan;
+  /// mcl's -dump: on_iterand(it, inflated, X) is called with iteration it's iterand, once
+  /// expanded and pruned (inflated false: what mcl interprets for its cls and dag dumps) and once
+  /// inflated (mcl's ite dump), wherever wants_iterand(it, inflated) holds (iteration 0: the
+  /// start matrix, not called here). X's rows are mcl's columns, sorted. Each call copies the
+  /// iterand to the host without changing what the backend computes next.
+  std::function<bool(int it, bool inflated)> wants_iterand;
+  std::function<void(int it, bool inflated, const host_csr<double>&)> on_iterand;
+  /// mcl's --write-limit: called with the limit (the last iterand) before it is interpreted.
+  std::function<void(const host_csr<double>&)> on_limit;
 };
 
 /// Thrown by run() and cluster() when run_options::stop was raised: the run ended after
@@ -393,11 +407,28 @@ struct clustering {
 template <class T>
 clustering interpret(const host_csr<T>& limit, overlap_mode mode, int threads = 0);
 
+/// The clustering mcl writes for an iterand with -dump cls (its doIteration): the DAG of the
+/// expanded and pruned iterand as interpret() makes it but not thinned, the overlap kept, the
+/// clusters in mcl's order (attractor systems by size, then by their smallest node; the nodes no
+/// cluster claimed last), not sorted.
+template <class T>
+clustering interpret_iterand(const host_csr<T>& iterand);
+
+/// The DAG of an iterand as mcl writes it with -dump dag: the entries of each row that the
+/// interpretation keeps (see interpret_iterand), with their values.
+template <class T>
+host_csr<T> iterand_dag(const host_csr<T>& iterand);
+
 /// Writes clusters as mcl -o does in label mode: one per line, tab-separated labels.
 void write_clusters(std::ostream& os, const clustering& c, const std::vector<std::string>& labels);
 
-/// mcl's automatic output name: out.<input file name without directories>.I<inflation with one
-/// decimal, dot removed>[pi..][c..], e.g. out.graph.abc.I20.
+/// mcl's suffix of its automatic names: I<inflation with one decimal>[l<n>i<initial
+/// inflation>][pi..][c..], dots removed, e.g. I20 or I20l2i30 (the -dump files' default stem is
+/// the input's name, a dot and this).
+std::string output_suffix(const params& p, int inflation_decimals = 1);
+
+/// mcl's automatic output name: out.<input file name without directories>.<output_suffix>, e.g.
+/// out.graph.abc.I20.
 /// `inflation_decimals` > 1 writes the inflation with more decimals (an inflation sweep whose
 /// inflations mcl's one decimal would give one name: 1.2 and 1.25 -> I120, I125).
 std::string default_output_name(const std::string& input, const params& p,

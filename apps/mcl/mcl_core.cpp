@@ -114,6 +114,37 @@ void save_checkpoint(backend<T>& b, int iteration, const run_options& o) {
            checkpoint::file_in(o.checkpoint_dir));
 }
 
+/// `m` with its values in double and its rows sorted by column (a backend may hold them in any
+/// order).
+template <class T>
+host_csr<double> sorted_in_double(const host_csr<T>& m) {
+  host_csr<double> out(m.rows, m.cols);
+  out.rpt = m.rpt;
+  out.col = m.col;
+  out.val.assign(m.val.begin(), m.val.end());
+  std::vector<std::pair<index_t, double>> row;
+  for (index_t i = 0; i < out.rows; ++i) {
+    const auto first = out.col.begin() + out.rpt[i], last = out.col.begin() + out.rpt[i + 1];
+    if (std::is_sorted(first, last)) continue;
+    row.clear();
+    for (offset_t k = out.rpt[i]; k < out.rpt[i + 1]; ++k) row.emplace_back(out.col[k], out.val[k]);
+    std::sort(row.begin(), row.end());
+    offset_t k = out.rpt[i];
+    for (const auto& [c, v] : row) out.col[k] = c, out.val[k++] = v;
+  }
+  return out;
+}
+
+/// The current iterand to run_options::on_iterand, when wanted.
+template <class T>
+void show_iterand(backend<T>& b, int it, bool inflated, const run_options& o) {
+  if (!o.on_iterand || !(o.wants_iterand && o.wants_iterand(it, inflated))) return;
+  bool rows_sorted = true;
+  // snapshot(), not download(): the GPU's download sorts its rows in place, which could change
+  // the order of the sums that follow.
+  o.on_iterand(it, inflated, sorted_in_double(b.snapshot(rows_sorted)));
+}
+
 /// run() with the start matrix loaded by `load` (timed with the iterations, as the upload is),
 /// or the iterate of a checkpoint (options.resume_dir) restored in its place.
 template <class T>
@@ -138,7 +169,7 @@ run_result<T> run_loading(backend<T>& b, const std::function<void()>& load, cons
   b.set_prune_rule(rule);
   int blocks_run = 0;
   detail::iteration_hooks h;
-  h.step = [&](int, double inflation) {
+  h.step = [&](int it, double inflation) {
     const std::vector<index_t> blocks = b.expansion_blocks(p.block_products);
     for (std::size_t k = 0; k + 1 < blocks.size(); ++k) {
       b.expand(blocks[k], blocks[k + 1]);
@@ -147,7 +178,9 @@ run_result<T> run_loading(backend<T>& b, const std::function<void()>& load, cons
     b.finish_expansion();
     blocks_run = blocks.empty() ? 0 : static_cast<int>(blocks.size() - 1);
     const double chaos = b.chaos();
+    show_iterand(b, it, false, options);
     b.inflate_normalise(inflation);
+    show_iterand(b, it, true, options);
     return chaos;
   };
   if (progress)
@@ -294,6 +327,7 @@ cluster_result run_and_interpret(backend<T>& b, const host_csr<double>& start, c
   };
   run_result<T> r = run_loading(
       b, [&] { b.load_cells(start, p.threads); }, p, progress, options);
+  if (options.on_limit) options.on_limit(sorted_in_double(r.limit));
   // The backend is released on another thread while the limit is interpreted here: a GPU
   // backend returns tens of GB with one cudaFree per array, ~1.4 ms per 4 GB on an H200.
   auto released = std::async(std::launch::async, [&release] {

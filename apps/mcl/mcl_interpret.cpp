@@ -93,11 +93,12 @@ struct limit_dag {
   std::vector<char> attractor;
 };
 
-/// Row d of the DAG (mclDag with mcl's interpretation weights 0.999 / 0.001 / delta 0.01), made
-/// stochastic and thinned to values >= 1/(n+1) per row (mclProcess does both): emit(c) for
-/// every column c that the row keeps, in order.
+/// Row d of the DAG (mclDag with mcl's interpretation weights 0.999 / 0.001 / delta 0.01):
+/// emit(k) for every entry k of the row that it keeps, in order. `thin`: made stochastic and
+/// thinned to values >= 1/(n+1) per row, as mclProcess does to the limit (not to the iterands it
+/// interprets for -dump cls and dag).
 template <class T, class Emit>
-void dag_row(const host_csr<T>& limit, index_t d, Emit&& emit) {
+void dag_row(const host_csr<T>& limit, index_t d, bool thin, Emit&& emit) {
   double selfval = 0, maxval = 0;
   bool any = false;
   for (offset_t k = limit.rpt[d]; k < limit.rpt[d + 1]; ++k) {
@@ -107,6 +108,11 @@ void dag_row(const host_csr<T>& limit, index_t d, Emit&& emit) {
     any = true;
   }
   const double bar = selfval < maxval ? 0.999 * selfval + 0.001 * maxval : selfval / 1.01;
+  if (!thin) {
+    for (offset_t k = limit.rpt[d]; k < limit.rpt[d + 1]; ++k)
+      if (static_cast<double>(limit.val[k]) >= bar) emit(k);
+    return;
+  }
   double sum = 0;
   std::size_t kept = 0;
   for (offset_t k = limit.rpt[d]; k < limit.rpt[d + 1]; ++k)
@@ -115,16 +121,16 @@ void dag_row(const host_csr<T>& limit, index_t d, Emit&& emit) {
       ++kept;
     }
   // Renormalised in T as mcl stores its (float) values, then thinned.
-  const double thin = 1.0 / (static_cast<double>(kept) + 1.0);
+  const double thin_bar = 1.0 / (static_cast<double>(kept) + 1.0);
   for (offset_t k = limit.rpt[d]; k < limit.rpt[d + 1]; ++k) {
     if (!(static_cast<double>(limit.val[k]) >= bar)) continue;
     const T v = sum != 0 ? static_cast<T>(static_cast<double>(limit.val[k]) / sum) : limit.val[k];
-    if (static_cast<double>(v) >= thin) emit(limit.col[k]);
+    if (static_cast<double>(v) >= thin_bar) emit(k);
   }
 }
 
 template <class T>
-limit_dag make_dag(const host_csr<T>& limit, const node_blocks& nodes) {
+limit_dag make_dag(const host_csr<T>& limit, const node_blocks& nodes, bool thin) {
   limit_dag dag;
   dag.start = limit.rpt.data();
   dag.col.resize(static_cast<std::size_t>(limit.nnz()));
@@ -135,7 +141,8 @@ limit_dag make_dag(const host_csr<T>& limit, const node_blocks& nodes) {
     for (index_t d = d0; d < d1; ++d) {
       offset_t at = limit.rpt[d];
       bool loop = false;
-      dag_row(limit, d, [&](index_t c) {
+      dag_row(limit, d, thin, [&](offset_t k) {
+        const index_t c = limit.col[k];
         dag.col[at++] = c;
         loop = loop || c == d;
       });
@@ -480,17 +487,17 @@ std::vector<std::vector<index_t>> revsize_clusters(const cluster_lists& l, index
   return clusters;
 }
 
-}  // namespace
-
+/// interpret() (`iterand` false) or interpret_iterand() (true): the DAG thinned or not, the
+/// clusters revsize sorted or in mcl's order.
 template <class T>
-clustering interpret(const host_csr<T>& limit, overlap_mode mode, int threads) {
+clustering interpret_as(const host_csr<T>& limit, overlap_mode mode, int threads, bool iterand) {
   OPSPARSE_EXPECTS(limit.rows == limit.cols, "interpret: the limit matrix must be square");
   const index_t n = limit.rows;
   if (threads <= 0) threads = n < interpret_auto_parallel_min_nodes ? 1 : omp_get_max_threads();
   if (n < interpret_parallel_min_nodes) threads = 1;
   const node_blocks nodes(n, threads);
   clustering out;
-  const limit_dag dag = make_dag(limit, nodes);
+  const limit_dag dag = make_dag(limit, nodes, !iterand);
   attractor_systems systems;
   {
     concurrent_union_find uf(n, threads);
@@ -499,6 +506,13 @@ clustering interpret(const host_csr<T>& limit, overlap_mode mode, int threads) {
   }
   const memberships m = find_memberships(dag, systems, nodes, out);
   const index_t n_clusters = static_cast<index_t>(systems.count) + (out.missing ? 1 : 0);
+  if (iterand) {
+    const cluster_lists l = cut_or_keep(m, true, n_clusters, nodes);
+    for (index_t c = 0; c < n_clusters; ++c)
+      if (l.start[c + 1] > l.start[c])
+        out.clusters.emplace_back(l.flat.begin() + l.start[c], l.flat.begin() + l.start[c + 1]);
+    return out;
+  }
   if (mode == overlap_mode::split && out.overlap) {
     out.clusters = split_overlap(m, n, n_clusters);
     return out;
@@ -508,7 +522,35 @@ clustering interpret(const host_csr<T>& limit, overlap_mode mode, int threads) {
   return out;
 }
 
+}  // namespace
+
+template <class T>
+clustering interpret(const host_csr<T>& limit, overlap_mode mode, int threads) {
+  return interpret_as(limit, mode, threads, false);
+}
+
+template <class T>
+clustering interpret_iterand(const host_csr<T>& iterand) {
+  return interpret_as(iterand, overlap_mode::keep, 0, true);
+}
+
+template <class T>
+host_csr<T> iterand_dag(const host_csr<T>& iterand) {
+  OPSPARSE_EXPECTS(iterand.rows == iterand.cols, "iterand_dag: the iterand must be square");
+  host_csr<T> dag(iterand.rows, iterand.cols);
+  for (index_t d = 0; d < iterand.rows; ++d) {
+    dag_row(iterand, d, false, [&](offset_t k) {
+      dag.col.push_back(iterand.col[k]);
+      dag.val.push_back(iterand.val[k]);
+    });
+    dag.rpt[d + 1] = static_cast<offset_t>(dag.col.size());
+  }
+  return dag;
+}
+
 template clustering interpret<float>(const host_csr<float>&, overlap_mode, int);
 template clustering interpret<double>(const host_csr<double>&, overlap_mode, int);
+template clustering interpret_iterand<double>(const host_csr<double>&);
+template host_csr<double> iterand_dag<double>(const host_csr<double>&);
 
 }  // namespace opsparse::mcl

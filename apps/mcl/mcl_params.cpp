@@ -98,12 +98,19 @@ std::string settings_table(const params& p, const std::string& warn_pct,
   return out;
 }
 
-std::string default_output_name(const std::string& input, const params& p, int inflation_decimals) {
-  // mcl's make_output_name: "I%.1f", then "pi%.1f" and "c%.1f" when used, dots removed.
+std::string output_suffix(const params& p, int inflation_decimals) {
+  // mcl's make_output_name: "I%.1f", then "l%di%.1f" with an initial loop, "pi%.1f" and "c%.1f"
+  // when used, dots removed.
   char buf[64];
   std::string suffix;
   std::snprintf(buf, sizeof buf, "I%.*f", inflation_decimals, p.inflation);
   suffix += buf;
+  if (p.initial_loop) {
+    // (mcl's initial inflation is a float)
+    std::snprintf(buf, sizeof buf, "l%di%.1f", p.initial_loop,
+                  static_cast<double>(static_cast<float>(p.initial_inflation)));
+    suffix += buf;
+  }
   if (p.pre_inflation >= 0) {
     std::snprintf(buf, sizeof buf, "pi%.1f", p.pre_inflation);
     suffix += buf;
@@ -113,9 +120,13 @@ std::string default_output_name(const std::string& input, const params& p, int i
     suffix += buf;
   }
   suffix.erase(std::remove(suffix.begin(), suffix.end(), '.'), suffix.end());
+  return suffix;
+}
+
+std::string default_output_name(const std::string& input, const params& p, int inflation_decimals) {
   const std::size_t slash = input.find_last_of('/');
   const std::string base = slash == std::string::npos ? input : input.substr(slash + 1);
-  return "out." + base + "." + suffix;
+  return "out." + base + "." + output_suffix(p, inflation_decimals);
 }
 
 }  // namespace opsparse::mcl

@@ -95,8 +95,9 @@ class start_rows {
     return count + (loop != 0 ? 1 : 0);
   }
 
-  /// Row i of the start matrix into `row`.
-  void make(index_t i, start_row& row) const {
+  /// Row i of the start matrix into `row`; returns the sum its weights were divided by (the
+  /// value mcl keeps with the column), 0 when none.
+  double make(index_t i, start_row& row) const {
     row.clear();
     const index_t self = i + first_;
     const double loop = scan(i, [&](index_t j, double w) {
@@ -107,7 +108,7 @@ class start_rows {
                                        [](const auto& e, index_t c) { return e.first < c; });
       row.insert(at, {self, loop});
     }
-    normalise(self, row);
+    return normalise(self, row);
   }
 
  private:
@@ -119,26 +120,24 @@ class start_rows {
     return p_.pre_inflation >= 0 ? std::pow(w, p_.pre_inflation) : w;  // -pi
   }
 
-  /// The column's probabilities: the weights divided by their sum.
-  void normalise(index_t i, start_row& row) const {
+  /// The column's probabilities: the weights divided by their sum, which is returned.
+  double normalise(index_t i, start_row& row) const {
     // Weights beyond float's range as doubles (the library's callers; the programs read them as mcl
     // does, into floats) are normalised in double; all others in mcl's float cells.
     const bool huge = std::any_of(row.begin(), row.end(), [](const auto& e) {
       return std::isfinite(e.second) &&
              std::fabs(e.second) > static_cast<double>(std::numeric_limits<float>::max());
     });
-    if (!huge) {
-      normalise_cells(i, row);
-      return;
-    }
+    if (!huge) return normalise_cells(i, row);
     double sum = 0;
     for (const auto& e : row) sum += weight(e, i);
     if (std::isfinite(sum)) {
       if (sum > 0)
         for (auto& e : row) e.second = weight(e, i) / sum;
-      return;
+      return sum;
     }
     normalise_overflowing(i, row);
+    return 0;
   }
 
   /// normalise() in mcl's arithmetic (float cells, double sums: weights that cancel in decimals
@@ -148,7 +147,7 @@ class start_rows {
   /// powers that underflow), a NaN sum (a negative weight's fractional power) makes every value
   /// NaN, and an infinite sum (1e300 in a native matrix, -tf 'pow(1000)', -pi or -c past float's
   /// range) makes the infinite values NaN and the others 0, as mcl's division does.
-  void normalise_cells(index_t i, start_row& row) const {
+  double normalise_cells(index_t i, start_row& row) const {
     const auto cell = [](double x) { return static_cast<double>(detail::to_float(x)); };
     for (auto& e : row) {
       e.second = cell(e.second);
@@ -159,7 +158,7 @@ class start_rows {
       for (auto& e : row) powsum += e.second = cell(std::pow(e.second, p_.pre_inflation));
       if (powsum <= 0) {
         row.clear();
-        return;
+        return 0;
       }
       for (auto& e : row) e.second = cell(e.second / powsum);
     }
@@ -167,6 +166,7 @@ class start_rows {
     for (const auto& e : row) sum += e.second;
     if (sum != 0)
       for (auto& e : row) e.second /= sum;
+    return sum;
   }
 
   /// normalise() for weights near the top of double's range (1e308), which overflow the sum:
@@ -289,6 +289,17 @@ host_csr<double> start_matrix_rows(const host_csr<double>& rows, index_t first, 
   const int threads = p.threads > 0 ? p.threads : omp_get_max_threads();
   if (threads <= 1 || rows.col.size() < (std::size_t(1) << 16)) return start_matrix_serial(made);
   return start_matrix_parallel(made, threads);
+}
+
+std::vector<double> start_column_sums(const host_csr<double>& adjacency, const params& p) {
+  OPSPARSE_EXPECTS(adjacency.rows == adjacency.cols, "the graph's adjacency must be square");
+  host_csr<double> mirrored;
+  if (p.mirror) mirrored = io::symmetrize_max(adjacency);
+  const start_rows rows(p.mirror ? mirrored : adjacency, p);
+  std::vector<double> sums(static_cast<std::size_t>(rows.rows()));
+  start_row row;
+  for (index_t i = 0; i < rows.rows(); ++i) sums[i] = rows.make(i, row);
+  return sums;
 }
 
 }  // namespace opsparse::mcl

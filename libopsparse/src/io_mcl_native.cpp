@@ -163,15 +163,17 @@ std::size_t digits(std::uint64_t x) {
   return d;
 }
 
-/// A domain block as mcl writes it: " id id ... $" wrapped like a column.
-void write_domain(std::ostream& os, const char* name, const std::vector<std::int64_t>& ids) {
+/// A domain block as mcl writes it: " id id ... $" wrapped like a column (after `limit`
+/// characters: mcl's rule for the matrix's index field) but not indented.
+void write_domain(std::ostream& os, const char* name, const std::vector<std::int64_t>& ids,
+                  std::size_t limit) {
   os << "(" << name << "\n";
   std::size_t len = 0;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const std::string tok = std::to_string(ids[i]);
     os << ' ' << tok;
     len += 1 + tok.size();
-    if (len > 69 && i + 1 < ids.size()) {
+    if (len > limit && i + 1 < ids.size()) {
       os << "\n";
       len = 0;
     }
@@ -250,7 +252,11 @@ std::vector<native_entry> read_native_entries(tokenizer& t, std::int64_t rows, s
     const std::string_view tok = t.next();
     if (tok.empty()) t.fail("end of file inside the mclmatrix block (expected ')')");
     if (tok == ")") break;
-    const std::int64_t cid = expect_id(t, tok, "a column index");
+    // A column may carry a value of its own ("index:value", as mcl's -dump ite writes its start
+    // matrix's column sums): mcl reads it and so does this reader, which leaves it out.
+    const std::size_t colon = tok.find(':');
+    const std::int64_t cid = expect_id(t, tok.substr(0, colon), "a column index");
+    if (colon != std::string_view::npos) (void)expect_value(t, tok.substr(colon + 1), false, true);
     const std::int64_t c = position(m.col_ids, cols, cid);
     if (c < 0)
       t.fail("column index " + std::to_string(cid) + " is outside the column domain (" +
@@ -373,11 +379,14 @@ labelled_graph read_mcl_native_graph(const std::string& path, const read_options
 template <class V>
 void write_mcl_native(std::ostream& os, const host_csr<V>& columns,
                       const std::vector<std::int64_t>* row_ids,
-                      const std::vector<std::int64_t>* col_ids) {
+                      const std::vector<std::int64_t>* col_ids,
+                      const std::vector<double>* col_values) {
   OPSPARSE_EXPECTS(!row_ids || row_ids->size() == static_cast<std::size_t>(columns.cols),
                    "write_mcl_native: row_ids must have one id per row");
   OPSPARSE_EXPECTS(!col_ids || col_ids->size() == static_cast<std::size_t>(columns.rows),
                    "write_mcl_native: col_ids must have one id per column");
+  OPSPARSE_EXPECTS(!col_values || col_values->size() == static_cast<std::size_t>(columns.rows),
+                   "write_mcl_native: col_values must have one value per column");
   auto canonical = [](const std::vector<std::int64_t>* ids) {
     if (!ids) return true;
     for (std::size_t i = 0; i < ids->size(); ++i)
@@ -385,14 +394,6 @@ void write_mcl_native(std::ostream& os, const host_csr<V>& columns,
     return true;
   };
   const bool rows_canonical = canonical(row_ids), cols_canonical = canonical(col_ids);
-  os << "(mclheader\nmcltype matrix\ndimensions " << columns.cols << "x" << columns.rows << "\n)\n";
-  if (!rows_canonical && !cols_canonical && *row_ids == *col_ids) {
-    write_domain(os, "mcldoms", *row_ids);
-  } else {
-    if (!rows_canonical) write_domain(os, "mclrows", *row_ids);
-    if (!cols_canonical) write_domain(os, "mclcols", *col_ids);
-  }
-  os << "(mclmatrix\nbegin\n";
   // The index field is as wide as the largest row index + 1 (mcl's layout; the column indices
   // themselves may be wider).
   const std::int64_t max_row = rows_canonical ? static_cast<std::int64_t>(columns.cols) - 1
@@ -400,19 +401,34 @@ void write_mcl_native(std::ostream& os, const host_csr<V>& columns,
   // mcl counts the digits of max_row + 1 in a 32-bit int: for the largest index it can hold,
   // 2147483647, that overflows and the field is 1 wide (mcl's example fznyy.mci shows it).
   const std::int64_t top = max_row + 1;
+  const bool overflow = top > std::numeric_limits<std::int32_t>::max();
   const std::size_t width =
-      top > std::numeric_limits<std::int32_t>::max()
-          ? 1
-          : digits(static_cast<std::uint64_t>(std::max<std::int64_t>(top, 0)));
+      overflow ? 1 : digits(static_cast<std::uint64_t>(std::max<std::int64_t>(top, 0)));
+  // A line wraps once it has passed 69 - width characters (mcl's 70 - leadwidth), a domain's too
+  // (69 where the width overflowed, not checked against mcl).
   const std::size_t limit = width < 69 ? 69 - width : 0;
+  const std::size_t domain_limit = overflow ? 69 : limit;
+  os << "(mclheader\nmcltype matrix\ndimensions " << columns.cols << "x" << columns.rows << "\n)\n";
+  if (!rows_canonical && !cols_canonical && *row_ids == *col_ids) {
+    write_domain(os, "mcldoms", *row_ids, domain_limit);
+  } else {
+    if (!rows_canonical) write_domain(os, "mclrows", *row_ids, domain_limit);
+    if (!cols_canonical) write_domain(os, "mclcols", *col_ids, domain_limit);
+  }
+  os << "(mclmatrix\nbegin\n";
   std::string line;
   char buf[64];
   for (index_t c = 0; c < columns.rows; ++c) {
     const offset_t b = columns.rpt[c], e = columns.rpt[c + 1];
     if (b == e) continue;  // mcl writes no empty columns
     line = std::to_string(col_ids ? (*col_ids)[c] : c);
+    if (col_values && (*col_values)[c] != 0) {
+      std::snprintf(buf, sizeof buf, ":%.7g", (*col_values)[c]);
+      line += buf;
+    }
+    // mcl counts what it wrote of the index (and value), padded to the field's width.
     if (line.size() < width) line.append(width - line.size(), ' ');
-    std::size_t len = width;
+    std::size_t len = line.size();
     for (offset_t k = b; k < e; ++k) {
       const index_t r = columns.col[k];
       std::string tok = std::to_string(row_ids ? (*row_ids)[r] : r);
@@ -442,13 +458,15 @@ void write_mcl_native(std::ostream& os, const host_csr<V>& columns,
 
 template void write_mcl_native<double>(std::ostream&, const host_csr<double>&,
                                        const std::vector<std::int64_t>*,
-                                       const std::vector<std::int64_t>*);
+                                       const std::vector<std::int64_t>*,
+                                       const std::vector<double>*);
 template void write_mcl_native<float>(std::ostream&, const host_csr<float>&,
                                       const std::vector<std::int64_t>*,
-                                      const std::vector<std::int64_t>*);
+                                      const std::vector<std::int64_t>*, const std::vector<double>*);
 template void write_mcl_native<pattern>(std::ostream&, const host_csr<pattern>&,
                                         const std::vector<std::int64_t>*,
-                                        const std::vector<std::int64_t>*);
+                                        const std::vector<std::int64_t>*,
+                                        const std::vector<double>*);
 
 std::string mcl_tab::label(std::int64_t id) const {
   const auto it = position.find(id);

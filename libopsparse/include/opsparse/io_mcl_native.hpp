@@ -9,7 +9,8 @@
 //   (mclmatrix                     without one the domain is canonical, 0 .. n-1
 //   begin
 //   0 0 1 2 $                      a column: its index, then row[:value] ... and '$'
-//   1 3:0.5 4 5 $                  (value 1 when absent)
+//   1 3:0.5 4 5 $                  (value 1 when absent; a column may carry a value of its
+//                                  own, "1:2.5 3:0.5 $", which is read and left out)
 //   )
 //
 // '#' starts a comment that runs to the end of its line (mcl writes "# cline: ..." first).
@@ -69,10 +70,14 @@ labelled_graph read_mcl_native_graph(const std::string& path, const read_options
 /// Writes `columns` (see mcl_native_matrix) in mcl's bytes; values when V has them (pattern:
 /// none, as mcl writes clusterings). `row_ids`/`col_ids` (optional, non-canonical domains) are
 /// written as the mclrows/mclcols blocks mcl writes and give the indices written.
+/// `col_values` (optional, one per column): the value mcl keeps with each column vector, written
+/// after its index as "index:value" (%.7g of the double) where it is not 0, as mcl writes a start
+/// matrix's column sums in its -dump ite files.
 template <class V>
 void write_mcl_native(std::ostream& os, const host_csr<V>& columns,
                       const std::vector<std::int64_t>* row_ids = nullptr,
-                      const std::vector<std::int64_t>* col_ids = nullptr);
+                      const std::vector<std::int64_t>* col_ids = nullptr,
+                      const std::vector<double>* col_values = nullptr);
 
 /// Writes `columns` as write_mcl_native does, in the binary format, as mcxload --write-binary
 /// writes it (values as floats; ids must fit 32 bits).

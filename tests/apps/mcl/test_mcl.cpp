@@ -240,6 +240,11 @@ TEST_F(Mcl, OutputNamesFollowMcl) {
   p.inflation = 1.4;
   p.pre_inflation = 0.8;
   EXPECT_EQ(default_output_name("small.mci", p), "out.small.mci.I14pi08");
+  // An initial loop names its length and inflation after -I, before -pi (mcl -az).
+  p.initial_loop = 2;
+  p.initial_inflation = 3;
+  EXPECT_EQ(default_output_name("g.abc", p), "out.g.abc.I14l2i30pi08");
+  EXPECT_EQ(output_suffix(p), "I14l2i30pi08");
 }
 
 TEST_F(Mcl, ParametersAreCheckedLikeMcl) {

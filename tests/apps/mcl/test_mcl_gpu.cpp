@@ -229,6 +229,48 @@ TEST_F(MclGpu, GeneratedGraphsMatchTheCpu) {
   }
 }
 
+TEST_F(MclGpu, IterandHooksSeeTheCpusIterandsAndChangeNothing) {
+  REQUIRE_GPU();
+  // mcl's -dump and --write-limit look at every iterand through run_options' hooks: on the GPU
+  // they copy the iterate as it is held (rows unsorted), without sorting it in place, so that
+  // the run goes on as it would without them.
+  const fs::path f = file("hooks.abc", planted_abc(8, 25, 0.35, 0.02, true, 23));
+  const host_csr<double> start = start_matrix(io::read_graph(f.string()).adj, params{});
+  struct seen {
+    std::vector<host_csr<double>> iterands;
+    host_csr<double> limit;
+  };
+  auto run_with_hooks = [&](bool gpu, seen& s) {
+    run_options o;
+    o.wants_iterand = [](int, bool) { return true; };
+    o.on_iterand = [&s](int it, bool inflated, const host_csr<double>& x) {
+      EXPECT_EQ(s.iterands.size(), static_cast<std::size_t>(2 * (it - 1) + (inflated ? 1 : 0)));
+      for (index_t i = 0; i < x.rows; ++i)
+        EXPECT_TRUE(std::is_sorted(x.col.begin() + x.rpt[i], x.col.begin() + x.rpt[i + 1]));
+      s.iterands.push_back(x);
+    };
+    o.on_limit = [&s](const host_csr<double>& l) { s.limit = l; };
+    return cluster(start, params{}, gpu, precision::float32, {}, o);
+  };
+  seen on_gpu, on_cpu;
+  const cluster_result g = run_with_hooks(true, on_gpu);
+  const cluster_result c = run_with_hooks(false, on_cpu);
+  // Without the iterands seen: the same limit to the bit.
+  run_options limit_only;
+  host_csr<double> plain_limit;
+  limit_only.on_limit = [&plain_limit](const host_csr<double>& l) { plain_limit = l; };
+  const cluster_result plain = cluster(start, params{}, true, precision::float32, {}, limit_only);
+  EXPECT_EQ(g.result.clusters, plain.result.clusters);
+  EXPECT_EQ(g.iterations, plain.iterations);
+  EXPECT_TRUE(opsparse::test::csr_near(on_gpu.limit, plain_limit, 0.0));
+  EXPECT_EQ(g.result.clusters, c.result.clusters);
+  ASSERT_EQ(on_gpu.iterands.size(), static_cast<std::size_t>(2 * g.iterations));
+  ASSERT_EQ(on_gpu.iterands.size(), on_cpu.iterands.size());
+  for (std::size_t k = 0; k < on_gpu.iterands.size(); ++k)
+    EXPECT_TRUE(opsparse::test::csr_near(on_gpu.iterands[k], on_cpu.iterands[k], 1e-5)) << k;
+  EXPECT_TRUE(opsparse::test::csr_near(on_gpu.limit, on_gpu.iterands.back(), 0.0));
+}
+
 TEST_F(MclGpu, BlockedExpansionEqualsTheWholeOne) {
   REQUIRE_GPU();
   const fs::path f = file("blocks.abc", planted_abc(6, 40, 0.3, 0.02, true, 41));

@@ -134,6 +134,34 @@ TEST_F(McxNative, CommentsDomainsAndOptionalValues) {
   EXPECT_EQ(io::read_graph(p.string()).labels, (std::vector<std::string>{"10", "20", "30"}));
 }
 
+TEST_F(McxNative, ColumnValuesAndLongDomainsAsMclWritesThem) {
+  // mcl's -dump ite of a start matrix (ids 100, 107, ... 303 of a 30-node graph; two of its
+  // columns kept): each column's own value, its sum before normalisation, after its index; the
+  // domain and the columns wrapped after 69 - 3 characters (the index field is 3 wide).
+  const std::string mcl =
+      "(mclheader\nmcltype matrix\ndimensions 30x30\n)\n(mcldoms\n"
+      " 100 107 114 121 128 135 142 149 156 163 170 177 184 191 198 205 212\n"
+      " 219 226 233 240 247 254 261 268 275 282 289 296 303 $\n)\n(mclmatrix\nbegin\n"
+      "100:11 100:0.09090909 107:0.09090909 114:0.09090909 121:0.09090909 135:0.09090909\n"
+      "      156:0.09090909 254:0.09090909 275:0.09090909 289:0.09090909 296:0.09090909\n"
+      "      303:0.09090909 $\n"
+      "107:23 100:0.04347826 107:0.1304348 114:0.1304348 121:0.04347826 128:0.08695652\n"
+      "      142:0.04347826 163:0.04347826 261:0.1304348 282:0.1304348 296:0.08695652\n"
+      "      303:0.1304348 $\n)\n";
+  const fs::path p = file("column_values.mci", mcl);
+  // Read as mcl reads it: the columns' own values are left out.
+  const io::mcl_native_matrix m = io::read_mcl_native(p.string(), io::read_options{});
+  ASSERT_EQ(m.columns.rows, 30);
+  EXPECT_EQ(m.columns.rpt[1], 11);
+  EXPECT_EQ(m.columns.val[0], 0.09090909);
+  std::vector<double> sums(30, 0.0);
+  sums[0] = 11;
+  sums[1] = 23;
+  std::ostringstream os;
+  io::write_mcl_native(os, m.columns, &m.row_ids, &m.col_ids, &sums);
+  EXPECT_EQ(os.str(), mcl);
+}
+
 TEST_F(McxNative, ValuesBeyondFloatsRangeAreWrittenSoThatTheyReadBack) {
   // Found by fuzz_mcl_native: a finite value beyond float's range was written as mcl's float
   // cell, "inf", which the reader refuses. It is written as its double now; others as floats.
@@ -336,9 +364,10 @@ TEST_F(McxNative, ProgramReadsOptionsAsMcl) {
   fs::create_directories(dir_ / "sub" / "odir");
   file("sub/g.abc", hand_cases()[0].abc);
   mcxload(dir_ / "sub" / "g.abc", dir_ / "sub" / "g.mci", dir_ / "sub" / "g.tab");
-  // Output names: -az with -odir, --d, -I, -pi, -c.
+  // Output names: -az with -odir, --d, -I, -pi, -c, -l and -i.
   for (const char* args : {"sub/g.mci -az", "sub/g.mci -odir sub/odir -az", "sub/g.mci --d -az",
-                           "sub/g.mci -I 3.14 -pi 0.8 -c 2.5 -az", "sub/g.mci -I 3 -I 2 -az"}) {
+                           "sub/g.mci -I 3.14 -pi 0.8 -c 2.5 -az", "sub/g.mci -I 3 -I 2 -az",
+                           "sub/g.mci -l 2 -i 3 -pi 0.8 -az"}) {
     std::string want, got;
     ASSERT_EQ(theirs(dir_, args, &want), 0) << args;
     ASSERT_EQ(ours(dir_, args, &got), 0) << args;
