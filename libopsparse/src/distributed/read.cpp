@@ -202,7 +202,10 @@ host_csr<double> assemble_rows(const arc* arcs, std::size_t count, index_t first
   for (index_t i = 0; i < m; ++i) {
     auto* b = by_row.data() + at[i];
     auto* e = by_row.data() + at[i + 1];
-    std::stable_sort(b, e, [](const auto& x, const auto& y) { return x.first < y.first; });
+    // A row from one part comes sorted (read_abc_part's rows are); rows from several parts are
+    // sorted keeping the parts' order among equal columns.
+    const auto by_col = [](const auto& x, const auto& y) { return x.first < y.first; };
+    if (!std::is_sorted(b, e, by_col)) std::stable_sort(b, e, by_col);
     auto* o = b;
     for (auto* p = b; p < e; ++p) {
       if (o > b && (o - 1)->first == p->first) {
