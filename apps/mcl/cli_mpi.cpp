@@ -285,22 +285,8 @@ host_csr<double> read_start_in_parts(const dist::grid& g, const std::string& pat
     throw std::invalid_argument(
         "the graph has negative weights, which the distributed "
         "iterations do not cluster as mcl does (use opsparse-mcl)");
-  if (me != 0) {
-    dist::detail::send_csr(mine, 0, 5, g.comm());
-    return {};
-  }
-  in.g.labels = std::move(r.labels);
-  host_csr<double> start(r.n, r.n);
-  for (int k = 0; k < g.size(); ++k) {
-    const host_csr<double> rows =
-        k == 0 ? host_csr<double>() : dist::detail::recv_csr<double>(k, 5, g.comm());
-    const host_csr<double>& part = k == 0 ? mine : rows;
-    for (index_t i = 0; i < part.rows; ++i)
-      start.rpt[r.split[k] + i + 1] = start.rpt[r.split[k] + i] + part.rpt[i + 1] - part.rpt[i];
-    start.col.insert(start.col.end(), part.col.begin(), part.col.end());
-    start.val.insert(start.val.end(), part.val.begin(), part.val.end());
-  }
-  return start;
+  if (me == 0) in.g.labels = std::move(r.labels);
+  return dist::detail::gather_row_blocks(mine, r.split, r.n, 0, g.comm());
 }
 
 /// The run after the command line: the input read by every rank in parts (read_in_parts) or by

@@ -116,6 +116,20 @@ gathered_rows_layout gathered_rows(const dist::grid& g, const std::vector<index_
   return l;
 }
 
+/// Rows [first, last) of the expansion, in the backend's blocks of the whole X·X (its memory's:
+/// expansion_blocks()) cut to that range, each pruned before the next is expanded.
+template <class T>
+void expand_prune_range(backend<T>& b, const std::vector<index_t>& blocks, index_t first,
+                        index_t last, const prune_rule& rule) {
+  for (std::size_t k = 0; k + 1 < blocks.size(); ++k) {
+    const index_t r0 = std::max(blocks[k], first), r1 = std::min(blocks[k + 1], last);
+    if (r0 >= r1) continue;
+    b.expand(r0, r1);
+    b.prune_normalise(rule);
+  }
+  b.finish_expansion();
+}
+
 /// The start matrix checked on `root`, the verdict on every rank.
 template <class T>
 void check_start(const dist::grid& g, const host_csr<T>& start, int root) {

@@ -204,13 +204,7 @@ class spread_rows {
       const arrays x = gather_rows(true);
       local_step(g_, "opsparse-mcl-mpi: expanding and pruning the rank's rows", [&] {
         dev_.multiply_by(&x, sorted);
-        for (std::size_t k = 0; k + 1 < blocks.size(); ++k) {
-          const index_t r0 = std::max(blocks[k], first), r1 = std::min(blocks[k + 1], last);
-          if (r0 >= r1) continue;
-          b_.expand(r0, r1);
-          b_.prune_normalise(rule);
-        }
-        b_.finish_expansion();
+        expand_prune_range(b_, blocks, first, last, rule);
       });
     }
     double chaos = 0;
@@ -257,48 +251,10 @@ class spread_rows {
 
   /// The whole iterate on root's host (collective; empty elsewhere).
   host_csr<T> gather_on_root(int root) {
-    host_csr<T> mine = b_.download();
     const index_t first = split_[g_.rank()], last = split_[g_.rank() + 1];
-    host_csr<T> rows = dist::detail::take_rows(mine, {first}, {last});
-    mine = {};
-    // every rank's rows to root through the host (the converged iterate is small)
-    host_csr<T> all;
-    if (g_.rank() == root) all = host_csr<T>(n_, n_);
-    std::vector<long long> entries(static_cast<std::size_t>(g_.size()), 0);
-    long long own = static_cast<long long>(rows.nnz());
-    OPSPARSE_MPI_TRY(
-        MPI_Gather(&own, 1, MPI_LONG_LONG, entries.data(), 1, MPI_LONG_LONG, root, g_.comm()));
-    if (g_.rank() != root) {
-      std::vector<offset_t> len(static_cast<std::size_t>(rows.rows));
-      for (index_t i = 0; i < rows.rows; ++i) len[i] = rows.rpt[i + 1] - rows.rpt[i];
-      send_chunks(len.data(), static_cast<long long>(len.size()), root, g_.comm());
-      send_chunks(rows.col.data(), own, root, g_.comm());
-      send_chunks(rows.val.data(), own, root, g_.comm());
-      return {};
-    }
-    std::vector<offset_t> len(static_cast<std::size_t>(n_), 0);
-    std::vector<std::vector<index_t>> cols(static_cast<std::size_t>(g_.size()));
-    std::vector<std::vector<T>> vals(static_cast<std::size_t>(g_.size()));
-    for (int r = 0; r < g_.size(); ++r) {
-      const auto k = static_cast<std::size_t>(entries[static_cast<std::size_t>(r)]);
-      if (r == root) {
-        for (index_t i = 0; i < rows.rows; ++i) len[split_[r] + i] = rows.rpt[i + 1] - rows.rpt[i];
-        cols[r] = std::move(rows.col);
-        vals[r] = std::move(rows.val);
-        continue;
-      }
-      receive_chunks(len.data() + split_[r], split_[r + 1] - split_[r], r, g_.comm());
-      cols[r].resize(k);
-      vals[r].resize(k);
-      receive_chunks(cols[r].data(), static_cast<long long>(k), r, g_.comm());
-      receive_chunks(vals[r].data(), static_cast<long long>(k), r, g_.comm());
-    }
-    for (index_t i = 0; i < n_; ++i) all.rpt[i + 1] = all.rpt[i] + len[i];
-    for (int r = 0; r < g_.size(); ++r) {
-      all.col.insert(all.col.end(), cols[r].begin(), cols[r].end());
-      all.val.insert(all.val.end(), vals[r].begin(), vals[r].end());
-    }
-    return all;
+    const host_csr<T> rows = dist::detail::take_rows(b_.download(), {first}, {last});
+    // the converged iterate is small: through the host
+    return dist::detail::gather_row_blocks(rows, split_, n_, root, g_.comm());
   }
 
  private:

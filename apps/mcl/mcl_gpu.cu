@@ -550,6 +550,8 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
  private:
   /// The expansion's right operand: X, or the distributed rank's B (multiply_by()).
   csr_view<T> right();
+  /// An n x n view of arrays (the rank's operand received, a column block).
+  csr_view<T> square_view(const arrays& a) const;
   bool right_sorted() const { return right_on_ ? right_sorted_ : m_sorted_; }
   const offset_t* shifted(const offset_t* ends, index_t rows, offset_t shift);
 

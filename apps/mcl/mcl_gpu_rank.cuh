@@ -107,12 +107,7 @@ void gpu_backend<T>::expand_stage(index_t r0, index_t r1, const prune_rule& rule
   OPSPARSE_EXPECTS(fused_, "expand_stage: the expansion is not fused (expansion_blocks)");
   if (first) expand(r0, r1);
   OPSPARSE_EXPECTS(r0 == r0_ && r1 == r1_, "expand_stage: the rows of the stages differ");
-  csr_view<T> bv;
-  bv.rows = bv.cols = n_;
-  bv.nnz = b.nnz;
-  bv.rpt = b.rpt;
-  bv.col = b.col;
-  bv.val = b.val;
+  const csr_view<T> bv = square_view(b);
   visit_stage stage;
   stage.first_col = c0;
   stage.last_col = c1;
@@ -126,14 +121,18 @@ void gpu_backend<T>::expand_stage(index_t r0, index_t r1, const prune_rule& rule
 
 template <class T>
 csr_view<T> gpu_backend<T>::right() {
-  if (!right_on_) return m_.view();
-  csr_view<T> b;
-  b.rows = b.cols = n_;
-  b.nnz = right_.nnz;
-  b.rpt = right_.rpt;
-  b.col = right_.col;
-  b.val = right_.val;
-  return b;
+  return right_on_ ? square_view(right_) : m_.view();
+}
+
+template <class T>
+csr_view<T> gpu_backend<T>::square_view(const arrays& a) const {
+  csr_view<T> v;
+  v.rows = v.cols = n_;
+  v.nnz = a.nnz;
+  v.rpt = a.rpt;
+  v.col = a.col;
+  v.val = a.val;
+  return v;
 }
 
 }  // namespace

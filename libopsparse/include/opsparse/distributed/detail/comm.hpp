@@ -97,4 +97,30 @@ host_csr<V> recv_csr(int source, int tag, MPI_Comm comm) {
   return m;
 }
 
+/// Row blocks stacked on `root`: rank r's `rows` (n columns) are rows split[r] .. split[r + 1] of
+/// the result, which root returns (n x n); the other ranks return an empty matrix. Collective.
+template <class V>
+host_csr<V> gather_row_blocks(const host_csr<V>& rows, const std::vector<index_t>& split, index_t n,
+                              int root, MPI_Comm comm) {
+  int me = 0, size = 0;
+  OPSPARSE_MPI_TRY(MPI_Comm_rank(comm, &me));
+  OPSPARSE_MPI_TRY(MPI_Comm_size(comm, &size));
+  constexpr int tag = 11;
+  if (me != root) {
+    send_csr(rows, root, tag, comm);
+    return {};
+  }
+  host_csr<V> all(n, n);
+  for (int r = 0; r < size; ++r) {
+    const host_csr<V> received = r == root ? host_csr<V>() : recv_csr<V>(r, tag, comm);
+    const host_csr<V>& part = r == root ? rows : received;
+    const index_t at = split[static_cast<std::size_t>(r)];
+    for (index_t i = 0; i < part.rows; ++i)
+      all.rpt[at + i + 1] = all.rpt[at + i] + part.rpt[i + 1] - part.rpt[i];
+    all.col.insert(all.col.end(), part.col.begin(), part.col.end());
+    if constexpr (has_values_v<V>) all.val.insert(all.val.end(), part.val.begin(), part.val.end());
+  }
+  return all;
+}
+
 }  // namespace opsparse::dist::detail
