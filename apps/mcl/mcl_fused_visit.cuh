@@ -34,6 +34,9 @@ class fused_visit {
   using epilogue = fused::prune_epilogue<T>;
   using S = plus_times<double>;
 
+  /// dense_rows_options::lane_walk for every visit (gpu_backend_options::fused_lane_walk).
+  int lane_walk = -1;
+
   /// Where each visited row's kept entries lie after the last stage: out_col()/out_val() from
   /// row_base()[i], kept[i] of them (kept: the caller's array of m + 1).
   const index_t* out_col() const { return out_col_.data(); }
@@ -82,6 +85,7 @@ class fused_visit {
     vo.max_window = epi.window_cols;
     vo.first_col = stage.first_col;
     vo.last_col = stage.last_col;
+    vo.lane_walk = lane_walk;
     fused::counters c{};
     *ms = 0;
     for (;;) {

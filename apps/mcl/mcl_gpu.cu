@@ -78,6 +78,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
         placement_(opt.placement),
         budget_(opt.memory_budget),
         explicit_budget_(opt.memory_budget > 0) {
+    visit_.lane_walk = opt.fused_lane_walk;
     OPSPARSE_CUDA_TRY(cudaMallocHost(&pinned_, 64));
     for (auto& e : ev_) OPSPARSE_CUDA_TRY(cudaEventCreate(&e));
     // Rows of the expansion need not be sorted: pruning, inflation and the interpretation read

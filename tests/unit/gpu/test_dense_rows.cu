@@ -95,7 +95,8 @@ host_csr<double> rows_with(const std::vector<int>& sizes, index_t k, std::uint64
 template <class Mask = no_mask, int Fixed = 0>
 ::testing::AssertionResult visit_matches(const host_csr<double>& a, const host_csr<double>& b,
                                          int max_window, int expect_windows,
-                                         const host_csr<pattern>* m = nullptr, double tol = 1e-12) {
+                                         const host_csr<pattern>* m = nullptr, double tol = 1e-12,
+                                         int lane_walk = -1) {
   context ctx;
   const auto da = device_csr<double>::upload(a, ctx.stream());
   const auto db = device_csr<double>::upload(b, ctx.stream());
@@ -112,6 +113,7 @@ template <class Mask = no_mask, int Fixed = 0>
   device_buffer<int> windows(std::max<index_t>(1, a.rows));
   dense_rows_options opt;
   opt.max_window = max_window;
+  opt.lane_walk = lane_walk;
   const dense_copy<Fixed> epi{out.data(), has.data(), nnz.data(), windows.data(), b.cols};
   visit_dense_rows<plus_times<double>>(ctx, da.view(), db.view(), epi, mask, opt);
   ctx.synchronize();  // the visit ran on the context's stream, which cudaMemcpy does not wait for
@@ -205,6 +207,29 @@ TEST(DenseRows, RectangularMaskedAndEmpty) {
   EXPECT_TRUE(visit_matches<complement_mask>(a, b, 128, 3, &m));
   EXPECT_TRUE(visit_matches(host_csr<double>(0, 90), b, 0, 1));   // no rows
   EXPECT_TRUE(visit_matches(host_csr<double>(5, 90), b, 64, 6));  // rows without entries
+}
+
+TEST(DenseRows, LanesAndWarpsWalkingTheCursorsGiveTheProductsRows) {
+  OPSPARSE_SKIP_WITHOUT_GPU();
+  // Rows of A up to 2,500 nonzeros: past the 2,048 cursors of a block, whose later steps search
+  // their parts; B's rows of 5 to 300 entries over 1,000 columns, walked in windows that hold
+  // a few of each row's entries (the lanes' case) or most of them (the warps').
+  std::vector<int> lengths;
+  for (int i = 0; i < 3000; ++i) lengths.push_back(5 + (i * 37) % 296);
+  const host_csr<double> b = rows_with(lengths, 1000, 21);
+  const host_csr<double> a = rows_with({2500, 10, 0, 3000, 2048, 1}, 3000, 22);
+  for (int lanes : {0, 1}) {
+    SCOPED_TRACE(lanes ? "lanes walk" : "warps walk");
+    EXPECT_TRUE(visit_matches(a, b, 32, 32, nullptr, 1e-12, lanes));
+    EXPECT_TRUE(visit_matches(a, b, 256, 4, nullptr, 1e-12, lanes));
+    EXPECT_TRUE(visit_matches(a, b, 0, 1, nullptr, 1e-12, lanes));
+    EXPECT_TRUE((visit_matches<no_mask, 40>(a, b, 64, 16, nullptr, 1e-11, lanes)));
+    const host_csr<double> md = opsparse::test::random_csr<double>(6, 1000, 300, 23);
+    host_csr<pattern> m(md.rows, md.cols);
+    m.rpt = md.rpt;
+    m.col = md.col;
+    EXPECT_TRUE(visit_matches<structural_mask>(a, b, 64, 16, &m, 1e-12, lanes));
+  }
 }
 
 }  // namespace

@@ -604,7 +604,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
       const unsigned* flag = st.d_b_unsorted;
       kw<<<st.win_blocks, dense_block, bytes, bs>>>(bins, n, to_dev(a), to_dev(b), 0,
                                                     static_cast<index_t>(st.cols), window, flag,
-                                                    mask, window_writer<T>{out});
+                                                    false, mask, window_writer<T>{out});
       check_launch("window_rows_kernel");
     } else if (bin == num_shared && st.num_dense) {
       const long long words = (static_cast<long long>(st.cols) + 31) / 32;

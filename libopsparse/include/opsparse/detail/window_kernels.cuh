@@ -286,6 +286,31 @@ __device__ __forceinline__ void window_steps_after(const dev_csr<VA>& a, const d
   }
 }
 
+/// A lane's walk of its own cursor through one window: adds the entries of its B row below w1
+/// (all are >= w0) and leaves the cursor at the first one past the window. Two entries a round,
+/// both loaded before either is added (the walk is a chain of dependent loads).
+template <class S, class Mode, class VA, class VB, class Mask, class T>
+__device__ __forceinline__ void lane_window_part(const dev_csr<VB>& b, offset_t& cur, int& rem,
+                                                 VA av, index_t w0, index_t w1, const mask_row& mr,
+                                                 unsigned* bits, T* vals) {
+  while (rem > 0) {
+    const bool two = rem > 1;
+    const index_t k0 = __ldg(b.col + cur);
+    const index_t k1 = two ? __ldg(b.col + cur + 1) : w1;
+    const VB v0 = load_value(b.val, cur);
+    VB v1{};
+    if (two) v1 = load_value(b.val, cur + 1);
+    if (k0 >= w1) return;
+    if (mask_keeps<Mask>(mr, k0)) window_add<S, Mode>(k0 - w0, av, v0, bits, vals);
+    ++cur;
+    --rem;
+    if (k1 >= w1) return;
+    if (mask_keeps<Mask>(mr, k1)) window_add<S, Mode>(k1 - w0, av, v1, bits, vals);
+    ++cur;
+    --rem;
+  }
+}
+
 // The cursor of step `step` (held by lane step % 32 in slot step / 32) and the first 32
 // entries of its part, in window_rows_kernel (a macro: a lambda capturing the cursors would put
 // them in memory; the names are the kernel's).
@@ -306,14 +331,17 @@ __device__ __forceinline__ void window_steps_after(const dev_csr<VA>& a, const d
 /// dense_block threads a row, grid-stride. Each window's values and presence bits (unless
 /// Epi::presence_bits is false: then only values, summed with +) are complete
 /// when epi.window() is called (by the whole block, between barriers); absent columns hold the
-/// semiring's identity. Epi provides a `shared_storage` type (its static shared memory) and
+/// semiring's identity. With `lane_walk` each lane walks its cursors' parts alone instead of the
+/// warp walking one part at a time: for wide products, whose windows hold a few entries of each
+/// B row (dense_rows_options::lane_walk). Epi provides a `shared_storage` type (its static
+/// shared memory) and
 /// block-wide begin_row(storage, row), window(storage, row, w0, width, vals, bits) and
 /// end_row(storage, row); windows come in increasing column order.
 template <class S, class VA, class VB, class Mask, class Epi>
 __global__ void __launch_bounds__(dense_block, 1)
     window_rows_kernel(const index_t* rows, index_t n_rows, dev_csr<VA> a, dev_csr<VB> b,
                        index_t first_col, index_t cols, int window, const unsigned* b_unsorted,
-                       Mask mask, Epi epi) {
+                       bool lane_walk, Mask mask, Epi epi) {
   using T = typename S::value_type;
   constexpr unsigned full = 0xffffffffu;
   extern __shared__ __align__(16) unsigned char smem_w[];
@@ -350,7 +378,15 @@ __global__ void __launch_bounds__(dense_block, 1)
       const offset_t nnz_a = ahi - alo;
       const int steps = nnz_a > warp ? static_cast<int>((nnz_a - warp + nwarps - 1) / nwarps) : 0;
       int t = 0;
-      if (sorted_b) {
+      if (sorted_b && lane_walk) {
+        // Lane l walks steps l and 32 + l, the nonzeros its slots hold.
+        const int cursor_steps = min(steps, window_cursor_slots * 32);
+        if (lane < cursor_steps)
+          lane_window_part<S, Mode, VA, VB, Mask>(b, cur0, rem0, av0, w0, w1, mr, bits, vals);
+        if (32 + lane < cursor_steps)
+          lane_window_part<S, Mode, VA, VB, Mask>(b, cur1, rem1, av1, w0, w1, mr, bits, vals);
+        t = cursor_steps;
+      } else if (sorted_b) {
         // The steps with cursors, two deep: the next step's first 32 entries of B are loaded
         // before this step's are added, so that a warp has two B loads in flight, not one (a
         // step is often a single load: ~30 entries a window at 36 windows a row).
