@@ -38,6 +38,8 @@ struct nccl_library {
   const char* (*error_string)(nccl_result) = nullptr;
   nccl_result (*broadcast)(const void*, void*, std::size_t, int, int, void*,
                            CUstream_st*) = nullptr;
+  nccl_result (*send)(const void*, std::size_t, int, int, void*, CUstream_st*) = nullptr;
+  nccl_result (*recv)(void*, std::size_t, int, int, void*, CUstream_st*) = nullptr;
   nccl_result (*group_start)() = nullptr;
   nccl_result (*group_end)() = nullptr;
   int version = 0;
@@ -73,6 +75,13 @@ const nccl_library& nccl() {
                      find(h, "ncclBroadcast", lib.broadcast, why) &&
                      find(h, "ncclGroupStart", lib.group_start, why) &&
                      find(h, "ncclGroupEnd", lib.group_end, why);
+    // Point-to-point transfers (NCCL 2.7 and later) are optional: callers ask first.
+    std::string optional;
+    if (!(all && find(h, "ncclSend", lib.send, optional) &&
+          find(h, "ncclRecv", lib.recv, optional))) {
+      lib.send = nullptr;
+      lib.recv = nullptr;
+    }
     if (!all || lib.get_version(&lib.version) != 0 || lib.version <= 0) {
       lib.why = all ? name + ": ncclGetVersion failed" : name + ": " + why;
       lib.version = 0;
@@ -216,6 +225,32 @@ void nccl_comm::broadcast(const void* send, void* recv, std::size_t bytes, int r
   std::vector<std::size_t> each(static_cast<std::size_t>(size_), 0);
   each[static_cast<std::size_t>(root)] = bytes;  // root's part starts at recv
   allgatherv(send, recv, each, stream);
+}
+
+bool nccl_comm::has_point_to_point() { return nccl().send && nccl().recv; }
+
+void nccl_comm::exchange(const std::vector<transfer>& sends, const std::vector<transfer>& receives,
+                         CUstream_st* stream) {
+  for (const auto* list : {&sends, &receives})
+    for (const transfer& t : *list)
+      if (t.peer < 0 || t.peer >= size_ || t.peer == rank_)
+        throw std::invalid_argument("nccl_comm::exchange: peer " + std::to_string(t.peer) +
+                                    " of rank " + std::to_string(rank_) + " among " +
+                                    std::to_string(size_));
+  const nccl_library& lib = nccl();
+  if (!has_point_to_point())
+    throw std::runtime_error("nccl_comm::exchange: this NCCL has no ncclSend/ncclRecv (2.7+)");
+  OPSPARSE_NCCL_TRY(lib.group_start());
+  nccl_result status = 0;
+  for (const transfer& t : sends)
+    if (status == 0 && t.bytes > 0)
+      status = lib.send(t.data, t.bytes, nccl_int8, t.peer, comm_, stream);
+  for (const transfer& t : receives)
+    if (status == 0 && t.bytes > 0)
+      status = lib.recv(t.data, t.bytes, nccl_int8, t.peer, comm_, stream);
+  const nccl_result ended = lib.group_end();
+  OPSPARSE_NCCL_TRY(status);
+  OPSPARSE_NCCL_TRY(ended);
 }
 
 }  // namespace opsparse::dist

@@ -141,4 +141,58 @@ TEST_F(DistGpu, NcclBroadcastPutsTheRootsBytesOnEveryRank) {
   EXPECT_THROW(comm.broadcast(nullptr, nullptr, 1, size, nullptr), std::invalid_argument);
 }
 
+// dist::nccl_comm::exchange: every rank sends two pieces to every other (the first of
+// 1000 * (to + 1) + from bytes, the second empty or 7 bytes) and receives theirs in place; a
+// send to itself or to a rank out of range refused.
+TEST_F(DistGpu, NcclExchangeMovesEachPieceToItsPeer) {
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  std::string why;
+  if (!dist::nccl_usable(MPI_COMM_WORLD, device, &why)) GTEST_SKIP() << "NCCL not usable: " << why;
+  if (!dist::nccl_comm::has_point_to_point()) GTEST_SKIP() << "this NCCL has no ncclSend";
+  const int rank = test::world_rank(), size = test::world_size();
+  dist::nccl_comm comm(MPI_COMM_WORLD);
+  EXPECT_THROW(comm.exchange({{rank, nullptr, 1}}, {}, nullptr), std::invalid_argument);
+  EXPECT_THROW(comm.exchange({}, {{size, nullptr, 1}}, nullptr), std::invalid_argument);
+  auto first = [](int from, int to) { return static_cast<std::size_t>(1000 * (to + 1) + from); };
+  auto second = [](int from, int to) { return std::size_t{(from + to) % 2 ? 7u : 0u}; };
+  std::vector<std::size_t> sent_at, got_at;
+  std::size_t sent = 0, got = 0;
+  for (int q = 0; q < size; ++q) {
+    sent_at.push_back(sent);
+    got_at.push_back(got);
+    if (q == rank) continue;
+    sent += first(rank, q) + second(rank, q);
+    got += first(q, rank) + second(q, rank);
+  }
+  unsigned char *send = nullptr, *recv = nullptr;
+  ASSERT_EQ(cudaMalloc(&send, sent + 1), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&recv, got + 1), cudaSuccess);
+  std::vector<unsigned char> out(sent + 1);
+  for (int q = 0; q < size; ++q)
+    for (std::size_t k = 0; q != rank && k < first(rank, q) + second(rank, q); ++k)
+      out[sent_at[q] + k] = static_cast<unsigned char>(16 * rank + q + (k >= first(rank, q)));
+  ASSERT_EQ(cudaMemcpy(send, out.data(), sent + 1, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemset(recv, 0xee, got + 1), cudaSuccess);
+  std::vector<dist::nccl_comm::transfer> sends, receives;
+  for (int q = 0; q < size; ++q) {
+    if (q == rank) continue;
+    sends.push_back({q, send + sent_at[q], first(rank, q)});
+    sends.push_back({q, send + sent_at[q] + first(rank, q), second(rank, q)});
+    receives.push_back({q, recv + got_at[q], first(q, rank)});
+    receives.push_back({q, recv + got_at[q] + first(q, rank), second(q, rank)});
+  }
+  comm.exchange(sends, receives, nullptr);
+  std::vector<unsigned char> in(got + 1);
+  ASSERT_EQ(cudaMemcpy(in.data(), recv, got + 1, cudaMemcpyDeviceToHost), cudaSuccess);
+  std::size_t wrong = 0;
+  for (int q = 0; q < size; ++q)
+    for (std::size_t k = 0; q != rank && k < first(q, rank) + second(q, rank); ++k)
+      wrong += in[got_at[q] + k] != static_cast<unsigned char>(16 * q + rank + (k >= first(q, rank)));
+  EXPECT_EQ(wrong, 0u) << "of " << got << " bytes received";
+  EXPECT_EQ(in[got], 0xee) << "a byte past the pieces was written";
+  cudaFree(send);
+  cudaFree(recv);
+}
+
 }  // namespace

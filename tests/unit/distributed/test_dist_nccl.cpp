@@ -1,7 +1,7 @@
 // The NCCL layer's decisions, without a GPU (opsparse/distributed/nccl.hpp): NCCL loads or says
-// why, and nccl_usable gives one answer on every rank: no when OPSPARSE_NCCL=0 or when two ranks of
-// a node name one device, yes with distinct devices where NCCL loads. The transfers themselves need
-// GPUs (test_dist_gpu.cpp).
+// why (and whether it has point-to-point transfers), and nccl_usable gives one answer on every
+// rank: no when OPSPARSE_NCCL=0 or when two ranks of a node name one device, yes with distinct
+// devices where NCCL loads. The transfers themselves need GPUs (test_dist_gpu.cpp).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -35,6 +35,8 @@ TEST(DistNccl, LoadsOrSaysWhy) {
   } else {
     EXPECT_GE(version, 20000) << "an NCCL 2 version code (major * 10000 + minor * 100 + patch)";
     EXPECT_TRUE(why.empty()) << why;
+    // ncclSend and ncclRecv came with 2.7
+    EXPECT_EQ(dist::nccl_comm::has_point_to_point(), version >= 20700) << version;
   }
 }
 

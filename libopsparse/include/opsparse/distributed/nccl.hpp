@@ -54,6 +54,22 @@ class nccl_comm {
   /// included, enqueued on `stream`. Collective; a root out of range is std::invalid_argument.
   void broadcast(const void* send, void* recv, std::size_t bytes, int root, CUstream_st* stream);
 
+  /// One transfer of a point-to-point exchange: `bytes` bytes at `data` to or from rank `peer`.
+  struct transfer {
+    int peer = 0;
+    void* data = nullptr;  ///< read for a send, written for a receive
+    std::size_t bytes = 0;
+  };
+  /// Whether the loaded NCCL has point-to-point transfers (ncclSend and ncclRecv, NCCL 2.7).
+  static bool has_point_to_point();
+  /// Every send and receive of this rank as one group enqueued on `stream` (the data are there
+  /// once the stream has passed it). Each send must meet its peer's receive of the same bytes, in
+  /// the same order between a pair of ranks; transfers of 0 bytes are skipped and a rank does
+  /// not send to itself (std::invalid_argument, as is a peer out of range). Not collective: only
+  /// the ranks named take part.
+  void exchange(const std::vector<transfer>& sends, const std::vector<transfer>& receives,
+                CUstream_st* stream);
+
  private:
   void release() noexcept;
   void* comm_ = nullptr;  ///< ncclComm_t
