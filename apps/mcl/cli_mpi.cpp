@@ -190,7 +190,10 @@ void finish(const cli_settings& s, const input_graph& in, const host_csr<double>
         << (r.spread
                 ? "; the iterate spread over the GPUs, each rank holding its own rows, X "
                   "gathered in " +
-                      std::to_string(r.column_stages) + " column stage(s) for a dense expansion"
+                      std::to_string(r.column_stages) +
+                      " column stage(s) for a dense expansion; rows split anew by the "
+                      "products " +
+                      std::to_string(r.resplits) + " time(s)"
                 : "")
         << "\n";
 }

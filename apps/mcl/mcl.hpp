@@ -214,6 +214,14 @@ class device_iterate {
   /// Products of each row of X·X, scanned, as the last expansion_blocks() counted them: n + 1
   /// values on the host (the ranks' shares of the expansion).
   virtual std::vector<offset_t> row_products_prefix() = 0;
+  /// The right operand's row pointers at `rows` (each in [0, n]) on the host: where the rows lie
+  /// in X gathered from every rank (multiply_by()).
+  virtual std::vector<offset_t> right_row_pointers(const std::vector<index_t>& rows) = 0;
+  /// The spare iterate (spare()) laid out for rows [r0, r1) as the right operand's row pointers
+  /// place them, shifted to start at 0 (the other rows empty), with the current iterate's
+  /// entries [from, to) copied in at `at`; the other entries are to be filled on stream()
+  /// before use_spare(). A rank taking over rows of other ranks when the rows are split anew.
+  virtual arrays spare_rows(index_t r0, index_t r1, offset_t from, offset_t to, offset_t at) = 0;
 
   // A rank that keeps only its own rows of X (the others empty) multiplies them by the rows of
   // X it receives from the other ranks: whole, or one column block per stage of a fused

@@ -82,6 +82,8 @@ struct dist_run_result {
   /// rows), and how many column stages a fused expansion gathered X in; else false and 0.
   bool spread = false;
   int column_stages = 0;
+  /// How many times the spread iterate's rows were split anew by an expansion's products.
+  int resplits = 0;
 };
 
 /// Runs MCL on the grid from `start` (rows sum to 1, held by rank `root`; ignored elsewhere)

@@ -11,6 +11,8 @@
 //      one column block of X. An expansion that is not fused (sparse networks) gathers the rows
 //      of X whole as the right operand;
 //   3. chaos, inflation, and the iteration's measures reduced over the ranks.
+// Where the counted products leave one rank's rows far heavier than an even split would, the
+// rows are split anew before the expansion and moved GPU to GPU (resplit()).
 // The start matrix is cut by rows on `root` and sent to the ranks through MPI; the limit is
 // gathered on `root` at the end.
 #include <mpi.h>
@@ -98,6 +100,19 @@ host_csr<T> scatter_rows(const dist::grid& g, const host_csr<T>& m,
   return x;
 }
 
+/// When the rows are split anew by an expansion's products: OPSPARSE_MCL_RESPLIT=0 never, 1
+/// whenever the split changes (tests), else when the slowest rank gains enough.
+int resplit_mode() {
+  const char* v = std::getenv("OPSPARSE_MCL_RESPLIT");
+  if (v && std::string(v) == "0") return 0;
+  if (v && std::string(v) == "1") return 1;
+  return -1;
+}
+
+/// The products the heaviest rank must shed for a new split to pay: its copies over NVLink take
+/// about what ~10^9 products of a dense expansion take on an H100/H200 (~20 ms).
+constexpr long long resplit_min_gain = 1'000'000'000;
+
 /// The rows' split: equal products of the start matrix's expansion, decided on root.
 template <class T>
 std::vector<index_t> product_split(const dist::grid& g, const host_csr<T>& start, int root,
@@ -171,13 +186,17 @@ class spread_rows {
     return sorted != 0;
   }
 
+  /// How many times the rows were split anew.
+  int resplits() const { return resplits_; }
+
   /// Expands, prunes and inflates the rank's rows; returns the chaos (the rank's rows').
   double step(const params& p, double power) {
     const prune_rule rule = p.rule();
     const bool sorted = all_sorted();
     const int stages = column_stages(g_.size());
-    const index_t first = split_[g_.rank()], last = split_[g_.rank() + 1];
     std::vector<index_t> blocks = plan(sorted, stages);
+    if (resplit()) blocks = plan(sorted, stages);
+    const index_t first = split_[g_.rank()], last = split_[g_.rank() + 1];
     if (dev_.fused()) {
       dev_.multiply_by(nullptr, sorted);
       // The same number of row blocks on every rank (their gathers are collective).
@@ -226,7 +245,9 @@ class spread_rows {
       dev_.multiply_by(&shape, sorted);
       counts[0] = static_cast<long long>(dev_.products());
     });
+    own_products_ = counts[0];
     OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, g_.comm()));
+    total_products_ = counts[0];
     // Held back for a column stage: the rank's piece and the gathered block (X's entries over
     // the stages, a quarter more for uneven blocks) and their row pointers.
     const long long entry = static_cast<long long>(sizeof(index_t) + sizeof(T));
@@ -249,6 +270,45 @@ class spread_rows {
     return blocks;
   }
 
+  /// Splits the rows anew by the products plan() counted, when the heaviest rank would shed at
+  /// least a 20th of its products and resplit_min_gain (resplit_mode()), and moves them: each
+  /// rank keeps the rows it holds of its new range and receives the others from their holders
+  /// by NCCL into its spare arrays, whose layout X's gathered row pointers give. Each row is then
+  /// expanded as before, by another rank: the iterates do not change. Collective; the same
+  /// answer on every rank.
+  bool resplit() {
+    const int size = g_.size(), mode = resplit_mode();
+    if (size == 1 || mode == 0 || !dist::nccl_comm::has_point_to_point()) return false;
+    long long heaviest = own_products_;
+    OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &heaviest, 1, MPI_LONG_LONG, MPI_MAX, g_.comm()));
+    // No split does better than the mean: skip the count's exchange when even it would not pay.
+    if (mode < 0 && heaviest - total_products_ / size < std::max(heaviest / 20, resplit_min_gain))
+      return false;
+    std::vector<offset_t> before;
+    local_step(g_, "opsparse-mcl-mpi: the rows' products",
+               [&] { before = dev_.row_products_prefix(); });
+    // Each rank's count is flat outside its rows: their sum is the whole expansion's.
+    const long long chunk = message_elements();
+    for (std::size_t at = 0; at < before.size(); at += static_cast<std::size_t>(chunk))
+      OPSPARSE_MPI_TRY(MPI_Allreduce(
+          MPI_IN_PLACE, before.data() + at,
+          static_cast<int>(std::min<long long>(chunk, static_cast<long long>(before.size() - at))),
+          mpi_type<offset_t>(), MPI_SUM, g_.comm()));
+    std::vector<index_t> next = cpu::balanced_row_blocks(before, size);
+    next.back() = n_;
+    auto load = [&](const std::vector<index_t>& s) {
+      long long most = 0;
+      for (int r = 0; r < size; ++r) most = std::max<long long>(most, before[s[r + 1]] - before[s[r]]);
+      return most;
+    };
+    const long long gain = load(split_) - load(next);
+    if (next == split_ || (mode < 0 && gain < std::max(load(split_) / 20, resplit_min_gain)))
+      return false;
+    move_rows(next);
+    ++resplits_;
+    return true;
+  }
+
   /// The whole iterate on root's host (collective; empty elsewhere).
   host_csr<T> gather_on_root(int root) {
     const index_t first = split_[g_.rank()], last = split_[g_.rank() + 1];
@@ -258,12 +318,64 @@ class spread_rows {
   }
 
  private:
+  /// Makes rows next[me] to next[me + 1] this rank's (resplit()); X's gathered row pointers
+  /// (plan()) are the right operand.
+  void move_rows(const std::vector<index_t>& next) {
+    const int size = g_.size(), me = g_.rank();
+    std::vector<index_t> points(split_);
+    points.insert(points.end(), next.begin(), next.end());
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    std::vector<offset_t> at;
+    local_step(g_, "opsparse-mcl-mpi: where the rows lie",
+               [&] { at = dev_.right_row_pointers(points); });
+    auto entry = [&](index_t row) {  // X's entries before `row`
+      return at[static_cast<std::size_t>(std::lower_bound(points.begin(), points.end(), row) -
+                                         points.begin())];
+    };
+    const index_t first = split_[me], last = split_[me + 1], nfirst = next[me],
+                  nlast = next[me + 1];
+    const index_t k0 = std::max(first, nfirst), k1 = std::max(k0, std::min(last, nlast));
+    const arrays mine = dev_.current();
+    arrays mine_next;
+    local_step(g_, "opsparse-mcl-mpi: room for the rank's rows split anew", [&] {
+      if (k0 < k1)
+        mine_next = dev_.spare_rows(nfirst, nlast, entry(k0) - entry(first),
+                                    entry(k1) - entry(first), entry(k0) - entry(nfirst));
+      else
+        mine_next = dev_.spare_rows(nfirst, nlast, 0, 0, 0);  // keeps none of its rows
+    });
+    // Between a pair of ranks the columns go first, then the values.
+    std::vector<dist::nccl_comm::transfer> sends, receives;
+    auto add = [](std::vector<dist::nccl_comm::transfer>& list, int peer, index_t* col, T* val,
+                  offset_t from, offset_t entries) {
+      if (entries <= 0) return;
+      const auto e = static_cast<std::size_t>(entries);
+      list.push_back({peer, col + from, e * sizeof(index_t)});
+      list.push_back({peer, val + from, e * sizeof(T)});
+    };
+    for (int q = 0; q < size; ++q) {
+      if (q == me) continue;
+      const index_t s0 = std::max(first, next[q]), s1 = std::min(last, next[q + 1]);
+      if (s0 < s1) add(sends, q, mine.col, mine.val, entry(s0) - entry(first), entry(s1) - entry(s0));
+      const index_t r0 = std::max(split_[q], nfirst), r1 = std::min(split_[q + 1], nlast);
+      if (r0 < r1)
+        add(receives, q, mine_next.col, mine_next.val, entry(r0) - entry(nfirst),
+            entry(r1) - entry(r0));
+    }
+    nccl_.exchange(sends, receives, dev_.stream());
+    local_step(g_, "opsparse-mcl-mpi: the rank's rows split anew", [&] { dev_.use_spare(); });
+    split_ = next;
+  }
+
   const dist::grid& g_;
   dist::nccl_comm& nccl_;
   backend<T>& b_;
   device_iterate<T>& dev_;
   std::vector<index_t> split_;
   index_t n_;
+  long long own_products_ = 0, total_products_ = 0;  ///< counted by plan()
+  int resplits_ = 0;
 };
 
 }  // namespace
@@ -312,6 +424,7 @@ dist_run_result<T> run_spread(const dist::grid& g, dist::nccl_comm& nccl, backen
   const iteration_outcome o = iterate(p, 1, h);
   r.iterations = o.iterations;
   r.converged = o.converged;
+  r.resplits = rows.resplits();
   r.limit = rows.gather_on_root(root);
   r.seconds = since(t0);
   return r;

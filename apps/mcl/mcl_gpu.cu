@@ -505,6 +505,8 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
   arrays spare(offset_t nnz) override;
   void use_spare() override;
   std::vector<offset_t> row_products_prefix() override;
+  std::vector<offset_t> right_row_pointers(const std::vector<index_t>& rows) override;
+  arrays spare_rows(index_t r0, index_t r1, offset_t from, offset_t to, offset_t at) override;
   void multiply_by(const arrays* b, bool sorted) override;
   arrays right_buffer(offset_t nnz) override;
   void release_right_buffer() override;

@@ -41,6 +41,13 @@ struct plus_offset {
   __device__ offset_t operator()(offset_t x) const { return x + shift; }
 };
 
+/// A row pointer of the whole X as one of rows [r0, r1) alone: clamped to [lo, hi] (X's row
+/// pointers at r0 and r1), less lo.
+struct clamped_offset {
+  offset_t lo, hi;
+  __device__ offset_t operator()(offset_t x) const { return (x < lo ? lo : x > hi ? hi : x) - lo; }
+};
+
 /// Whether an entry's column lies in [c0, c1) (a column piece of the iterate, select()).
 template <class T>
 struct in_columns {

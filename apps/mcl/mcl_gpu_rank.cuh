@@ -34,6 +34,43 @@ typename gpu_backend<T>::arrays gpu_backend<T>::spare(offset_t nnz) {
 }
 
 template <class T>
+std::vector<offset_t> gpu_backend<T>::right_row_pointers(const std::vector<index_t>& rows) {
+  OPSPARSE_EXPECTS(right_on_, "right_row_pointers: no right operand (multiply_by)");
+  std::vector<offset_t> out(rows.size());
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    OPSPARSE_EXPECTS(0 <= rows[k] && rows[k] <= n_, "right_row_pointers: bad row");
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(&out[k], right_.rpt + rows[k], sizeof(offset_t),
+                                      cudaMemcpyDeviceToHost, ctx_.stream()));
+  }
+  OPSPARSE_CUDA_TRY(cudaStreamSynchronize(ctx_.stream()));
+  return out;
+}
+
+template <class T>
+typename gpu_backend<T>::arrays gpu_backend<T>::spare_rows(index_t r0, index_t r1, offset_t from,
+                                                           offset_t to, offset_t at) {
+  OPSPARSE_EXPECTS(0 <= r0 && r0 <= r1 && r1 <= n_, "spare_rows: bad rows");
+  const std::vector<offset_t> ends = right_row_pointers({r0, r1});
+  const offset_t nnz = ends[1] - ends[0];
+  OPSPARSE_EXPECTS(0 <= from && from <= to && to <= m_.nnz() && 0 <= at && at + (to - from) <= nnz,
+                   "spare_rows: bad entries");
+  const arrays s = spare(nnz);
+  cudaStream_t st = ctx_.stream();
+  OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(right_.rpt, s.rpt,
+                                                    static_cast<long long>(n_) + 1,
+                                                    clamped_offset{ends[0], ends[1]}, st));
+  const auto kept = static_cast<std::size_t>(to - from);
+  if (kept > 0) {
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(s.col + at, m_.col() + from, kept * sizeof(index_t),
+                                      cudaMemcpyDeviceToDevice, st));
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(s.val + at, m_.val() + from, kept * sizeof(T),
+                                      cudaMemcpyDeviceToDevice, st));
+  }
+  note_memory("the rank's rows split anew");
+  return s;
+}
+
+template <class T>
 void gpu_backend<T>::use_spare() {
   // The ranks' rows are in the order their backends left them, which is the same on every
   // rank (opt_.sorted is decided from the whole X): m_sorted_ stays.

@@ -77,6 +77,15 @@ for layout in grid rows; do
         OPSPARSE_MCL_WHOLE_ITERATE=1 run_mpi "$g" --abc --backend gpu --layout rows -o "$work/whole.out" 2> /dev/null &&
           cmp -s "$work/gpu.out" "$work/whole.out" ||
           fail "--backend gpu --layout rows: the spread iterate's output differs from the whole one's"
+        # Rows split anew by the products before every expansion that changes the split
+        # (moved GPU to GPU): each row is expanded as before, by another rank.
+        OPSPARSE_MCL_RESPLIT=1 run_mpi "$g" --abc --backend gpu --layout rows --verbose \
+          -o "$work/resplit.out" 2> "$work/resplit.err" &&
+          cmp -s "$work/gpu.out" "$work/resplit.out" ||
+          fail "--backend gpu --layout rows: rows split anew give another output"
+        if [ "$np" -gt 1 ] && grep -q "split anew by the products 0 time" "$work/resplit.err"; then
+          fail "--backend gpu --layout rows: OPSPARSE_MCL_RESPLIT=1 split nothing anew on $np ranks"
+        fi
         # The fused expansion in 1 and 5 column stages (windows of 64 columns: several a stage).
         OPSPARSE_MCL_FUSED=1 OPSPARSE_MCL_FUSED_WINDOW=64 OPSPARSE_MCL_COLUMN_STAGES=1 \
           run_mpi "$g" --abc --backend gpu --layout rows -o "$work/stages1.out" 2> /dev/null &&

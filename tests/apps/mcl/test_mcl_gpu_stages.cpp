@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -127,6 +128,44 @@ struct ranks {
     }
   }
 
+  /// The rows split anew at `next`, as opsparse-mcl-mpi moves them (mcl_dist_devices.cpp,
+  /// resplit()): X's row pointers gathered as the right operand, each rank's spare rows laid out
+  /// with the entries it keeps, the others copied in from their holders, as NCCL sends them.
+  void resplit(const std::vector<index_t>& next) {
+    std::vector<arrays> shape = gather_rows(false);
+    for (int r = 0; r < size(); ++r) dev(r).multiply_by(&shape[r], true);
+    std::vector<index_t> rows(static_cast<std::size_t>(n) + 1);
+    for (index_t i = 0; i <= n; ++i) rows[i] = i;
+    const std::vector<offset_t> x = dev(size() - 1).right_row_pointers(rows);
+    std::vector<arrays> mine, into;
+    for (int r = 0; r < size(); ++r) mine.push_back(dev(r).current());
+    for (int r = 0; r < size(); ++r) {
+      const index_t k0 = std::max(split[r], next[r]);
+      const index_t k1 = std::max(k0, std::min(split[r + 1], next[r + 1]));
+      into.push_back(k0 < k1 ? dev(r).spare_rows(next[r], next[r + 1], x[k0] - x[split[r]],
+                                                 x[k1] - x[split[r]], x[k0] - x[next[r]])
+                             : dev(r).spare_rows(next[r], next[r + 1], 0, 0, 0));
+      ASSERT_EQ(into.back().nnz, x[next[r + 1]] - x[next[r]]);
+    }
+    sync();
+    for (int r = 0; r < size(); ++r)
+      for (int q = 0; q < size(); ++q) {
+        const index_t r0 = std::max(split[q], next[r]), r1 = std::min(split[q + 1], next[r + 1]);
+        if (q == r || r0 >= r1) continue;
+        const auto e = static_cast<std::size_t>(x[r1] - x[r0]);
+        copy(into[r].col + (x[r0] - x[next[r]]), mine[q].col + (x[r0] - x[split[q]]),
+             e * sizeof(index_t));
+        copy(into[r].val + (x[r0] - x[next[r]]), mine[q].val + (x[r0] - x[split[q]]),
+             e * sizeof(float));
+      }
+    for (int r = 0; r < size(); ++r) {
+      dev(r).use_spare();
+      dev(r).multiply_by(nullptr, true);
+      dev(r).release_right_buffer();
+    }
+    split = next;
+  }
+
   /// The ranks' rows together.
   host_csr<float> whole() {
     host_csr<float> all(n, n);
@@ -160,8 +199,24 @@ host_csr<float> own_rows(const host_csr<float>& m, index_t first, index_t last) 
   return x;
 }
 
+/// A split of n rows over `ranks` for iteration `it`: skewed one way or the other, or with the
+/// first rank's rows empty.
+std::vector<index_t> uneven_split(index_t n, int ranks, int it) {
+  std::vector<index_t> s(static_cast<std::size_t>(ranks) + 1, n);
+  s[0] = 0;
+  for (int r = 1; r < ranks; ++r) {
+    const long long q = static_cast<long long>(r) * r, all = static_cast<long long>(ranks) * ranks;
+    s[r] = it % 3 == 0   ? static_cast<index_t>(n * q / all)
+           : it % 3 == 1 ? static_cast<index_t>(n - n * static_cast<long long>(ranks - r) *
+                                                        (ranks - r) / all)
+                         : (r == 1 ? 0 : static_cast<index_t>(static_cast<long long>(n) * r / ranks));
+  }
+  return s;
+}
+
 void expect_spread_equals_whole(const host_csr<float>& start, const params& p, fused_expansion mode,
-                                int nranks, int stages, int window, const std::string& what) {
+                                int nranks, int stages, int window, const std::string& what,
+                                bool resplit = false) {
   gpu_backend_options o;
   o.fused = mode;
   o.fused_max_window = window;
@@ -181,6 +236,8 @@ void expect_spread_equals_whole(const host_csr<float>& start, const params& p, f
     single->prune_normalise(p.rule());
     single->finish_expansion();
     single->inflate_normalise(p.inflation);
+    if (resplit && it > 1) rk.resplit(uneven_split(start.rows, nranks, it));
+    if (::testing::Test::HasFatalFailure()) return;
     rk.step(p, stages);
     if (::testing::Test::HasFatalFailure()) return;
     const host_csr<float> want = single->download(), got = rk.whole();
@@ -193,7 +250,7 @@ void expect_spread_equals_whole(const host_csr<float>& start, const params& p, f
 }
 
 // Small enough for compute-sanitizer racecheck (scripts/gpu-check): two ranks, rows parked
-// between two column stages of several windows each.
+// between two column stages of several windows each, rows moved between the ranks.
 TEST_F(MclGpuStages, SanitizerSmokeTwoRanksTwoStages) {
   REQUIRE_GPU();
   const fs::path f = file("smoke.abc", planted_abc(3, 12, 0.7, 0.1, true, 5));
@@ -202,7 +259,7 @@ TEST_F(MclGpuStages, SanitizerSmokeTwoRanksTwoStages) {
   params p;
   p.select = 5;
   p.recover = 6;
-  expect_spread_equals_whole(start, p, fused_expansion::always, 2, 2, 32, "smoke");
+  expect_spread_equals_whole(start, p, fused_expansion::always, 2, 2, 32, "smoke", true);
 }
 
 TEST_F(MclGpuStages, SpreadIterationsEqualTheSingleBackends) {
@@ -223,6 +280,12 @@ TEST_F(MclGpuStages, SpreadIterationsEqualTheSingleBackends) {
       }
     }
   expect_spread_equals_whole(start, p, fused_expansion::never, 3, 1, 0, "unfused, 3 ranks");
+  // Rows moved between the ranks before iterations 2-4 (skewed splits, a rank with none).
+  for (int nranks : {2, 3})
+    expect_spread_equals_whole(start, p, fused_expansion::always, nranks, 2, 64,
+                               std::to_string(nranks) + " ranks split anew", true);
+  expect_spread_equals_whole(start, p, fused_expansion::never, 3, 1, 0, "unfused, split anew",
+                             true);
   expect_spread_equals_whole(start, params{}, fused_expansion::automatic, 2, 3, 0,
                              "mcl's defaults, 2 ranks, 3 stages");
 }
