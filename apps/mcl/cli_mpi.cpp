@@ -187,14 +187,13 @@ void finish(const cli_settings& s, const input_graph& in, const host_csr<double>
   }
   if (s.common.verbose && !r.row_exchange.empty())
     err << "[" << prog << "] rows layout: the kept rows were gathered through " << r.row_exchange
-        << (r.spread
-                ? "; the iterate spread over the GPUs, each rank holding its own rows, X "
-                  "gathered in " +
-                      std::to_string(r.column_stages) +
-                      " column stage(s) for a dense expansion; rows split anew by the "
-                      "products " +
-                      std::to_string(r.resplits) + " time(s)"
-                : "")
+        << (r.spread ? "; the iterate spread over the GPUs, each rank holding its own rows, X "
+                       "gathered in " +
+                           std::to_string(r.column_stages) +
+                           " column stage(s) for a dense expansion; rows split anew by the "
+                           "products " +
+                           std::to_string(r.resplits) + " time(s)"
+                     : "")
         << "\n";
 }
 

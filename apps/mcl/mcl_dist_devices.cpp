@@ -298,7 +298,8 @@ class spread_rows {
     next.back() = n_;
     auto load = [&](const std::vector<index_t>& s) {
       long long most = 0;
-      for (int r = 0; r < size; ++r) most = std::max<long long>(most, before[s[r + 1]] - before[s[r]]);
+      for (int r = 0; r < size; ++r)
+        most = std::max<long long>(most, before[s[r + 1]] - before[s[r]]);
       return most;
     };
     const long long gain = load(split_) - load(next);
@@ -357,7 +358,8 @@ class spread_rows {
     for (int q = 0; q < size; ++q) {
       if (q == me) continue;
       const index_t s0 = std::max(first, next[q]), s1 = std::min(last, next[q + 1]);
-      if (s0 < s1) add(sends, q, mine.col, mine.val, entry(s0) - entry(first), entry(s1) - entry(s0));
+      if (s0 < s1)
+        add(sends, q, mine.col, mine.val, entry(s0) - entry(first), entry(s1) - entry(s0));
       const index_t r0 = std::max(split_[q], nfirst), r1 = std::min(split_[q + 1], nlast);
       if (r0 < r1)
         add(receives, q, mine_next.col, mine_next.val, entry(r0) - entry(nfirst),

@@ -56,9 +56,8 @@ typename gpu_backend<T>::arrays gpu_backend<T>::spare_rows(index_t r0, index_t r
                    "spare_rows: bad entries");
   const arrays s = spare(nnz);
   cudaStream_t st = ctx_.stream();
-  OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(right_.rpt, s.rpt,
-                                                    static_cast<long long>(n_) + 1,
-                                                    clamped_offset{ends[0], ends[1]}, st));
+  OPSPARSE_CUDA_TRY(cub::DeviceTransform::Transform(
+      right_.rpt, s.rpt, static_cast<long long>(n_) + 1, clamped_offset{ends[0], ends[1]}, st));
   const auto kept = static_cast<std::size_t>(to - from);
   if (kept > 0) {
     OPSPARSE_CUDA_TRY(cudaMemcpyAsync(s.col + at, m_.col() + from, kept * sizeof(index_t),

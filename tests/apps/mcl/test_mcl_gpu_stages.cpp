@@ -206,10 +206,10 @@ std::vector<index_t> uneven_split(index_t n, int ranks, int it) {
   s[0] = 0;
   for (int r = 1; r < ranks; ++r) {
     const long long q = static_cast<long long>(r) * r, all = static_cast<long long>(ranks) * ranks;
-    s[r] = it % 3 == 0   ? static_cast<index_t>(n * q / all)
-           : it % 3 == 1 ? static_cast<index_t>(n - n * static_cast<long long>(ranks - r) *
-                                                        (ranks - r) / all)
-                         : (r == 1 ? 0 : static_cast<index_t>(static_cast<long long>(n) * r / ranks));
+    s[r] = it % 3 == 0 ? static_cast<index_t>(n * q / all)
+           : it % 3 == 1
+               ? static_cast<index_t>(n - n * static_cast<long long>(ranks - r) * (ranks - r) / all)
+               : (r == 1 ? 0 : static_cast<index_t>(static_cast<long long>(n) * r / ranks));
   }
   return s;
 }

@@ -188,7 +188,8 @@ TEST_F(DistGpu, NcclExchangeMovesEachPieceToItsPeer) {
   std::size_t wrong = 0;
   for (int q = 0; q < size; ++q)
     for (std::size_t k = 0; q != rank && k < first(q, rank) + second(q, rank); ++k)
-      wrong += in[got_at[q] + k] != static_cast<unsigned char>(16 * q + rank + (k >= first(q, rank)));
+      wrong +=
+          in[got_at[q] + k] != static_cast<unsigned char>(16 * q + rank + (k >= first(q, rank)));
   EXPECT_EQ(wrong, 0u) << "of " << got << " bytes received";
   EXPECT_EQ(in[got], 0xee) << "a byte past the pieces was written";
   cudaFree(send);
