@@ -292,9 +292,9 @@ struct gpu_backend_options {
   /// Columns per window of the fused expansion (0: as many as shared memory holds); tests lower
   /// it to reach many windows, rising candidate bars and the unfused fallback on small graphs.
   int fused_max_window = 0;
-  /// How the fused expansion's windows walk X's rows (dense_rows_options::lane_walk): -1 as
-  /// the library decides, 0 a warp a row part, 1 a lane its own (tests reach both paths).
-  int fused_lane_walk = -1;
+  /// The fused expansion's windows walk X's rows a lane its own cursors, not a warp a row part
+  /// (dense_rows_options::lane_walk; off: slower where measured).
+  bool fused_lane_walk = false;
   /// Device bytes the backend may take beyond what the process held when it was made (the CUDA
   /// context's own), for the iterates and every workspace; 0: the device's free memory then.
   std::size_t memory_budget = 0;
@@ -303,7 +303,7 @@ struct gpu_backend_options {
 
 /// The options the programs read from the environment: OPSPARSE_MCL_FUSED=0 or 1 (the fused
 /// expansion never or always), OPSPARSE_MCL_FUSED_WINDOW=N (its windows' columns at most) and
-/// OPSPARSE_MCL_LANE_WALK=0 or 1 (how its windows walk X's rows).
+/// OPSPARSE_MCL_LANE_WALK=1 (its windows' lanes walk their own cursors).
 gpu_backend_options gpu_options_from_environment();
 
 /// The GPU backend on `device` (negative: the current one). Throws cuda_error without a device.

@@ -276,12 +276,10 @@ gpu_backend_options gpu_options_from_environment() {
   // OPSPARSE_MCL_FUSED_WINDOW=N caps the fused expansion's windows at N columns (a diagnostic:
   // it reproduces a larger network's windows a row on a smaller one).
   if (const char* w = std::getenv("OPSPARSE_MCL_FUSED_WINDOW")) o.fused_max_window = std::atoi(w);
-  // OPSPARSE_MCL_LANE_WALK=0 or 1 overrides how the fused windows walk X's rows (the
-  // benchmark's A/B; the results are the same).
-  if (const char* l = std::getenv("OPSPARSE_MCL_LANE_WALK")) {
-    if (std::string(l) == "0") o.fused_lane_walk = 0;
-    if (std::string(l) == "1") o.fused_lane_walk = 1;
-  }
+  // OPSPARSE_MCL_LANE_WALK=1: the fused windows' lanes walk their own cursors (the
+  // benchmark's A/B for wide networks; the results are the same).
+  if (const char* l = std::getenv("OPSPARSE_MCL_LANE_WALK"))
+    o.fused_lane_walk = std::string(l) == "1";
   return o;
 }
 #endif

@@ -35,7 +35,7 @@ class fused_visit {
   using S = plus_times<double>;
 
   /// dense_rows_options::lane_walk for every visit (gpu_backend_options::fused_lane_walk).
-  int lane_walk = -1;
+  bool lane_walk = false;
 
   /// Where each visited row's kept entries lie after the last stage: out_col()/out_val() from
   /// row_base()[i], kept[i] of them (kept: the caller's array of m + 1).

@@ -58,21 +58,12 @@ struct dense_rows_options {
   /// visited in stages (MCL's distributed expansion). B must have no entry left of first_col.
   index_t first_col = 0;
   index_t last_col = -1;
-  /// How a window's part of each B row is walked (sorted B only): 1 by the lane that holds its
-  /// cursor, 0 by the whole warp, 32 entries a load; -1 decides from B's entries a row and
-  /// window (dense_rows_lane_walk).
-  int lane_walk = -1;
+  /// Each lane walks its own cursors' parts of B's rows through a window (sorted B only)
+  /// instead of the warp walking one part at a time, 32 entries a load: for very wide products
+  /// whose windows hold a few entries of each B row. Off: slower where measured (MCL at 2M
+  /// columns; docs/experiments/2026-11-28-mcl-spread-iterate.md).
+  bool lane_walk = false;
 };
-
-/// Whether lanes walk their own cursors (dense_rows_options::lane_walk = -1): when a window
-/// holds fewer than 16 entries of an average B row. A warp's load of 32 entries then brings a
-/// few of the window's, and the next windows read the same lines again; a lane's walk reads
-/// what the window needs.
-inline bool dense_rows_lane_walk(offset_t b_nnz, index_t b_rows, index_t columns, int window) {
-  if (b_rows <= 0 || columns <= 0 || window <= 0) return false;
-  const double windows = static_cast<double>((columns + window - 1) / window);
-  return static_cast<double>(b_nnz) / static_cast<double>(b_rows) / windows < 16.0;
-}
 
 /// Columns per window for the epilogue Epi over values of S (the kernel's choice: as many as
 /// shared memory holds next to Epi's storage; all of B's columns when they fit).
@@ -120,15 +111,12 @@ void visit_dense_rows(context& ctx, const csr_view<VA>& a, const csr_view<VB>& b
   if (opt.max_window > 0) window = std::min(window, std::max(32, opt.max_window / 32 * 32));
   const std::size_t bytes =
       detail::window_smem_bytes(window, has_values_v<T> ? sizeof(T) : 0, Epi::presence_bits);
-  const bool lane_walk = opt.lane_walk >= 0
-                             ? opt.lane_walk != 0
-                             : dense_rows_lane_walk(b.nnz, b.rows, last - opt.first_col, window);
   auto k = detail::window_rows_kernel<S, VA, VB, Mask, Epi>;
   detail::allow_smem(reinterpret_cast<const void*>(k), bytes);
   k<<<dense_rows_blocks(ctx, n), detail::dense_block, bytes, s>>>(
       opt.rows, n, detail::dev_csr<VA>{a.rpt, a.col, a.val},
-      detail::dev_csr<VB>{b.rpt, b.col, b.val}, opt.first_col, last, window, flag, lane_walk, mask,
-      epi);
+      detail::dev_csr<VB>{b.rpt, b.col, b.val}, opt.first_col, last, window, flag, opt.lane_walk,
+      mask, epi);
   detail::check_launch("window_rows_kernel");
 }
 

@@ -63,7 +63,7 @@ TEST_F(MclGpu, SanitizerSmoke) {
   auto gpu_fused = make_gpu_backend<float>(-1, fused);
   EXPECT_TRUE(opsparse::test::csr_near(run(*gpu_fused, start, prm).limit, want, 1e-6));
   // Each lane walking its own cursors, and the warps walking them together.
-  for (int lanes : {0, 1}) {
+  for (bool lanes : {false, true}) {
     fused.fused_lane_walk = lanes;
     auto walked = make_gpu_backend<float>(-1, fused);
     EXPECT_TRUE(opsparse::test::csr_near(run(*walked, start, prm).limit, want, 1e-6)) << lanes;

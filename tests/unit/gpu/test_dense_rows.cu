@@ -96,7 +96,7 @@ template <class Mask = no_mask, int Fixed = 0>
 ::testing::AssertionResult visit_matches(const host_csr<double>& a, const host_csr<double>& b,
                                          int max_window, int expect_windows,
                                          const host_csr<pattern>* m = nullptr, double tol = 1e-12,
-                                         int lane_walk = -1) {
+                                         bool lane_walk = false) {
   context ctx;
   const auto da = device_csr<double>::upload(a, ctx.stream());
   const auto db = device_csr<double>::upload(b, ctx.stream());
@@ -218,7 +218,7 @@ TEST(DenseRows, LanesAndWarpsWalkingTheCursorsGiveTheProductsRows) {
   for (int i = 0; i < 3000; ++i) lengths.push_back(5 + (i * 37) % 296);
   const host_csr<double> b = rows_with(lengths, 1000, 21);
   const host_csr<double> a = rows_with({2500, 10, 0, 3000, 2048, 1}, 3000, 22);
-  for (int lanes : {0, 1}) {
+  for (bool lanes : {false, true}) {
     SCOPED_TRACE(lanes ? "lanes walk" : "warps walk");
     EXPECT_TRUE(visit_matches(a, b, 32, 32, nullptr, 1e-12, lanes));
     EXPECT_TRUE(visit_matches(a, b, 256, 4, nullptr, 1e-12, lanes));
