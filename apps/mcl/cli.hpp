@@ -1,6 +1,7 @@
 #pragma once
 // opsparse-mcl's command line: mcl 22-282's options read as mcl reads them (cli_options.cpp)
 // and the run they describe (cli_run.cpp), over apps/common's shared layer.
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -104,6 +105,12 @@ struct input_graph {
 input_graph read_input(const cli_settings& s);
 /// How read_input reads an ABC file or an edge list (the weights as mcl reads them, mirrored).
 io::read_options abc_read_options(const cli_settings& s);
+
+/// SIGINT, SIGTERM and SIGUSR1 ask a checkpointing run to stop after the running iteration (a
+/// second signal ends the program as before); returns the flag they raise. stop_signal(): the
+/// signal that raised it (0: none).
+const std::atomic<bool>* install_stop_handlers();
+int stop_signal();
 
 /// A clustering as mcl writes it: a native cluster matrix after the command line for a native
 /// input without a tab file, else one line of labels per cluster.

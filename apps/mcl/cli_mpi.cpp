@@ -26,6 +26,7 @@
 #include "common/cli.hpp"
 #include "common/options.hpp"
 #include "mcl_compat.hpp"
+#include "mcl_checkpoint.hpp"
 #include "mcl_dist.hpp"
 #include "opsparse/distributed/detail/comm.hpp"
 #include "opsparse/distributed/error.hpp"
@@ -97,13 +98,9 @@ cli_flavour mpi_flavour(shared_settings& sh, int ranks) {
   f.usage = usage;
   f.help_tail = help_tail;
   // -dump would gather every dumped iterand to rank 0: left to opsparse-mcl.
-  f.without = {"inflations",    "block-products",
-               "verbose",       "memory-budget",
-               "checkpoint",    "checkpoint-interval",
-               "resume",        "dump",
-               "dump-stem",     "ds",
-               "dump-interval", "di",
-               "dump-modulo",   "dm"};
+  f.without = {
+      "inflations", "block-products", "verbose", "memory-budget", "checkpoint", "dump", "dump-stem",
+      "ds",         "dump-interval",  "di",      "dump-modulo",   "dm"};
   f.add = [](apps::po::options_description& d) {
     d.add_options()(
         "grid", apps::po::value<std::string>()->value_name("RxC"),
@@ -118,13 +115,22 @@ cli_flavour mpi_flavour(shared_settings& sh, int ranks) {
         "expansion, split into the local products and the rest: broadcasts, waiting, the product "
         "count and the phases' cuts; the two "
         "row exchanges; pruning and inflation; each the slowest rank's); then a summary and the "
-        "seconds of reading, iterating, interpreting and writing");
+        "seconds of reading, iterating, interpreting and writing")(
+        "checkpoint", apps::po::value<std::string>()->value_name("DIR"),
+        "(--layout rows) after each iteration that took at least --checkpoint-interval "
+        "seconds, and on SIGINT, SIGTERM or SIGUSR1 to a rank once the running iteration ends "
+        "(mpirun passes SIGUSR1 on to every rank; its own SIGINT and SIGTERM end the job), every "
+        "rank writes its share of the iterate to DIR/mcl-checkpoint.itK.partRofP.bin and rank 0 "
+        "lists them in DIR/mcl-checkpoint.parts, replacing the last checkpoint only when "
+        "complete; --resume DIR continues on any number of ranks");
   };
   f.read = [&sh, ranks](const apps::po::variables_map& vm, cli_settings&) {
     const std::string layout = vm["layout"].as<std::string>();
     if (layout != "grid" && layout != "rows")
       throw apps::usage_error("--layout expects grid or rows, not '" + layout + "'");
     sh.rows_layout = layout == "rows";
+    if (!sh.rows_layout && (vm.count("checkpoint") || vm.count("resume")))
+      throw apps::usage_error("--checkpoint and --resume need --layout rows");
     if (!vm.count("grid")) return;
     const std::string v = vm["grid"].as<std::string>();
     int r = 0, c = 0;
@@ -197,6 +203,32 @@ void finish(const cli_settings& s, const input_graph& in, const host_csr<double>
         << "\n";
 }
 
+/// The run's checkpoints on every rank from rank 0's settings: the folders, the interval, the
+/// fingerprint of rank 0's start matrix and options, the stop handlers (when writing).
+/// Collective.
+dist_checkpoints checkpoints(const dist::grid& g, const cli_settings& s, const shared_settings& sh,
+                             const host_csr<double>& start, std::ostream& err) {
+  dist_checkpoints ck;
+  const bool root = g.rank() == 0;
+  if (root) {
+    ck.dir = s.checkpoint_dir;
+    ck.resume_dir = s.resume_dir;
+    ck.seconds = s.checkpoint_seconds;
+  }
+  dist::detail::bcast_string(ck.dir, 0, g.comm());
+  dist::detail::bcast_string(ck.resume_dir, 0, g.comm());
+  OPSPARSE_MPI_TRY(MPI_Bcast(&ck.seconds, 1, MPI_DOUBLE, 0, g.comm()));
+  if (ck.dir.empty() && ck.resume_dir.empty()) return ck;
+  unsigned long long fp = 0;
+  if (root) fp = checkpoint::fingerprint(start, s.p, s.prec, s.p.threads);
+  OPSPARSE_MPI_TRY(MPI_Bcast(&fp, 1, MPI_UNSIGNED_LONG_LONG, 0, g.comm()));
+  ck.fingerprint = fp;
+  if (!ck.dir.empty()) ck.stop = install_stop_handlers();
+  if (root && !sh.quiet)
+    ck.note = [&err](const std::string& line) { err << "[" << prog << "] " << line << "\n"; };
+  return ck;
+}
+
 /// The run on every rank in cell type T; `s`, `in` and `start` are rank 0's.
 template <class T>
 int run_as(const dist::grid& g, dist_engine engine, cli_settings& s, const shared_settings& sh,
@@ -209,9 +241,22 @@ int run_as(const dist::grid& g, dist_engine engine, cli_settings& s, const share
   auto progress = [&](const dist_iteration_info& it) {
     if (root && !sh.quiet && sh.iteration_lines) print_iteration(it, sh.verbose, err);
   };
+  const dist_checkpoints ck = checkpoints(g, s, sh, start, err);
   clock.lap_s();
-  const dist_run_result<T> r = run_distributed<T>(
-      g, cells, sh.p, progress, 0, engine, sh.rows_layout ? dist_layout::rows : dist_layout::grid);
+  dist_run_result<T> r;
+  try {
+    r = run_distributed<T>(g, cells, sh.p, progress, 0, engine,
+                           sh.rows_layout ? dist_layout::rows : dist_layout::grid, ck);
+  } catch (const run_interrupted& stop) {
+    int sig = stop_signal();
+    OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &sig, 1, MPI_INT, MPI_MAX, g.comm()));
+    if (root) {
+      err << "[" << prog << "] stopped by signal " << sig << " after iteration " << stop.iteration;
+      if (stop.checkpointed) err << "; --resume " << ck.dir << " continues from there";
+      err << "\n";
+    }
+    return 128 + sig;
+  }
   clock.lap_s();
   std::exception_ptr error;
   if (root) {

@@ -178,8 +178,9 @@ void add_memory_options(po::options_description& d) {
      "expansion, computed in row blocks that fit")
     ("checkpoint", po::value<std::string>()->value_name("DIR"),
      "write the iterate to DIR/mcl-checkpoint.bin after each iteration that took at least "
-     "--checkpoint-interval seconds, and on SIGINT or SIGTERM once the running iteration ends "
-     "(then the program stops with status 130 or 143; a second signal stops it at once). "
+     "--checkpoint-interval seconds, and on SIGINT, SIGTERM or SIGUSR1 once the running "
+     "iteration ends (then the program stops with status 128 + the signal: 130, 143 or 138; a "
+     "second signal stops it at once). "
      "Each checkpoint replaces the last one only when complete")
     ("checkpoint-interval", po::value<double>()->value_name("SECONDS"),
      "the shortest iteration that writes a checkpoint (default 60; 0: every iteration)")

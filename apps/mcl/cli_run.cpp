@@ -106,33 +106,6 @@ class backend_decision {
   std::optional<apps::backend_probe> probe_;
 };
 
-/// SIGINT and SIGTERM while checkpointing: the first asks the run to stop after the running
-/// iteration (its checkpoint written); a second one is handled as before (the output files'
-/// handler removes their temporary files and ends the program).
-std::atomic<bool> stop_requested{false};
-volatile std::sig_atomic_t stop_signal = 0;
-struct sigaction previous_int {
-}, previous_term{};
-
-extern "C" void request_stop(int sig) {
-  if (stop_requested.load()) {
-    ::sigaction(SIGINT, &previous_int, nullptr);
-    ::sigaction(SIGTERM, &previous_term, nullptr);
-    std::raise(sig);
-    return;
-  }
-  stop_signal = sig;
-  stop_requested.store(true);
-}
-
-void install_stop_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = request_stop;
-  sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGINT, &sa, &previous_int);
-  ::sigaction(SIGTERM, &sa, &previous_term);
-}
-
 /// The run's options: the budget, checkpoints (with the stop handlers) and what they report.
 run_options make_run_options(const cli_settings& s, const host_csr<double>& start,
                              std::ostream& err) {
@@ -143,10 +116,7 @@ run_options make_run_options(const cli_settings& s, const host_csr<double>& star
   o.resume_dir = s.resume_dir;
   if (!s.checkpoint_dir.empty() || !s.resume_dir.empty())
     o.fingerprint = checkpoint::fingerprint(start, s.p, s.prec, s.p.threads);
-  if (!s.checkpoint_dir.empty()) {
-    install_stop_handlers();
-    o.stop = &stop_requested;
-  }
+  if (!s.checkpoint_dir.empty()) o.stop = install_stop_handlers();
   if (!s.common.quiet)
     o.note = [&err](const std::string& line) { err << "[" << prog << "] " << line << "\n"; };
   if (s.common.verbose)
@@ -290,6 +260,40 @@ void print_start(const cli_settings& s, const host_csr<double>& start, apps::bac
 }
 
 }  // namespace
+
+namespace {
+// SIGINT, SIGTERM and SIGUSR1 while checkpointing: the first asks the run to stop after the
+// running iteration (its checkpoint written); a second one is handled as before (the output
+// files' handler removes their temporary files and ends the program).
+std::atomic<bool> stop_requested{false};
+volatile std::sig_atomic_t stop_signal_seen = 0;
+struct sigaction previous_int {
+}, previous_term{}, previous_usr1{};
+
+extern "C" void request_stop(int sig) {
+  if (stop_requested.load()) {
+    ::sigaction(SIGINT, &previous_int, nullptr);
+    ::sigaction(SIGTERM, &previous_term, nullptr);
+    ::sigaction(SIGUSR1, &previous_usr1, nullptr);
+    std::raise(sig);
+    return;
+  }
+  stop_signal_seen = sig;
+  stop_requested.store(true);
+}
+}  // namespace
+
+const std::atomic<bool>* install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = request_stop;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, &previous_int);
+  ::sigaction(SIGTERM, &sa, &previous_term);
+  ::sigaction(SIGUSR1, &sa, &previous_usr1);
+  return &stop_requested;
+}
+
+int stop_signal() { return static_cast<int>(stop_signal_seen); }
 
 /// Reads the input as mcl does, then -write-graph and -tf. mcl clusters a native matrix as it
 /// is, directed or not, and mirrors everything else: the reader mirrors as it assembles the rows
@@ -504,11 +508,11 @@ int run_clustering(cli_settings& s, const char*& stage, std::ostream& err) {
   try {
     r = cluster(start, s.p, gpu, s.prec, progress, options);
   } catch (const run_interrupted& stop) {
-    err << "[" << prog << "] stopped by signal " << stop_signal << " after iteration "
+    err << "[" << prog << "] stopped by signal " << stop_signal() << " after iteration "
         << stop.iteration;
     if (stop.checkpointed) err << "; --resume " << s.checkpoint_dir << " continues from there";
     err << "\n";
-    return 128 + static_cast<int>(stop_signal);
+    return 128 + stop_signal();
   }
   if (s.sort_mode != "revsize") sort_clusters(r.result, s.sort_mode);
   force_connected(r.result, s, in, start, s.out_names.front(), err);

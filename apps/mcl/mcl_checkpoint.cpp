@@ -113,8 +113,8 @@ class reader {
 
 }  // namespace
 
-std::string file_in(const std::string& dir) {
-  return (std::filesystem::path(dir) / "mcl-checkpoint.bin").string();
+std::string file_in(const std::string& dir, const std::string& name) {
+  return (std::filesystem::path(dir) / name).string();
 }
 
 std::uint64_t fingerprint(const host_csr<double>& start, const params& p, precision prec,
@@ -134,11 +134,11 @@ std::uint64_t fingerprint(const host_csr<double>& start, const params& p, precis
 }
 
 template <class T>
-void write(const std::string& dir, std::uint64_t fp, const state<T>& s) {
+void write(const std::string& dir, std::uint64_t fp, const state<T>& s, const std::string& name) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("checkpoint folder " + dir + " cannot be made: " + ec.message());
-  io::output_file out(file_in(dir));
+  io::output_file out(file_in(dir, name));
   std::ostream& os = out.stream();
   const host_csr<T>& x = s.iterate;
   os.write(magic, 16);
@@ -157,8 +157,8 @@ void write(const std::string& dir, std::uint64_t fp, const state<T>& s) {
 }
 
 template <class T>
-state<T> read(const std::string& dir, std::uint64_t fp) {
-  const std::string path = file_in(dir);
+state<T> read(const std::string& dir, std::uint64_t fp, const std::string& name) {
+  const std::string path = file_in(dir, name);
   reader in(path);
   in.expect_magic();
   if (in.get<std::uint32_t>() != version) in.fail("was written by another version of opsparse-mcl");
@@ -192,9 +192,11 @@ state<T> read(const std::string& dir, std::uint64_t fp) {
   return s;
 }
 
-template void write<float>(const std::string&, std::uint64_t, const state<float>&);
-template void write<double>(const std::string&, std::uint64_t, const state<double>&);
-template state<float> read<float>(const std::string&, std::uint64_t);
-template state<double> read<double>(const std::string&, std::uint64_t);
+template void write<float>(const std::string&, std::uint64_t, const state<float>&,
+                           const std::string&);
+template void write<double>(const std::string&, std::uint64_t, const state<double>&,
+                            const std::string&);
+template state<float> read<float>(const std::string&, std::uint64_t, const std::string&);
+template state<double> read<double>(const std::string&, std::uint64_t, const std::string&);
 
 }  // namespace opsparse::mcl::checkpoint

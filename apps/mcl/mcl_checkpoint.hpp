@@ -25,22 +25,25 @@ struct state {
   host_csr<T> iterate;
 };
 
-/// The checkpoint file in `dir`.
-std::string file_in(const std::string& dir);
+/// The checkpoint file in `dir` (`name`: opsparse-mcl's; opsparse-mcl-mpi writes parts).
+std::string file_in(const std::string& dir, const std::string& name = "mcl-checkpoint.bin");
 
 /// What identifies a run's iterates: the start matrix (its shape, structure and values) and
 /// the options that shape them (-I, -P, -S, -R, -pct, the iteration limit, the cell type).
 std::uint64_t fingerprint(const host_csr<double>& start, const params& p, precision prec,
                           int threads = 0);
 
-/// Writes `s` to `dir` (made when missing) under `fp`, replacing an older checkpoint only once
-/// the new one is complete. Throws std::runtime_error naming the file and the reason.
+/// Writes `s` to file_in(dir, name) (the folder made when missing) under `fp`, replacing an
+/// older checkpoint only once the new one is complete. Throws std::runtime_error naming the file
+/// and the reason.
 template <class T>
-void write(const std::string& dir, std::uint64_t fp, const state<T>& s);
+void write(const std::string& dir, std::uint64_t fp, const state<T>& s,
+           const std::string& name = "mcl-checkpoint.bin");
 
-/// Reads the checkpoint in `dir`. Throws std::runtime_error naming the file when it is missing,
-/// damaged, of another cell type or of another run (fingerprint).
+/// Reads the checkpoint file_in(dir, name). Throws std::runtime_error naming the file when it
+/// is missing, damaged, of another cell type or of another run (fingerprint).
 template <class T>
-state<T> read(const std::string& dir, std::uint64_t fp);
+state<T> read(const std::string& dir, std::uint64_t fp,
+              const std::string& name = "mcl-checkpoint.bin");
 
 }  // namespace opsparse::mcl::checkpoint

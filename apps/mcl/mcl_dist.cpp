@@ -383,10 +383,13 @@ std::function<void(const dist::dist_csr<T>&, const phase_consumer&)> make_expans
 template <class T>
 dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start, const params& p,
                                    const std::function<void(const dist_iteration_info&)>& progress,
-                                   int root, dist_engine which, dist_layout layout) {
+                                   int root, dist_engine which, dist_layout layout,
+                                   const dist_checkpoints& ck) {
   validate(p);
   check_start(g, start, root);
-  if (layout == dist_layout::rows) return detail::run_rows(g, start, p, progress, root, which);
+  if (layout == dist_layout::rows) return detail::run_rows(g, start, p, progress, root, which, ck);
+  if (!ck.dir.empty() || !ck.resume_dir.empty())
+    throw std::invalid_argument("checkpoints are written and resumed in the rows layout only");
   const auto t0 = clock::now();
   dist::dist_csr<T> x = dist::scatter(g, start, root);
   const index_t n = x.rows;
@@ -466,9 +469,11 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
 
 template dist_run_result<float> run_distributed<float>(
     const dist::grid&, const host_csr<float>&, const params&,
-    const std::function<void(const dist_iteration_info&)>&, int, dist_engine, dist_layout);
+    const std::function<void(const dist_iteration_info&)>&, int, dist_engine, dist_layout,
+    const dist_checkpoints&);
 template dist_run_result<double> run_distributed<double>(
     const dist::grid&, const host_csr<double>&, const params&,
-    const std::function<void(const dist_iteration_info&)>&, int, dist_engine, dist_layout);
+    const std::function<void(const dist_iteration_info&)>&, int, dist_engine, dist_layout,
+    const dist_checkpoints&);
 
 }  // namespace opsparse::mcl

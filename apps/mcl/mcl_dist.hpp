@@ -20,6 +20,8 @@
 // stages' partial sums are merged (the GPU engine has no in-order accumulate): the expansion's
 // sums then differ from the CPU backend's in the last bits, and the clusters are compared, not
 // the bits.
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -86,6 +88,19 @@ struct dist_run_result {
   int resplits = 0;
 };
 
+/// Checkpoints of a distributed run in the rows layout (mcl_dist_checkpoint.hpp): each rank
+/// writes its share of the iterate; a run on any number of ranks resumes from them.
+struct dist_checkpoints {
+  std::string dir;  ///< written after each iteration of at least `seconds` (empty: none)
+  double seconds = 60;
+  std::string resume_dir;         ///< resumed from (empty: from the start matrix)
+  std::uint64_t fingerprint = 0;  ///< checkpoint::fingerprint of the run, the same on every rank
+  /// This rank's request to stop after the running iteration (a signal); nullptr: none. The
+  /// run stops when any rank's is raised (run_interrupted on every rank).
+  const std::atomic<bool>* stop = nullptr;
+  std::function<void(const std::string&)> note;  ///< rank 0's notes on what was written or read
+};
+
 /// Runs MCL on the grid from `start` (rows sum to 1, held by rank `root`; ignored elsewhere)
 /// until the chaos is below p.chaos_limit or p.max_iter iterations, as run() does. Collective.
 /// A start matrix with negative values (negative weights) is std::invalid_argument on every rank:
@@ -93,10 +108,12 @@ struct dist_run_result {
 /// p.threads: OpenMP threads per rank. p.block_products is not used (the row phases bound the
 /// expansion's memory; OPSPARSE_DIST_MEMORY sets the budget). dist_engine::gpu needs a
 /// build with the GPU engine and a GPU on every rank (std::runtime_error on every rank otherwise).
+/// Checkpoints (`ck`) are the rows layout's; the grid layout refuses them (std::invalid_argument).
 template <class T>
 dist_run_result<T> run_distributed(
     const dist::grid& g, const host_csr<T>& start, const params& p,
     const std::function<void(const dist_iteration_info&)>& progress = {}, int root = 0,
-    dist_engine engine = dist_engine::cpu, dist_layout layout = dist_layout::grid);
+    dist_engine engine = dist_engine::cpu, dist_layout layout = dist_layout::grid,
+    const dist_checkpoints& ck = {});
 
 }  // namespace opsparse::mcl

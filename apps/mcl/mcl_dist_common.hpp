@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "mcl_dist.hpp"
+#include "mcl_dist_checkpoint.hpp"
+#include "mcl_iteration.hpp"
 #include "opsparse/distributed/detail/blocks.hpp"
 #include "opsparse/distributed/detail/comm.hpp"
 #include "opsparse/distributed/error.hpp"
@@ -157,13 +159,25 @@ template <class T>
 dist_run_result<T> run_spread(const dist::grid& g, dist::nccl_comm& nccl, backend<T>& b,
                               const host_csr<T>& start, const params& p,
                               const std::function<void(const dist_iteration_info&)>& progress,
-                              int root, index_t n, clock::time_point t0);
+                              int root, index_t n, clock::time_point t0,
+                              const dist_checkpoints& ck);
 #endif
 
 /// dist_layout::rows (mcl_dist_rows.cpp).
 template <class T>
 dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const params& p,
                             const std::function<void(const dist_iteration_info&)>& progress,
-                            int root, dist_engine which);
+                            int root, dist_engine which, const dist_checkpoints& ck);
+
+/// The iteration hooks' checkpoints and stop from `ck` (none when ck.dir is empty): `save(it)`
+/// writes the checkpoint after iteration it.
+template <class Save>
+void checkpoint_hooks(const dist::grid& g, const dist_checkpoints& ck, iteration_hooks& h,
+                      Save save) {
+  if (ck.dir.empty()) return;
+  h.save = save;
+  h.checkpoint_seconds = ck.seconds;
+  h.stop = [&g, &ck] { return any_rank_stopping(g, ck); };
+}
 
 }  // namespace opsparse::mcl::detail

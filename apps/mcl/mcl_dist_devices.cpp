@@ -188,6 +188,8 @@ class spread_rows {
 
   /// How many times the rows were split anew.
   int resplits() const { return resplits_; }
+  /// Rank r's rows: split()[r] to split()[r + 1].
+  const std::vector<index_t>& split() const { return split_; }
 
   /// Expands, prunes and inflates the rank's rows; returns the chaos (the rank's rows').
   double step(const params& p, double power) {
@@ -386,13 +388,20 @@ template <class T>
 dist_run_result<T> run_spread(const dist::grid& g, dist::nccl_comm& nccl, backend<T>& b,
                               const host_csr<T>& start, const params& p,
                               const std::function<void(const dist_iteration_info&)>& progress,
-                              int root, index_t n, clock::time_point t0) {
+                              int root, index_t n, clock::time_point t0,
+                              const dist_checkpoints& ck) {
   dist_run_result<T> r;
   r.row_exchange = "NCCL";
   r.spread = true;
   r.column_stages = column_stages(g.size());
   const std::vector<index_t> split = product_split(g, start, root, n);
-  {
+  int first = 1;
+  if (!ck.resume_dir.empty()) {  // the rank's rows of the checkpoint (any split will do)
+    const checkpoint::state<T> st = read_rows<T>(g, ck, n, split[g.rank()], split[g.rank() + 1]);
+    first = st.iteration + 1;
+    local_step(g, "opsparse-mcl-mpi: the rank's rows on the GPU",
+               [&] { b.restore(st.iterate, st.rows_sorted); });
+  } else {
     host_csr<T> mine = scatter_rows(g, start, split, root, n);
     local_step(g, "opsparse-mcl-mpi: the rank's rows on the GPU", [&] { b.load(mine); });
   }
@@ -423,7 +432,14 @@ dist_run_result<T> run_spread(const dist::grid& g, dist::nccl_comm& nccl, backen
       i.products_seconds = maxima[1];  // (fused: products, pruning and inflation together)
       progress(i);
     };
-  const iteration_outcome o = iterate(p, 1, h);
+  checkpoint_hooks(g, ck, h, [&](int it) {
+    host_csr<T> mine;
+    bool sorted = true;
+    local_step(g, "opsparse-mcl-mpi: the rank's rows for the checkpoint",
+               [&] { mine = b.snapshot(sorted); });
+    write_parts(g, ck, it, sorted, std::move(mine), rows.split());
+  });
+  const iteration_outcome o = iterate(p, first, h);
   r.iterations = o.iterations;
   r.converged = o.converged;
   r.resplits = rows.resplits();
@@ -434,10 +450,12 @@ dist_run_result<T> run_spread(const dist::grid& g, dist::nccl_comm& nccl, backen
 
 template dist_run_result<float> run_spread<float>(
     const dist::grid&, dist::nccl_comm&, backend<float>&, const host_csr<float>&, const params&,
-    const std::function<void(const dist_iteration_info&)>&, int, index_t, clock::time_point);
+    const std::function<void(const dist_iteration_info&)>&, int, index_t, clock::time_point,
+    const dist_checkpoints&);
 template dist_run_result<double> run_spread<double>(
     const dist::grid&, dist::nccl_comm&, backend<double>&, const host_csr<double>&, const params&,
-    const std::function<void(const dist_iteration_info&)>&, int, index_t, clock::time_point);
+    const std::function<void(const dist_iteration_info&)>&, int, index_t, clock::time_point,
+    const dist_checkpoints&);
 
 }  // namespace opsparse::mcl::detail
 #endif  // OPSPARSE_HAS_GPU_ENGINE

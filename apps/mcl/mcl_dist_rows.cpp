@@ -177,7 +177,7 @@ void start_on_devices(const dist::grid& g, dist::nccl_comm& nccl, backend<T>& b,
 template <class T>
 dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const params& p,
                             const std::function<void(const dist_iteration_info&)>& progress,
-                            int root, dist_engine which) {
+                            int root, dist_engine which, const dist_checkpoints& ck) {
   const auto t0 = clock::now();
   const int me = g.rank(), ranks = g.size();
   long long shape[2] = {start.rows, static_cast<long long>(start.nnz())};
@@ -198,10 +198,25 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
     nccl = rows_nccl(g, &r.row_exchange);
     if (nccl) dev = b->on_device();
   }
-  if (dev && spread_iterate()) return run_spread(g, *nccl, *b, start, p, progress, root, n, t0);
-  if (dev) start_on_devices(g, *nccl, *b, start, root, n, nnz);
+  if (dev && spread_iterate()) return run_spread(g, *nccl, *b, start, p, progress, root, n, t0, ck);
 #endif
-  if (!dev) x = broadcast_matrix(g, start, root, n, nnz);
+  // From the start matrix, or (resuming) every rank the whole iterate of the checkpoint.
+  int first = 1;
+  if (!ck.resume_dir.empty()) {
+    checkpoint::state<T> st = read_rows<T>(g, ck, n, 0, n);
+    first = st.iteration + 1;
+    nnz = st.iterate.nnz();
+    if (dev)
+      local_step(g, "opsparse-mcl-mpi: the checkpoint's iterate on the GPU",
+                 [&] { b->restore(st.iterate, st.rows_sorted); });
+    else
+      x = std::move(st.iterate);
+  } else {
+#if OPSPARSE_HAS_GPU_ENGINE
+    if (dev) start_on_devices(g, *nccl, *b, start, root, n, nnz);
+#endif
+    if (!dev) x = broadcast_matrix(g, start, root, n, nnz);
+  }
   r.start_seconds = since(t0);
   double maxima[3] = {};  // the iteration's chaos, expansion and exchange seconds (every rank's)
   long long expanded_sum = 0;
@@ -266,7 +281,18 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
       i.exchange_seconds = maxima[2];
       progress(i);
     };
-  const detail::iteration_outcome o = detail::iterate(p, 1, h);
+  // Each rank writes an equal share of the rows of the whole iterate it holds.
+  checkpoint_hooks(g, ck, h, [&](int it) {
+    std::vector<index_t> share(static_cast<std::size_t>(ranks) + 1);
+    for (int q = 0; q <= ranks; ++q)
+      share[q] = static_cast<index_t>(static_cast<long long>(n) * q / ranks);
+    host_csr<T> mine;
+    bool sorted = true;
+    local_step(g, "opsparse-mcl-mpi: the iterate for the checkpoint",
+               [&] { mine = rows_only(dev ? b->snapshot(sorted) : x, share[me], share[me + 1]); });
+    write_parts(g, ck, it, sorted, std::move(mine), share);
+  });
+  const detail::iteration_outcome o = detail::iterate(p, first, h);
   r.iterations = o.iterations;
   r.converged = o.converged;
   if (me == root) r.limit = dev ? b->download() : std::move(x);
@@ -275,10 +301,12 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
 }
 template dist_run_result<float> run_rows<float>(
     const dist::grid&, const host_csr<float>&, const params&,
-    const std::function<void(const dist_iteration_info&)>&, int, dist_engine);
+    const std::function<void(const dist_iteration_info&)>&, int, dist_engine,
+    const dist_checkpoints&);
 template dist_run_result<double> run_rows<double>(
     const dist::grid&, const host_csr<double>&, const params&,
-    const std::function<void(const dist_iteration_info&)>&, int, dist_engine);
+    const std::function<void(const dist_iteration_info&)>&, int, dist_engine,
+    const dist_checkpoints&);
 
 }  // namespace detail
 }  // namespace opsparse::mcl
