@@ -170,6 +170,73 @@ void start_on_devices(const dist::grid& g, dist::nccl_comm& nccl, backend<T>& b,
 
 }  // namespace
 
+/// One rank's part of an iteration with the whole iterate on every rank: the rows split by the
+/// expansion's products (the same split on every rank: the same X), the rank's rows expanded,
+/// pruned and inflated by its backend, and (on the host path) downloaded.
+template <class T>
+struct share_step {
+  std::vector<index_t> split;
+  double chaos = 0;
+  offset_t expanded = 0;
+  host_csr<T> mine;  ///< the rank's rows (the host path)
+};
+template <class T>
+share_step<T> expand_share(backend<T>& b, host_csr<T>& x, bool x_on_device, int ranks, int me,
+                           const prune_rule& rule, double power) {
+  share_step<T> s;
+  // (With NCCL, X stays on the devices: start_on_devices put it there.)
+  if (!x_on_device) b.load(x);
+  std::vector<offset_t> before;
+  if (!b.on_device()) {  // the CPU backend: counted here; the GPU's by expansion_blocks
+    const std::vector<offset_t> per_row = cpu::row_products(x, x);
+    before.assign(per_row.size() + 1, 0);
+    for (std::size_t i = 0; i < per_row.size(); ++i) before[i + 1] = before[i] + per_row[i];
+  }
+  x = {};
+  const std::vector<index_t> blocks = b.expansion_blocks(0);
+  if (b.on_device()) before = b.on_device()->row_products_prefix();
+  s.split = cpu::balanced_row_blocks(before, ranks);
+  expand_prune_range(b, blocks, s.split[me], s.split[me + 1], rule);
+  s.chaos = b.chaos();
+  b.inflate_normalise(power);
+  s.expanded = b.expanded_nnz();
+  if (!x_on_device)
+    s.mine = dist::detail::take_rows(b.download(), {s.split[me]}, {s.split[me + 1]});
+  return s;
+}
+
+/// Resuming with the whole iterate on every rank: the checkpoint's iterate in the backend (X on
+/// the devices) or in x (the host path). Returns the first iteration; nnz: X's entries.
+template <class T>
+int resume_whole(const dist::grid& g, const dist_checkpoints& ck, backend<T>& b, bool x_on_device,
+                 index_t n, offset_t& nnz, host_csr<T>& x) {
+  checkpoint::state<T> st = read_rows<T>(g, ck, n, 0, n);
+  nnz = st.iterate.nnz();
+  if (x_on_device)
+    local_step(g, "opsparse-mcl-mpi: the checkpoint's iterate on the GPU",
+               [&] { b.restore(st.iterate, st.rows_sorted); });
+  else
+    x = std::move(st.iterate);
+  return st.iteration + 1;
+}
+
+/// The checkpoint after `it` with the whole iterate on every rank: each rank writes an equal
+/// share of its rows.
+template <class T>
+void write_share(const dist::grid& g, const dist_checkpoints& ck, int it, backend<T>& b,
+                 bool x_on_device, const host_csr<T>& x, index_t n) {
+  const int me = g.rank(), ranks = g.size();
+  std::vector<index_t> share(static_cast<std::size_t>(ranks) + 1);
+  for (int q = 0; q <= ranks; ++q)
+    share[q] = static_cast<index_t>(static_cast<long long>(n) * q / ranks);
+  host_csr<T> mine;
+  bool sorted = true;
+  local_step(g, "opsparse-mcl-mpi: the iterate for the checkpoint", [&] {
+    mine = rows_only(x_on_device ? b.snapshot(sorted) : x, share[me], share[me + 1]);
+  });
+  write_parts(g, ck, it, sorted, std::move(mine), share);
+}
+
 /// dist_layout::rows (mcl_dist.hpp): the whole iterate on every rank, each expanding, pruning and
 /// inflating its share of the rows with opsparse-mcl's CPU or GPU backend, the kept rows then
 /// broadcast: GPU to GPU by NCCL where each rank owns its GPU (the iterate then stays on the
@@ -203,14 +270,7 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
   // From the start matrix, or (resuming) every rank the whole iterate of the checkpoint.
   int first = 1;
   if (!ck.resume_dir.empty()) {
-    checkpoint::state<T> st = read_rows<T>(g, ck, n, 0, n);
-    first = st.iteration + 1;
-    nnz = st.iterate.nnz();
-    if (dev)
-      local_step(g, "opsparse-mcl-mpi: the checkpoint's iterate on the GPU",
-                 [&] { b->restore(st.iterate, st.rows_sorted); });
-    else
-      x = std::move(st.iterate);
+    first = resume_whole(g, ck, *b, dev != nullptr, n, nnz, x);
   } else {
 #if OPSPARSE_HAS_GPU_ENGINE
     if (dev) start_on_devices(g, *nccl, *b, start, root, n, nnz);
@@ -223,47 +283,23 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
   detail::iteration_hooks h;
   h.step = [&](int, double power) {
     const auto t1 = clock::now();
-    std::vector<index_t> split;
-    double chaos = 0, expand_seconds = 0;
-    offset_t expanded = 0;
-    host_csr<T> mine;
-    local_step(g, "opsparse-mcl-mpi: expanding and pruning the rank's rows", [&] {
-      // Equal shares of the products, the same split on every rank (the same X).
-      // (With NCCL, X stays on the devices: start_on_devices put it there.)
-      if (!dev) b->load(x);
-      std::vector<offset_t> before;
-      if (!b->on_device()) {  // the CPU backend: counted here; the GPU's by expansion_blocks
-        const std::vector<offset_t> per_row = cpu::row_products(x, x);
-        before.assign(per_row.size() + 1, 0);
-        for (std::size_t i = 0; i < per_row.size(); ++i) before[i + 1] = before[i] + per_row[i];
-      }
-      x = {};
-      const std::vector<index_t> blocks = b->expansion_blocks(0);
-      if (b->on_device()) before = b->on_device()->row_products_prefix();
-      split = cpu::balanced_row_blocks(before, ranks);
-      expand_prune_range(*b, blocks, split[me], split[me + 1], rule);
-      chaos = b->chaos();
-      b->inflate_normalise(power);
-      expanded = b->expanded_nnz();
-      if (!dev) {
-        const host_csr<T> all = b->download();
-        mine = dist::detail::take_rows(all, {split[me]}, {split[me + 1]});
-      }
-      expand_seconds = since(t1);
-    });
+    share_step<T> s;
+    local_step(g, "opsparse-mcl-mpi: expanding and pruning the rank's rows",
+               [&] { s = expand_share(*b, x, dev != nullptr, ranks, me, rule, power); });
+    const double expand_seconds = since(t1);
     const auto t2 = clock::now();
 #if OPSPARSE_HAS_GPU_ENGINE
-    if (dev) nnz = gather_rows_on_devices(g, *nccl, *dev, split);
+    if (dev) nnz = gather_rows_on_devices(g, *nccl, *dev, s.split);
 #endif
     if (!dev) {
-      x = gather_rows_everywhere(g, mine, split, n);
+      x = gather_rows_everywhere(g, s.mine, s.split, n);
       nnz = x.nnz();
     }
-    maxima[0] = chaos;
+    maxima[0] = s.chaos;
     maxima[1] = expand_seconds;
     maxima[2] = since(t2);
     OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, maxima, 3, MPI_DOUBLE, MPI_MAX, g.comm()));
-    expanded_sum = static_cast<long long>(expanded);
+    expanded_sum = static_cast<long long>(s.expanded);
     OPSPARSE_MPI_TRY(
         MPI_Allreduce(MPI_IN_PLACE, &expanded_sum, 1, MPI_LONG_LONG, MPI_SUM, g.comm()));
     return maxima[0];
@@ -281,17 +317,7 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
       i.exchange_seconds = maxima[2];
       progress(i);
     };
-  // Each rank writes an equal share of the rows of the whole iterate it holds.
-  checkpoint_hooks(g, ck, h, [&](int it) {
-    std::vector<index_t> share(static_cast<std::size_t>(ranks) + 1);
-    for (int q = 0; q <= ranks; ++q)
-      share[q] = static_cast<index_t>(static_cast<long long>(n) * q / ranks);
-    host_csr<T> mine;
-    bool sorted = true;
-    local_step(g, "opsparse-mcl-mpi: the iterate for the checkpoint",
-               [&] { mine = rows_only(dev ? b->snapshot(sorted) : x, share[me], share[me + 1]); });
-    write_parts(g, ck, it, sorted, std::move(mine), share);
-  });
+  checkpoint_hooks(g, ck, h, [&](int it) { write_share(g, ck, it, *b, dev != nullptr, x, n); });
   const detail::iteration_outcome o = detail::iterate(p, first, h);
   r.iterations = o.iterations;
   r.converged = o.converged;
