@@ -10,7 +10,7 @@
 
 #include "common.hpp"
 #include "common/backend.hpp"
-#include "mcl/mcl.hpp"
+#include "mcl/core/mcl.hpp"
 #include "msbfs/msbfs.hpp"
 #include "triangle/triangle.hpp"
 

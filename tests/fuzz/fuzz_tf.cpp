@@ -15,8 +15,8 @@
 #include <string>
 
 #include "fuzz_support.hpp"
-#include "mcl_compat.hpp"
-#include "mcl_graph_tf.hpp"
+#include "core/mcl_compat.hpp"
+#include "core/mcl_graph_tf.hpp"
 
 using opsparse::mcl::value_transform;
 using opsparse_fuzz::fail;

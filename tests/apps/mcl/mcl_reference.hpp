@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "mcl.hpp"
-#include "node_sets.hpp"
+#include "core/mcl.hpp"
+#include "core/node_sets.hpp"
 #include "opsparse/error.hpp"
 
 namespace opsparse::mcl::test {

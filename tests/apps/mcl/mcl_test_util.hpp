@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "mcl.hpp"
+#include "core/mcl.hpp"
 #include "opsparse/io.hpp"
 #include "test_support.hpp"
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "common/backend.hpp"
-#include "mcl.hpp"
-#include "mcl_compat.hpp"
+#include "core/mcl.hpp"
+#include "core/mcl_compat.hpp"
 #include "mcl_reference.hpp"
 #include "mcl_test_util.hpp"
 #include "opsparse/error.hpp"

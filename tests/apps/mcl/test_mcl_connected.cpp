@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "mcl_compat.hpp"
+#include "core/mcl_compat.hpp"
 #include "mcl_test_util.hpp"
 
 namespace {

@@ -19,8 +19,8 @@
 #include <tuple>
 #include <vector>
 
-#include "cli.hpp"
-#include "clm.hpp"
+#include "cli/cli.hpp"
+#include "core/clm.hpp"
 #include "mcl_test_util.hpp"
 #include "opsparse/io_mcl_native.hpp"
 #include "test_support.hpp"

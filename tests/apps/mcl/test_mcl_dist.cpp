@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "dist_support.hpp"
-#include "mcl.hpp"
-#include "mcl_dist.hpp"
+#include "core/mcl.hpp"
+#include "distributed/mcl_dist.hpp"
 #include "mcl_test_util.hpp"
 #include "opsparse/io.hpp"
 #include "test_support.hpp"

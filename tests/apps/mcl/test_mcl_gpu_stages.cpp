@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "mcl.hpp"
+#include "core/mcl.hpp"
 #include "mcl_gpu_test_util.hpp"
 #include "mcl_test_util.hpp"
 #include "opsparse/io.hpp"

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "mcl.hpp"
-#include "mcl_checkpoint.hpp"
+#include "core/mcl.hpp"
+#include "core/mcl_checkpoint.hpp"
 #include "mcl_gpu_test_util.hpp"
 #include "mcl_test_util.hpp"
 #include "opsparse/context.hpp"

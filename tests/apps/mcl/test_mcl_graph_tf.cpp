@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "mcl_graph_tf.hpp"
+#include "core/mcl_graph_tf.hpp"
 #include "mcl_test_util.hpp"
 #include "opsparse/io_mcl_native.hpp"
 #include "test_support.hpp"

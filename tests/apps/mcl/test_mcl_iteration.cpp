@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "mcl.hpp"
-#include "mcl_detail.hpp"
-#include "mcl_iteration.hpp"
+#include "core/mcl.hpp"
+#include "core/mcl_detail.hpp"
+#include "core/mcl_iteration.hpp"
 
 namespace {
 

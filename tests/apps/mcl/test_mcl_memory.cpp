@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "mcl.hpp"
-#include "mcl_checkpoint.hpp"
-#include "mcl_memory_plan.hpp"
+#include "core/mcl.hpp"
+#include "core/mcl_checkpoint.hpp"
+#include "core/mcl_memory_plan.hpp"
 #include "mcl_test_util.hpp"
 #include "opsparse/cpu/spgemm.hpp"
 #include "opsparse/io.hpp"

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "common/backend.hpp"
-#include "mcl.hpp"
+#include "core/mcl.hpp"
 #include "mcl_test_util.hpp"
 #include "test_support.hpp"
 

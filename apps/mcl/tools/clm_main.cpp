@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "clm.hpp"
+#include "core/clm.hpp"
 #include "common/cli.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/io_mcl_native.hpp"

@@ -6,8 +6,8 @@
 // visit_dense_rows, row_products, sort_rows).
 #include <cuda_runtime.h>
 
-#include "mcl.hpp"
-#include "mcl_prune.hpp"
+#include "core/mcl.hpp"
+#include "core/mcl_prune.hpp"
 #include "opsparse/detail/device_utils.cuh"
 #include "opsparse/detail/launch.hpp"
 #include "opsparse/types.hpp"

@@ -17,7 +17,7 @@
 
 #include "mcl_dist.hpp"
 #include "mcl_dist_checkpoint.hpp"
-#include "mcl_iteration.hpp"
+#include "core/mcl_iteration.hpp"
 #include "opsparse/distributed/detail/blocks.hpp"
 #include "opsparse/distributed/detail/comm.hpp"
 #include "opsparse/distributed/error.hpp"

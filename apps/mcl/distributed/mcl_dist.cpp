@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "mcl_detail.hpp"
+#include "core/mcl_detail.hpp"
 #include "mcl_dist_common.hpp"
-#include "mcl_iteration.hpp"
-#include "mcl_rows.hpp"
+#include "core/mcl_iteration.hpp"
+#include "core/mcl_rows.hpp"
 #include "opsparse/cpu/spgemm.hpp"
 #include "opsparse/distributed/detail/blocks.hpp"
 #include "opsparse/distributed/dist_csr.hpp"

@@ -38,7 +38,7 @@
 #include <utility>
 #include <vector>
 
-#include "mcl.hpp"
+#include "core/mcl.hpp"
 #include "mcl_device_memory_budget.cuh"
 #include "mcl_fused_visit.cuh"
 #include "mcl_gpu_kernels.cuh"

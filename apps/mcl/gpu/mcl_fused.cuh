@@ -33,7 +33,7 @@
 #include <climits>
 #include <type_traits>
 
-#include "mcl_prune.hpp"
+#include "core/mcl_prune.hpp"
 #include "opsparse/dense_rows.cuh"
 #include "opsparse/detail/device_utils.cuh"
 

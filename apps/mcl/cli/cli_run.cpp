@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "clm.hpp"
-#include "mcl_checkpoint.hpp"
-#include "mcl_memory_plan.hpp"
+#include "core/clm.hpp"
+#include "core/mcl_checkpoint.hpp"
+#include "core/mcl_memory_plan.hpp"
 #include "common/backend.hpp"
 #include "common/cli.hpp"
 #include "common/options.hpp"

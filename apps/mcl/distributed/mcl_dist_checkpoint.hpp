@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "mcl_checkpoint.hpp"
+#include "core/mcl_checkpoint.hpp"
 #include "mcl_dist.hpp"
 #include "opsparse/distributed/grid.hpp"
 

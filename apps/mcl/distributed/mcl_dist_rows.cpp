@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "mcl_detail.hpp"
+#include "core/mcl_detail.hpp"
 #include "mcl_dist_common.hpp"
-#include "mcl_iteration.hpp"
+#include "core/mcl_iteration.hpp"
 #include "opsparse/cpu/spgemm.hpp"
 #if OPSPARSE_HAS_GPU_ENGINE
 #include "opsparse/distributed/nccl.hpp"

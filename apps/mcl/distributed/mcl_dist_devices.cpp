@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "mcl_detail.hpp"
+#include "core/mcl_detail.hpp"
 #include "mcl_dist_common.hpp"
-#include "mcl_iteration.hpp"
+#include "core/mcl_iteration.hpp"
 #include "opsparse/cpu/spgemm.hpp"
 #include "opsparse/distributed/nccl.hpp"
 

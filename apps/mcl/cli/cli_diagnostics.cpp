@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "clm.hpp"
+#include "core/clm.hpp"
 #include "common/cli.hpp"
 #include "opsparse/io_mcl_native.hpp"
 #include "opsparse/output_file.hpp"

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "mcl.hpp"
+#include "core/mcl.hpp"
 #include "mcl_gpu_kernels.cuh"
 #include "opsparse/context.hpp"
 #include "opsparse/device_csr.hpp"

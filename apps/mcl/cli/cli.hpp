@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "common/options.hpp"
-#include "mcl.hpp"
-#include "mcl_compat.hpp"
-#include "mcl_graph_tf.hpp"
+#include "core/mcl.hpp"
+#include "core/mcl_compat.hpp"
+#include "core/mcl_graph_tf.hpp"
 #include "opsparse/io.hpp"
 #include "opsparse/io_mcl_native.hpp"
 #include "opsparse/output_file.hpp"

@@ -10,7 +10,7 @@
 
 #include "cli.hpp"
 #include "common/cli.hpp"
-#include "mcl_memory_plan.hpp"
+#include "core/mcl_memory_plan.hpp"
 #include "common/options.hpp"
 #include "opsparse/io.hpp"
 #include "opsparse/io_mcl_native.hpp"

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "common/cli.hpp"
-#include "mcl_compat.hpp"
-#include "mcl_detail.hpp"
-#include "mcl_graph_tf.hpp"
+#include "core/mcl_compat.hpp"
+#include "core/mcl_detail.hpp"
+#include "core/mcl_graph_tf.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/io.hpp"
 #include "opsparse/io_mcl_native.hpp"

@@ -25,7 +25,7 @@
 #include <functional>
 #include <string>
 
-#include "mcl.hpp"
+#include "core/mcl.hpp"
 #include "opsparse/csr.hpp"
 #include "opsparse/distributed/grid.hpp"
 
