@@ -116,13 +116,14 @@ void write_parts(const dist::grid& g, const dist_checkpoints& c, int iteration, 
       for (index_t s : split) os << ' ' << s;
       os << '\n';
       out.commit();
-      // The list names the new parts: the older ones go (those of runs on other rank counts too).
+      // The list names the new parts: every other part goes (older ones, and those of runs on
+      // other rank counts).
       std::error_code ec;
       for (const auto& e : std::filesystem::directory_iterator(c.dir, ec)) {
         const std::string name = e.path().filename().string();
-        if (is_part(name) &&
-            name.rfind("mcl-checkpoint.it" + std::to_string(iteration) + ".part", 0) != 0)
-          std::filesystem::remove(e.path(), ec);
+        bool listed = false;
+        for (int r = 0; r < parts && !listed; ++r) listed = name == part_name(iteration, r, parts);
+        if (is_part(name) && !listed) std::filesystem::remove(e.path(), ec);
       }
     } catch (...) {
       error = std::current_exception();

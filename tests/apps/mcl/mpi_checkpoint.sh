@@ -45,6 +45,12 @@ for n in "$np" 1 $((np + 1)); do
     fail "no note of the resumption on $n ranks"
   cmp -s "resumed$n.out" whole.out || fail "resumed on $n ranks: not the uninterrupted run's file"
 done
+# Checkpoints of another rank count in the same folder replace every part of the earlier ones.
+run_mpi $((np + 1)) -o again.out --checkpoint ck --checkpoint-interval 0 2> again.err ||
+  { fail "checkpointing again on $((np + 1)) ranks failed"; cat again.err; }
+cmp -s again.out whole.out || fail "$((np + 1)) ranks: not the file of $np ranks"
+parts=$(find ck -name 'mcl-checkpoint.it*.part*.bin' | wc -l)
+[ "$parts" = $((np + 1)) ] || fail "$parts part files after a run on $((np + 1)) ranks"
 echo "ok: checkpoints of $np ranks resumed on $np, 1 and $((np + 1)) ranks"
 
 # Stopped by SIGUSR1 (mpiexec passes it on to every rank), then resumed.
