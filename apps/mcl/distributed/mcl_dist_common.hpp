@@ -69,6 +69,17 @@ inline long long message_elements() {
   return x > 0 && x <= (1ll << 28) ? x : 1ll << 28;
 }
 
+/// count elements at data summed over the ranks, in place, in messages of at most
+/// message_elements(). Collective.
+template <class V>
+void sum_over_ranks(V* data, long long count, MPI_Comm comm) {
+  const long long chunk = message_elements();
+  for (long long at = 0; at < count; at += chunk)
+    OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, data + at,
+                                   static_cast<int>(std::min(chunk, count - at)), mpi_type<V>(),
+                                   MPI_SUM, comm));
+}
+
 /// count elements at data broadcast from `root` in messages of at most message_elements().
 template <class V>
 void broadcast(V* data, long long count, int root, MPI_Comm comm) {

@@ -290,12 +290,7 @@ class spread_rows {
     local_step(g_, "opsparse-mcl-mpi: the rows' products",
                [&] { before = dev_.row_products_prefix(); });
     // Each rank's count is flat outside its rows: their sum is the whole expansion's.
-    const long long chunk = message_elements();
-    for (std::size_t at = 0; at < before.size(); at += static_cast<std::size_t>(chunk))
-      OPSPARSE_MPI_TRY(MPI_Allreduce(
-          MPI_IN_PLACE, before.data() + at,
-          static_cast<int>(std::min<long long>(chunk, static_cast<long long>(before.size() - at))),
-          mpi_type<offset_t>(), MPI_SUM, g_.comm()));
+    sum_over_ranks(before.data(), static_cast<long long>(before.size()), g_.comm());
     std::vector<index_t> next = cpu::balanced_row_blocks(before, size);
     next.back() = n_;
     auto load = [&](const std::vector<index_t>& s) {

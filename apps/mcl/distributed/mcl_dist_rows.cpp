@@ -232,7 +232,9 @@ void write_share(const dist::grid& g, const dist_checkpoints& ck, int it, backen
   host_csr<T> mine;
   bool sorted = true;
   local_step(g, "opsparse-mcl-mpi: the iterate for the checkpoint", [&] {
-    mine = rows_only(x_on_device ? b.snapshot(sorted) : x, share[me], share[me + 1]);
+    // (the host path's x is the iterate itself: its share is copied, not the whole of it)
+    mine = x_on_device ? rows_only(b.snapshot(sorted), share[me], share[me + 1])
+                       : rows_only(x, share[me], share[me + 1]);
   });
   write_parts(g, ck, it, sorted, std::move(mine), share);
 }
