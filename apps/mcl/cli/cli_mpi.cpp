@@ -28,6 +28,7 @@
 #include "core/mcl_compat.hpp"
 #include "core/mcl_checkpoint.hpp"
 #include "distributed/mcl_dist.hpp"
+#include "distributed/mcl_dist_checkpoint.hpp"
 #include "opsparse/distributed/detail/comm.hpp"
 #include "opsparse/distributed/error.hpp"
 #include "opsparse/distributed/grid.hpp"
@@ -161,19 +162,29 @@ void print_iteration(const dist_iteration_info& it, bool verbose, std::ostream& 
   err << os.str() << "\n";
 }
 
+/// The start matrix as the run holds it: whole on rank 0, or by rows on every rank when every
+/// rank read its part of the input (then whole on rank 0 as well only where -analyze needs it).
+struct start_input {
+  bool in_parts = false;
+  row_blocks<double> parts;  ///< every rank's rows (in_parts)
+  host_csr<double> whole;    ///< rank 0's
+  index_t n = 0;             ///< nodes, on every rank
+  long long nnz = 0;         ///< entries, on rank 0
+};
+
 /// Rank 0's part after the iterations: interpretation, -sort, -force-connected, the output, the
 /// report.
 template <class T>
-void finish(const cli_settings& s, const input_graph& in, const host_csr<double>& start,
+void finish(const cli_settings& s, const input_graph& in, const start_input& start,
             const dist_run_result<T>& r, io::output_file& out, apps::stopwatch& clock,
             std::ostream& err) {
   clustering c = interpret(r.limit, s.p.overlap, s.p.threads);
   if (s.sort_mode != "revsize") sort_clusters(c, s.sort_mode);
-  force_connected(c, s, in, start, s.out_names.front(), err);
+  force_connected(c, s, in, start.whole, s.out_names.front(), err);
   const double interpretation = clock.lap_s();
   if (s.write_limit) write_limit(r.limit, in, s.out_names.front());
-  write_clustering(out.stream(), c, s, in, start.rows, err);
-  if (s.analyze) write_analysis(out.stream(), c, s, start, s.out_names.front());
+  write_clustering(out.stream(), c, s, in, start.n, err);
+  if (s.analyze) write_analysis(out.stream(), c, s, start.whole, s.out_names.front());
   out.commit();
   const double output = clock.lap_s();
   if (s.common.quiet) return;
@@ -207,7 +218,7 @@ void finish(const cli_settings& s, const input_graph& in, const host_csr<double>
 /// fingerprint of rank 0's start matrix and options, the stop handlers (when writing).
 /// Collective.
 dist_checkpoints checkpoints(const dist::grid& g, const cli_settings& s, const shared_settings& sh,
-                             const host_csr<double>& start, std::ostream& err) {
+                             const start_input& start, std::ostream& err) {
   dist_checkpoints ck;
   const bool root = g.rank() == 0;
   if (root) {
@@ -220,7 +231,10 @@ dist_checkpoints checkpoints(const dist::grid& g, const cli_settings& s, const s
   OPSPARSE_MPI_TRY(MPI_Bcast(&ck.seconds, 1, MPI_DOUBLE, 0, g.comm()));
   if (ck.dir.empty() && ck.resume_dir.empty()) return ck;
   unsigned long long fp = 0;
-  if (root) fp = checkpoint::fingerprint(start, s.p, s.prec, s.p.threads);
+  if (start.in_parts)
+    fp = mcl::detail::fingerprint(g, start.parts, sh.p, sh.prec, sh.p.threads);
+  else if (root)
+    fp = checkpoint::fingerprint(start.whole, s.p, s.prec, s.p.threads);
   OPSPARSE_MPI_TRY(MPI_Bcast(&fp, 1, MPI_UNSIGNED_LONG_LONG, 0, g.comm()));
   ck.fingerprint = fp;
   if (!ck.dir.empty()) ck.stop = install_stop_handlers();
@@ -232,21 +246,28 @@ dist_checkpoints checkpoints(const dist::grid& g, const cli_settings& s, const s
 /// The run on every rank in cell type T; `s`, `in` and `start` are rank 0's.
 template <class T>
 int run_as(const dist::grid& g, dist_engine engine, cli_settings& s, const shared_settings& sh,
-           const input_graph& in, const host_csr<double>& start,
+           const input_graph& in, start_input& start,
            std::vector<std::unique_ptr<io::output_file>>& out, apps::stopwatch& clock,
            std::ostream& err) {
   const bool root = g.rank() == 0;
-  host_csr<T> cells;
-  if (root) cells = convert<T>(start);  // as the CPU backend's load_cells rounds them
   auto progress = [&](const dist_iteration_info& it) {
     if (root && !sh.quiet && sh.iteration_lines) print_iteration(it, sh.verbose, err);
   };
   const dist_checkpoints ck = checkpoints(g, s, sh, start, err);
   clock.lap_s();
+  const dist_layout layout = sh.rows_layout ? dist_layout::rows : dist_layout::grid;
   dist_run_result<T> r;
   try {
-    r = run_distributed<T>(g, cells, sh.p, progress, 0, engine,
-                           sh.rows_layout ? dist_layout::rows : dist_layout::grid, ck);
+    // The cells as the CPU backend's load_cells rounds them.
+    if (start.in_parts) {
+      row_blocks<T> cells{start.n, start.parts.split, convert<T>(start.parts.rows)};
+      start.parts = {};
+      r = run_distributed<T>(g, std::move(cells), sh.p, progress, engine, layout, ck);
+    } else {
+      host_csr<T> cells;
+      if (root) cells = convert<T>(start.whole);
+      r = run_distributed<T>(g, cells, sh.p, progress, 0, engine, layout, ck);
+    }
   } catch (const run_interrupted& stop) {
     int sig = stop_signal();
     OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &sig, 1, MPI_INT, MPI_MAX, g.comm()));
@@ -314,26 +335,26 @@ bool read_in_parts(const cli_settings& s) {
 }
 
 /// The start matrix of the graph at `path` read in parts by every rank, each making the start
-/// matrix's rows it holds (start_matrix_rows), then gathered on rank 0 (empty elsewhere); rank 0
-/// gets the labels into `in`. Collective; a bad line or negative weights throw on every rank.
-host_csr<double> read_start_in_parts(const dist::grid& g, const std::string& path, params p,
-                                     input_graph& in) {
+/// matrix's rows it holds (start_matrix_rows); rank 0 gets the labels into `in`. Collective; a
+/// bad line or negative weights throw on every rank.
+row_blocks<double> read_start_in_parts(const dist::grid& g, const std::string& path, params p,
+                                       input_graph& in) {
   const cli_settings plain;  // the weights as mcl reads them (read_in_parts: no transform)
   dist::graph_rows r = dist::read_abc_rows(g.comm(), path, abc_read_options(plain));
   const int me = g.rank();
   const index_t first = r.split[me];
   if (p.discard_loops) drop_loops_as_mcl(r.rows, first);
   p.mirror = false;  // the reader has mirrored the graph
-  const host_csr<double> mine = start_matrix_rows(r.rows, first, p);
+  row_blocks<double> start{r.n, r.split, start_matrix_rows(r.rows, first, p)};
   r.rows = {};
-  int negative = has_negative_values(mine) ? 1 : 0;
+  int negative = has_negative_values(start.rows) ? 1 : 0;
   OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &negative, 1, MPI_INT, MPI_MAX, g.comm()));
   if (negative)
     throw std::invalid_argument(
         "the graph has negative weights, which the distributed "
         "iterations do not cluster as mcl does (use opsparse-mcl)");
   if (me == 0) in.g.labels = std::move(r.labels);
-  return dist::detail::gather_row_blocks(mine, r.split, r.n, 0, g.comm());
+  return start;
 }
 
 /// The run after the command line: the input read by every rank in parts (read_in_parts) or by
@@ -343,27 +364,36 @@ int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
   const bool root = g.rank() == 0;
   std::vector<std::unique_ptr<io::output_file>> out;
   input_graph in;
-  host_csr<double> start;
+  start_input start;
   apps::stopwatch clock;
   std::exception_ptr error;
-  int parts = 0;
+  int parts[2] = {};  // read in parts; -analyze (which needs the whole graph on rank 0)
   std::string path;
   if (root) {
     try {
       // The output's temporary file first (an unwritable folder fails now, not after the run).
       out.push_back(std::make_unique<io::output_file>(s.out_names.front()));
-      parts = read_in_parts(s) ? 1 : 0;
+      parts[0] = read_in_parts(s) ? 1 : 0;
+      parts[1] = s.analyze ? 1 : 0;
       path = s.path;
     } catch (...) {
       error = std::current_exception();
     }
   }
   dist::detail::agree_on_failure(error, "opening the output", g.comm());
-  OPSPARSE_MPI_TRY(MPI_Bcast(&parts, 1, MPI_INT, 0, g.comm()));
-  if (parts) {
+  OPSPARSE_MPI_TRY(MPI_Bcast(parts, 2, MPI_INT, 0, g.comm()));
+  if (parts[0]) {
     dist::detail::bcast_string(path, 0, g.comm());
     try {
-      start = read_start_in_parts(g, path, sh.p, in);
+      start.in_parts = true;
+      start.parts = read_start_in_parts(g, path, sh.p, in);
+      start.n = start.parts.n;
+      start.nnz = static_cast<long long>(start.parts.rows.nnz());
+      OPSPARSE_MPI_TRY(
+          MPI_Allreduce(MPI_IN_PLACE, &start.nnz, 1, MPI_LONG_LONG, MPI_SUM, g.comm()));
+      if (parts[1])
+        start.whole = dist::detail::gather_row_blocks(start.parts.rows, start.parts.split, start.n,
+                                                      0, g.comm());
     } catch (...) {
       error = std::current_exception();
     }
@@ -371,8 +401,10 @@ int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
     try {
       in = read_input(s);
       s.p.mirror = false;  // the reader has mirrored the graph (read_input)
-      start = start_matrix(in.g.adj, s.p);
-      if (has_negative_values(start))
+      start.whole = start_matrix(in.g.adj, s.p);
+      start.n = start.whole.rows;
+      start.nnz = static_cast<long long>(start.whole.nnz());
+      if (has_negative_values(start.whole))
         throw std::invalid_argument(
             "the graph has negative weights, which the distributed "
             "iterations do not cluster as mcl does (use opsparse-mcl)");
@@ -393,8 +425,8 @@ int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
                              (why_cpu.empty() ? "" : "; " + why_cpu),
                          err);
   if (root && !sh.quiet && sh.verbose)
-    err << "[" << prog << "] " << s.input << ": " << start.rows << " nodes, " << start.nnz()
-        << " entries with loops, read " << (parts ? "in parts by every rank" : "by rank 0")
+    err << "[" << prog << "] " << s.input << ": " << start.n << " nodes, " << start.nnz
+        << " entries with loops, read " << (parts[0] ? "in parts by every rank" : "by rank 0")
         << " and prepared in " << std::fixed << std::setprecision(3) << clock.lap_s() << "s; "
         << g.size() << " ranks on a " << g.rows() << "x" << g.cols() << " grid, "
         << (sh.p.threads > 0 ? std::to_string(sh.p.threads) : "default") << " threads each; "

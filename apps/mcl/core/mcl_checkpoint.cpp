@@ -31,31 +31,41 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t w) {
   return h ^ (h >> 31);
 }
 
-/// The bytes of an array hashed in chunks on `threads` threads, the chunks' hashes combined in
-/// order: the same value whatever the thread count.
-std::uint64_t hash_bytes(const void* data, std::size_t bytes, int threads) {
+}  // namespace
+
+std::uint64_t hash_chunk(const void* data, std::size_t bytes) {
   const auto* p = static_cast<const unsigned char*>(data);
-  constexpr std::size_t chunk = std::size_t(1) << 22;
+  std::uint64_t x = 0x243f6a8885a308d3ull;
+  std::size_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    x = mix(x, w);
+  }
+  std::uint64_t tail = 0;
+  std::memcpy(&tail, p + i, bytes - i);
+  return mix(x, tail ^ (bytes - i));
+}
+
+std::uint64_t combine_chunks(std::size_t bytes, const std::vector<std::uint64_t>& chunk_hashes) {
+  std::uint64_t all = mix(0, bytes);
+  for (std::uint64_t x : chunk_hashes) all = mix(all, x);
+  return all;
+}
+
+std::uint64_t hash_bytes(const void* data, std::size_t bytes, int threads, std::size_t chunk) {
+  const auto* p = static_cast<const unsigned char*>(data);
   const std::size_t chunks = (bytes + chunk - 1) / chunk;
   std::vector<std::uint64_t> h(chunks);
 #pragma omp parallel for schedule(static) num_threads(threads) if (chunks > 1)
   for (long long c = 0; c < static_cast<long long>(chunks); ++c) {
     const std::size_t b = static_cast<std::size_t>(c) * chunk, e = std::min(bytes, b + chunk);
-    std::uint64_t x = 0x243f6a8885a308d3ull;
-    std::size_t i = b;
-    for (; i + 8 <= e; i += 8) {
-      std::uint64_t w;
-      std::memcpy(&w, p + i, 8);
-      x = mix(x, w);
-    }
-    std::uint64_t tail = 0;
-    std::memcpy(&tail, p + i, e - i);
-    h[static_cast<std::size_t>(c)] = mix(x, tail ^ (e - i));
+    h[static_cast<std::size_t>(c)] = hash_chunk(p + b, e - b);
   }
-  std::uint64_t all = mix(0, bytes);
-  for (std::uint64_t x : h) all = mix(all, x);
-  return all;
+  return combine_chunks(bytes, h);
 }
+
+namespace {
 
 template <class V>
 std::uint64_t hash_vector(const std::vector<V>& v, int threads) {
@@ -117,20 +127,27 @@ std::string file_in(const std::string& dir, const std::string& name) {
   return (std::filesystem::path(dir) / name).string();
 }
 
-std::uint64_t fingerprint(const host_csr<double>& start, const params& p, precision prec,
-                          int threads) {
-  if (threads <= 0) threads = omp_get_max_threads();
-  std::uint64_t h = mix(0, static_cast<std::uint64_t>(start.rows));
-  h = mix(h, static_cast<std::uint64_t>(start.cols));
-  h = mix(h, hash_vector(start.rpt, threads));
-  h = mix(h, hash_vector(start.col, threads));
-  h = mix(h, hash_vector(start.val, threads));
+std::uint64_t fingerprint_of(long long rows, long long cols, std::uint64_t rpt_hash,
+                             std::uint64_t col_hash, std::uint64_t val_hash, const params& p,
+                             precision prec) {
+  std::uint64_t h = mix(0, static_cast<std::uint64_t>(rows));
+  h = mix(h, static_cast<std::uint64_t>(cols));
+  h = mix(h, rpt_hash);
+  h = mix(h, col_hash);
+  h = mix(h, val_hash);
   for (double x :
        {p.inflation, static_cast<double>(p.prune), static_cast<double>(p.select),
         static_cast<double>(p.recover), static_cast<double>(p.pct), static_cast<double>(p.max_iter),
         p.chaos_limit, static_cast<double>(p.initial_loop), p.initial_inflation})
     h = mix(h, as_bits(x));
   return mix(h, prec == precision::float32 ? 4 : 8);
+}
+
+std::uint64_t fingerprint(const host_csr<double>& start, const params& p, precision prec,
+                          int threads) {
+  if (threads <= 0) threads = omp_get_max_threads();
+  return fingerprint_of(start.rows, start.cols, hash_vector(start.rpt, threads),
+                        hash_vector(start.col, threads), hash_vector(start.val, threads), p, prec);
 }
 
 template <class T>

@@ -10,8 +10,10 @@
 // (i64: 0 or 1), rows (i64), nnz (i64), row pointers (rows + 1 i64), columns (nnz i32), values
 // (nnz cells), then the magic again.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mcl.hpp"
 #include "opsparse/csr.hpp"
@@ -32,6 +34,21 @@ std::string file_in(const std::string& dir, const std::string& name = "mcl-check
 /// the options that shape them (-I, -P, -S, -R, -pct, the iteration limit, the cell type).
 std::uint64_t fingerprint(const host_csr<double>& start, const params& p, precision prec,
                           int threads = 0);
+
+/// fingerprint() from the start matrix's shape and its arrays' hash_bytes (row pointers,
+/// columns, values): for a program that holds the matrix in pieces.
+std::uint64_t fingerprint_of(long long rows, long long cols, std::uint64_t rpt_hash,
+                             std::uint64_t col_hash, std::uint64_t val_hash, const params& p,
+                             precision prec);
+
+/// The hash fingerprint() takes of an array's bytes: chunks of `chunk` bytes (the last one
+/// shorter) hashed each (hash_chunk), on `threads` threads, the chunks' hashes then combined in
+/// order (combine_chunks). An array held in pieces hashes to the same value from its chunks'.
+constexpr std::size_t hash_chunk_bytes = std::size_t(1) << 22;
+std::uint64_t hash_bytes(const void* data, std::size_t bytes, int threads,
+                         std::size_t chunk = hash_chunk_bytes);
+std::uint64_t hash_chunk(const void* data, std::size_t bytes);
+std::uint64_t combine_chunks(std::size_t bytes, const std::vector<std::uint64_t>& chunk_hashes);
 
 /// Writes `s` to file_in(dir, name) (the folder made when missing) under `fp`, replacing an
 /// older checkpoint only once the new one is complete. Throws std::runtime_error naming the file

@@ -387,7 +387,9 @@ dist_run_result<T> run_distributed(const dist::grid& g, const host_csr<T>& start
                                    const dist_checkpoints& ck) {
   validate(p);
   check_start(g, start, root);
-  if (layout == dist_layout::rows) return detail::run_rows(g, start, p, progress, root, which, ck);
+  if (layout == dist_layout::rows)
+    return detail::run_rows(g, detail::scatter_by_products(g, start, root), p, progress, root,
+                            which, ck);
   if (!ck.dir.empty() || !ck.resume_dir.empty())
     throw std::invalid_argument("checkpoints are written and resumed in the rows layout only");
   const auto t0 = clock::now();
@@ -474,6 +476,30 @@ template dist_run_result<float> run_distributed<float>(
 template dist_run_result<double> run_distributed<double>(
     const dist::grid&, const host_csr<double>&, const params&,
     const std::function<void(const dist_iteration_info&)>&, int, dist_engine, dist_layout,
+    const dist_checkpoints&);
+
+template <class T>
+dist_run_result<T> run_distributed(const dist::grid& g, row_blocks<T> start, const params& p,
+                                   const std::function<void(const dist_iteration_info&)>& progress,
+                                   dist_engine which, dist_layout layout,
+                                   const dist_checkpoints& ck) {
+  validate(p);
+  check_start(g, start);
+  if (layout == dist_layout::rows)
+    return detail::run_rows(g, std::move(start), p, progress, 0, which, ck);
+  const host_csr<T> whole =
+      dist::detail::gather_row_blocks(start.rows, start.split, start.n, 0, g.comm());
+  start = {};
+  return run_distributed(g, whole, p, progress, 0, which, layout, ck);
+}
+
+template dist_run_result<float> run_distributed<float>(
+    const dist::grid&, row_blocks<float>, const params&,
+    const std::function<void(const dist_iteration_info&)>&, dist_engine, dist_layout,
+    const dist_checkpoints&);
+template dist_run_result<double> run_distributed<double>(
+    const dist::grid&, row_blocks<double>, const params&,
+    const std::function<void(const dist_iteration_info&)>&, dist_engine, dist_layout,
     const dist_checkpoints&);
 
 }  // namespace opsparse::mcl

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/mcl.hpp"
 #include "opsparse/csr.hpp"
@@ -101,6 +102,15 @@ struct dist_checkpoints {
   std::function<void(const std::string&)> note;  ///< rank 0's notes on what was written or read
 };
 
+/// A square matrix held by rows: rank r holds rows split[r] to split[r + 1] in `rows` (those rows
+/// only, n columns); n and split are the same on every rank.
+template <class T>
+struct row_blocks {
+  index_t n = 0;
+  std::vector<index_t> split;
+  host_csr<T> rows;
+};
+
 /// Runs MCL on the grid from `start` (rows sum to 1, held by rank `root`; ignored elsewhere)
 /// until the chaos is below p.chaos_limit or p.max_iter iterations, as run() does. Collective.
 /// A start matrix with negative values (negative weights) is std::invalid_argument on every rank:
@@ -113,6 +123,18 @@ template <class T>
 dist_run_result<T> run_distributed(
     const dist::grid& g, const host_csr<T>& start, const params& p,
     const std::function<void(const dist_iteration_info&)>& progress = {}, int root = 0,
+    dist_engine engine = dist_engine::cpu, dist_layout layout = dist_layout::grid,
+    const dist_checkpoints& ck = {});
+
+/// run_distributed from a start matrix held by rows (as every rank reads its part of the input,
+/// dist::read_abc_rows). The rows layout starts from the rows where they lie: with the iterate
+/// spread over the GPUs no rank ever holds the whole start matrix (the first expansion's
+/// products then split the rows anew where that pays); the grid layout gathers them on rank 0
+/// first. Collective; the same checks and results as the overload above.
+template <class T>
+dist_run_result<T> run_distributed(
+    const dist::grid& g, row_blocks<T> start, const params& p,
+    const std::function<void(const dist_iteration_info&)>& progress = {},
     dist_engine engine = dist_engine::cpu, dist_layout layout = dist_layout::grid,
     const dist_checkpoints& ck = {});
 

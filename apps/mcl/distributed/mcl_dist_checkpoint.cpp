@@ -2,8 +2,10 @@
 #include "mcl_dist_checkpoint.hpp"
 
 #include <mpi.h>
+#include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -191,6 +193,83 @@ checkpoint::state<T> read_rows(const dist::grid& g, const dist_checkpoints& c, i
     c.note("resumed from " + checkpoint::file_in(c.resume_dir, list_name) + " after iteration " +
            std::to_string(out.iteration));
   return out;
+}
+
+std::uint64_t hash_pieces(const dist::grid& g, const void* data, std::size_t bytes, int threads,
+                          std::size_t chunk) {
+  using ull = unsigned long long;
+  const int size = g.size(), me = g.rank();
+  std::vector<ull> at(static_cast<std::size_t>(size) + 1, 0);
+  ull mine = bytes;
+  OPSPARSE_MPI_TRY(MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, at.data() + 1, 1,
+                                 MPI_UNSIGNED_LONG_LONG, g.comm()));
+  for (int r = 0; r < size; ++r) at[r + 1] += at[r];
+  const ull total = at[size];
+  // Chunk k starts on the rank holding byte k·chunk, which hashes it: the bytes of a rank before
+  // its first chunk's start (its head) belong to a chunk that starts on an earlier rank.
+  auto holder = [&](ull x) {
+    return static_cast<int>(std::upper_bound(at.begin(), at.end(), x) - at.begin()) - 1;
+  };
+  auto head = [&](int r) -> ull {
+    if (at[r] == at[r + 1] || at[r] % chunk == 0) return 0;
+    return std::min(at[r + 1], (at[r] / chunk + 1) * chunk) - at[r];
+  };
+  const ull c0 = (at[me] + chunk - 1) / chunk, c1 = (at[me + 1] + chunk - 1) / chunk;
+  const auto* p = static_cast<const unsigned char*>(data);
+  MPI_Request sent = MPI_REQUEST_NULL;
+  if (head(me) > 0)
+    OPSPARSE_MPI_TRY(MPI_Isend(p, static_cast<int>(head(me)), MPI_BYTE,
+                               holder(at[me] / chunk * chunk), 7, g.comm(), &sent));
+  // The last chunk that starts here may end on later ranks: their heads complete it.
+  std::vector<unsigned char> last;
+  if (c1 > c0 && std::min(total, c1 * chunk) > at[me + 1]) {
+    last.assign(p + ((c1 - 1) * chunk - at[me]), p + bytes);
+    for (int q = me + 1; q < size; ++q) {
+      const ull h = head(q);
+      if (h == 0 || holder(at[q] / chunk * chunk) != me) continue;
+      const std::size_t was = last.size();
+      last.resize(was + h);
+      OPSPARSE_MPI_TRY(MPI_Recv(last.data() + was, static_cast<int>(h), MPI_BYTE, q, 7, g.comm(),
+                                MPI_STATUS_IGNORE));
+    }
+  }
+  std::vector<std::uint64_t> own(static_cast<std::size_t>(c1 - c0));
+#pragma omp parallel for schedule(static) num_threads(threads) if (own.size() > 1)
+  for (long long k = 0; k < static_cast<long long>(own.size()); ++k) {
+    const ull b = (c0 + static_cast<ull>(k)) * chunk;
+    if (!last.empty() && static_cast<std::size_t>(k) + 1 == own.size())
+      own[static_cast<std::size_t>(k)] = checkpoint::hash_chunk(last.data(), last.size());
+    else
+      own[static_cast<std::size_t>(k)] =
+          checkpoint::hash_chunk(p + (b - at[me]), std::min(at[me + 1], b + chunk) - b);
+  }
+  OPSPARSE_MPI_TRY(MPI_Wait(&sent, MPI_STATUS_IGNORE));
+  std::vector<int> counts(static_cast<std::size_t>(size)), offsets(counts.size() + 1, 0);
+  for (int r = 0; r < size; ++r) {
+    counts[r] = static_cast<int>((at[r + 1] + chunk - 1) / chunk - (at[r] + chunk - 1) / chunk);
+    offsets[r + 1] = offsets[r] + counts[r];
+  }
+  std::vector<std::uint64_t> all(static_cast<std::size_t>(offsets[size]));
+  OPSPARSE_MPI_TRY(MPI_Allgatherv(own.data(), static_cast<int>(own.size()), MPI_UINT64_T,
+                                  all.data(), counts.data(), offsets.data(), MPI_UINT64_T,
+                                  g.comm()));
+  return checkpoint::combine_chunks(static_cast<std::size_t>(total), all);
+}
+
+std::uint64_t fingerprint(const dist::grid& g, const row_blocks<double>& start, const params& p,
+                          precision prec, int threads) {
+  if (threads <= 0) threads = omp_get_max_threads();
+  const host_csr<double>& m = start.rows;
+  long long before = static_cast<long long>(m.nnz());
+  OPSPARSE_MPI_TRY(MPI_Exscan(MPI_IN_PLACE, &before, 1, MPI_LONG_LONG, MPI_SUM, g.comm()));
+  if (g.rank() == 0) before = 0;  // (MPI_Exscan leaves rank 0's undefined)
+  // The whole matrix's row pointers: rank 0's leading 0, then every rank's row ends.
+  std::vector<offset_t> ends(m.rpt.begin() + (g.rank() == 0 ? 0 : 1), m.rpt.end());
+  for (offset_t& e : ends) e += static_cast<offset_t>(before);
+  const std::uint64_t rpt = hash_pieces(g, ends.data(), ends.size() * sizeof(offset_t), threads);
+  const std::uint64_t col = hash_pieces(g, m.col.data(), m.col.size() * sizeof(index_t), threads);
+  const std::uint64_t val = hash_pieces(g, m.val.data(), m.val.size() * sizeof(double), threads);
+  return checkpoint::fingerprint_of(start.n, start.n, rpt, col, val, p, prec);
 }
 
 bool any_rank_stopping(const dist::grid& g, const dist_checkpoints& c) {

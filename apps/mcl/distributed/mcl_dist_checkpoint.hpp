@@ -8,6 +8,8 @@
 // DIR/mcl-checkpoint.parts, text: "opsparse-mcl-mpi checkpoint 1", then the lines
 // "fingerprint F", "iteration K", "cells 4|8", "sorted 0|1" and "split s0 s1 ... sP" (part r
 // holds rows s_r to s_r+1).
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,16 @@ void write_parts(const dist::grid& g, const dist_checkpoints& c, int iteration, 
 template <class T>
 checkpoint::state<T> read_rows(const dist::grid& g, const dist_checkpoints& c, index_t n,
                                index_t first, index_t last);
+
+/// checkpoint::hash_bytes(all, bytes of all, threads, chunk) of `all`, the concatenation of every
+/// rank's `bytes` at `data` in rank order, on every rank, without gathering them: each chunk is
+/// hashed where it starts, its bytes on later ranks sent there. Collective.
+std::uint64_t hash_pieces(const dist::grid& g, const void* data, std::size_t bytes, int threads,
+                          std::size_t chunk = checkpoint::hash_chunk_bytes);
+
+/// checkpoint::fingerprint of the start matrix held by rows, on every rank. Collective.
+std::uint64_t fingerprint(const dist::grid& g, const row_blocks<double>& start, const params& p,
+                          precision prec, int threads);
 
 /// Whether a rank was asked to stop (c.stop): the same answer on every rank. Collective.
 bool any_rank_stopping(const dist::grid& g, const dist_checkpoints& c);

@@ -156,6 +156,29 @@ void check_start(const dist::grid& g, const host_csr<T>& start, int root) {
   });
 }
 
+/// The start matrix by rows checked on every rank (its rows, the split agreed), the verdict on
+/// every rank.
+template <class T>
+void check_start(const dist::grid& g, const row_blocks<T>& start) {
+  long long shape[2] = {start.n, -static_cast<long long>(start.n)};
+  OPSPARSE_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, shape, 2, MPI_LONG_LONG, MPI_MAX, g.comm()));
+  local_step(g, "opsparse-mcl-mpi: the start matrix's rows", [&] {
+    const auto& s = start.split;
+    OPSPARSE_EXPECTS(shape[0] == -shape[1], "the ranks' start matrices differ in size");
+    OPSPARSE_EXPECTS(s.size() == static_cast<std::size_t>(g.size()) + 1 && s.front() == 0 &&
+                         s.back() == start.n && std::is_sorted(s.begin(), s.end()),
+                     "the start matrix's split is not one of the ranks' consecutive rows");
+    const int me = g.rank();
+    OPSPARSE_EXPECTS(start.rows.rows == s[me + 1] - s[me] && start.rows.cols == start.n,
+                     "a rank's rows of the start matrix do not match the split");
+    opsparse::validate(start.rows);
+    OPSPARSE_EXPECTS(
+        std::all_of(start.rows.val.begin(), start.rows.val.end(), [](T v) { return v >= T(0); }),
+        "the graph has negative weights, which only opsparse-mcl's CPU backend "
+        "clusters as mcl does");
+  });
+}
+
 #if OPSPARSE_HAS_GPU_ENGINE
 /// Whether the rows layout on GPUs with NCCL spreads the iterate over them: yes, unless
 /// OPSPARSE_MCL_WHOLE_ITERATE=1 keeps it whole on every GPU (for comparisons).
@@ -164,19 +187,28 @@ inline bool spread_iterate() {
   return !(whole && std::string(whole) == "1");
 }
 
-/// dist_layout::rows with the iterate spread over the ranks' GPUs, rows of `start` (n×n, on
-/// root) cut by equal products (mcl_dist_devices.cpp); times from t0. Collective.
+/// dist_layout::rows with the iterate spread over the ranks' GPUs from the ranks' rows of the
+/// start matrix as they lie (mcl_dist_devices.cpp); times from t0. Collective.
 template <class T>
 dist_run_result<T> run_spread(const dist::grid& g, dist::nccl_comm& nccl, backend<T>& b,
-                              const host_csr<T>& start, const params& p,
+                              row_blocks<T> start, const params& p,
                               const std::function<void(const dist_iteration_info&)>& progress,
-                              int root, index_t n, clock::time_point t0,
-                              const dist_checkpoints& ck);
+                              int root, clock::time_point t0, const dist_checkpoints& ck);
 #endif
 
-/// dist_layout::rows (mcl_dist_rows.cpp).
+/// Root's square matrix `m` by rows: the rows split by equal products of m·m (decided on root)
+/// and sent to their ranks (mcl_dist_rows.cpp). Collective.
 template <class T>
-dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const params& p,
+row_blocks<T> scatter_by_products(const dist::grid& g, const host_csr<T>& m, int root);
+
+/// A rank's rows of `m` as an n x n matrix whose other rows are empty (a backend's load), the
+/// rows' arrays moved out of m.
+template <class T>
+host_csr<T> square_of(row_blocks<T>&& m, int rank);
+
+/// dist_layout::rows (mcl_dist_rows.cpp) from the start matrix's rows where they lie.
+template <class T>
+dist_run_result<T> run_rows(const dist::grid& g, row_blocks<T> start, const params& p,
                             const std::function<void(const dist_iteration_info&)>& progress,
                             int root, dist_engine which, const dist_checkpoints& ck);
 

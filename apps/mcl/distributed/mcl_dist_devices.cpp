@@ -13,8 +13,8 @@
 //   3. chaos, inflation, and the iteration's measures reduced over the ranks.
 // Where the counted products leave one rank's rows far heavier than an even split would, the
 // rows are split anew before the expansion and moved GPU to GPU (resplit()).
-// The start matrix is cut by rows on `root` and sent to the ranks through MPI; the limit is
-// gathered on `root` at the end.
+// Each rank starts from its rows of the start matrix as they lie (as read, or cut on `root` by
+// equal products); the limit is gathered on `root` at the end.
 #include <mpi.h>
 
 #include <algorithm>
@@ -41,65 +41,6 @@ int column_stages(int ranks) {
   return x > 0 ? x : ranks;
 }
 
-template <class V>
-void send_chunks(const V* data, long long count, int to, MPI_Comm comm) {
-  const long long chunk = message_elements();
-  for (long long at = 0; at < count; at += chunk)
-    OPSPARSE_MPI_TRY(MPI_Send(data + at, static_cast<int>(std::min(chunk, count - at)),
-                              mpi_type<V>(), to, 0, comm));
-}
-template <class V>
-void receive_chunks(V* data, long long count, int from, MPI_Comm comm) {
-  const long long chunk = message_elements();
-  for (long long at = 0; at < count; at += chunk)
-    OPSPARSE_MPI_TRY(MPI_Recv(data + at, static_cast<int>(std::min(chunk, count - at)),
-                              mpi_type<V>(), from, 0, comm, MPI_STATUS_IGNORE));
-}
-
-/// Rows split[me] to split[me + 1] of root's n×n matrix `m` on every rank, as an n×n matrix whose
-/// other rows are empty. Collective.
-template <class T>
-host_csr<T> scatter_rows(const dist::grid& g, const host_csr<T>& m,
-                         const std::vector<index_t>& split, int root, index_t n) {
-  const int me = g.rank();
-  const index_t first = split[me], last = split[me + 1];
-  std::vector<offset_t> lengths(static_cast<std::size_t>(last - first));
-  std::vector<index_t> col;
-  std::vector<T> val;
-  if (me == root) {
-    for (int r = 0; r < g.size(); ++r) {
-      const offset_t e0 = m.rpt[split[r]], e1 = m.rpt[split[r + 1]];
-      std::vector<offset_t> len(static_cast<std::size_t>(split[r + 1] - split[r]));
-      for (index_t i = split[r]; i < split[r + 1]; ++i) len[i - split[r]] = m.rpt[i + 1] - m.rpt[i];
-      if (r == me) {
-        lengths = std::move(len);
-        col.assign(m.col.begin() + e0, m.col.begin() + e1);
-        val.assign(m.val.begin() + e0, m.val.begin() + e1);
-        continue;
-      }
-      long long entries = e1 - e0;
-      OPSPARSE_MPI_TRY(MPI_Send(&entries, 1, MPI_LONG_LONG, r, 0, g.comm()));
-      send_chunks(len.data(), static_cast<long long>(len.size()), r, g.comm());
-      send_chunks(m.col.data() + e0, entries, r, g.comm());
-      send_chunks(m.val.data() + e0, entries, r, g.comm());
-    }
-  } else {
-    long long entries = 0;
-    OPSPARSE_MPI_TRY(MPI_Recv(&entries, 1, MPI_LONG_LONG, root, 0, g.comm(), MPI_STATUS_IGNORE));
-    col.resize(static_cast<std::size_t>(entries));
-    val.resize(static_cast<std::size_t>(entries));
-    receive_chunks(lengths.data(), static_cast<long long>(lengths.size()), root, g.comm());
-    receive_chunks(col.data(), entries, root, g.comm());
-    receive_chunks(val.data(), entries, root, g.comm());
-  }
-  host_csr<T> x(n, n);
-  for (index_t i = 0; i < n; ++i)
-    x.rpt[i + 1] = x.rpt[i] + (i >= first && i < last ? lengths[i - first] : 0);
-  x.col = std::move(col);
-  x.val = std::move(val);
-  return x;
-}
-
 /// When the rows are split anew by an expansion's products: OPSPARSE_MCL_RESPLIT=0 never, 1
 /// whenever the split changes (tests), else when the slowest rank gains enough.
 int resplit_mode() {
@@ -112,25 +53,6 @@ int resplit_mode() {
 /// The products the heaviest rank must shed for a new split to pay: its copies over NVLink take
 /// about what ~10^9 products of a dense expansion take on an H100/H200 (~20 ms).
 constexpr long long resplit_min_gain = 1'000'000'000;
-
-/// The rows' split: equal products of the start matrix's expansion, decided on root.
-template <class T>
-std::vector<index_t> product_split(const dist::grid& g, const host_csr<T>& start, int root,
-                                   index_t n) {
-  std::vector<long long> split(static_cast<std::size_t>(g.size()) + 1, 0);
-  if (g.rank() == root) {
-    const std::vector<offset_t> per_row = cpu::row_products(start, start);
-    std::vector<offset_t> before(per_row.size() + 1, 0);
-    for (std::size_t i = 0; i < per_row.size(); ++i) before[i + 1] = before[i] + per_row[i];
-    const std::vector<index_t> s = cpu::balanced_row_blocks(before, g.size());
-    std::copy(s.begin(), s.end(), split.begin());
-  }
-  OPSPARSE_MPI_TRY(
-      MPI_Bcast(split.data(), static_cast<int>(split.size()), MPI_LONG_LONG, root, g.comm()));
-  std::vector<index_t> out(split.begin(), split.end());
-  out.back() = n;
-  return out;
-}
 
 /// One rank's view of the spread iterate: its rows, its device, NCCL.
 template <class T>
@@ -381,24 +303,25 @@ class spread_rows {
 
 template <class T>
 dist_run_result<T> run_spread(const dist::grid& g, dist::nccl_comm& nccl, backend<T>& b,
-                              const host_csr<T>& start, const params& p,
+                              row_blocks<T> start, const params& p,
                               const std::function<void(const dist_iteration_info&)>& progress,
-                              int root, index_t n, clock::time_point t0,
-                              const dist_checkpoints& ck) {
+                              int root, clock::time_point t0, const dist_checkpoints& ck) {
   dist_run_result<T> r;
   r.row_exchange = "NCCL";
   r.spread = true;
   r.column_stages = column_stages(g.size());
-  const std::vector<index_t> split = product_split(g, start, root, n);
+  const index_t n = start.n;
+  const std::vector<index_t> split = start.split;
   int first = 1;
   if (!ck.resume_dir.empty()) {  // the rank's rows of the checkpoint (any split will do)
+    start = {};
     const checkpoint::state<T> st = read_rows<T>(g, ck, n, split[g.rank()], split[g.rank() + 1]);
     first = st.iteration + 1;
     local_step(g, "opsparse-mcl-mpi: the rank's rows on the GPU",
                [&] { b.restore(st.iterate, st.rows_sorted); });
   } else {
-    host_csr<T> mine = scatter_rows(g, start, split, root, n);
-    local_step(g, "opsparse-mcl-mpi: the rank's rows on the GPU", [&] { b.load(mine); });
+    local_step(g, "opsparse-mcl-mpi: the rank's rows on the GPU",
+               [&] { b.load(square_of(std::move(start), g.rank())); });
   }
   spread_rows<T> rows(g, nccl, b, split, n);
   r.start_seconds = since(t0);
@@ -444,12 +367,12 @@ dist_run_result<T> run_spread(const dist::grid& g, dist::nccl_comm& nccl, backen
 }
 
 template dist_run_result<float> run_spread<float>(
-    const dist::grid&, dist::nccl_comm&, backend<float>&, const host_csr<float>&, const params&,
-    const std::function<void(const dist_iteration_info&)>&, int, index_t, clock::time_point,
+    const dist::grid&, dist::nccl_comm&, backend<float>&, row_blocks<float>, const params&,
+    const std::function<void(const dist_iteration_info&)>&, int, clock::time_point,
     const dist_checkpoints&);
 template dist_run_result<double> run_spread<double>(
-    const dist::grid&, dist::nccl_comm&, backend<double>&, const host_csr<double>&, const params&,
-    const std::function<void(const dist_iteration_info&)>&, int, index_t, clock::time_point,
+    const dist::grid&, dist::nccl_comm&, backend<double>&, row_blocks<double>, const params&,
+    const std::function<void(const dist_iteration_info&)>&, int, clock::time_point,
     const dist_checkpoints&);
 
 }  // namespace opsparse::mcl::detail

@@ -23,6 +23,99 @@ namespace opsparse::mcl {
 namespace detail {
 namespace {
 
+template <class V>
+void send_chunks(const V* data, long long count, int to, MPI_Comm comm) {
+  const long long chunk = message_elements();
+  for (long long at = 0; at < count; at += chunk)
+    OPSPARSE_MPI_TRY(MPI_Send(data + at, static_cast<int>(std::min(chunk, count - at)),
+                              mpi_type<V>(), to, 0, comm));
+}
+template <class V>
+void receive_chunks(V* data, long long count, int from, MPI_Comm comm) {
+  const long long chunk = message_elements();
+  for (long long at = 0; at < count; at += chunk)
+    OPSPARSE_MPI_TRY(MPI_Recv(data + at, static_cast<int>(std::min(chunk, count - at)),
+                              mpi_type<V>(), from, 0, comm, MPI_STATUS_IGNORE));
+}
+
+/// The rows' split of root's square matrix `m` (n rows): equal products of its square, decided on
+/// root. Collective.
+template <class T>
+std::vector<index_t> product_split(const dist::grid& g, const host_csr<T>& m, int root, index_t n) {
+  std::vector<long long> split(static_cast<std::size_t>(g.size()) + 1, 0);
+  if (g.rank() == root) {
+    const std::vector<offset_t> per_row = cpu::row_products(m, m);
+    std::vector<offset_t> before(per_row.size() + 1, 0);
+    for (std::size_t i = 0; i < per_row.size(); ++i) before[i + 1] = before[i] + per_row[i];
+    const std::vector<index_t> s = cpu::balanced_row_blocks(before, g.size());
+    std::copy(s.begin(), s.end(), split.begin());
+  }
+  OPSPARSE_MPI_TRY(
+      MPI_Bcast(split.data(), static_cast<int>(split.size()), MPI_LONG_LONG, root, g.comm()));
+  std::vector<index_t> out(split.begin(), split.end());
+  out.back() = n;
+  return out;
+}
+
+}  // namespace
+
+template <class T>
+row_blocks<T> scatter_by_products(const dist::grid& g, const host_csr<T>& m, int root) {
+  long long rows = m.rows;
+  OPSPARSE_MPI_TRY(MPI_Bcast(&rows, 1, MPI_LONG_LONG, root, g.comm()));
+  row_blocks<T> out;
+  out.n = static_cast<index_t>(rows);
+  out.split = product_split(g, m, root, out.n);
+  const int me = g.rank();
+  const index_t first = out.split[me], last = out.split[me + 1];
+  out.rows = host_csr<T>(last - first, out.n);
+  std::vector<offset_t> lengths(static_cast<std::size_t>(last - first));
+  if (me == root) {
+    for (int r = 0; r < g.size(); ++r) {
+      const index_t f = out.split[r], l = out.split[r + 1];
+      const offset_t e0 = m.rpt[f], e1 = m.rpt[l];
+      std::vector<offset_t> len(static_cast<std::size_t>(l - f));
+      for (index_t i = f; i < l; ++i) len[i - f] = m.rpt[i + 1] - m.rpt[i];
+      if (r == me) {
+        lengths = std::move(len);
+        out.rows.col.assign(m.col.begin() + e0, m.col.begin() + e1);
+        out.rows.val.assign(m.val.begin() + e0, m.val.begin() + e1);
+        continue;
+      }
+      long long entries = e1 - e0;
+      OPSPARSE_MPI_TRY(MPI_Send(&entries, 1, MPI_LONG_LONG, r, 0, g.comm()));
+      send_chunks(len.data(), static_cast<long long>(len.size()), r, g.comm());
+      send_chunks(m.col.data() + e0, entries, r, g.comm());
+      send_chunks(m.val.data() + e0, entries, r, g.comm());
+    }
+  } else {
+    long long entries = 0;
+    OPSPARSE_MPI_TRY(MPI_Recv(&entries, 1, MPI_LONG_LONG, root, 0, g.comm(), MPI_STATUS_IGNORE));
+    out.rows.col.resize(static_cast<std::size_t>(entries));
+    out.rows.val.resize(static_cast<std::size_t>(entries));
+    receive_chunks(lengths.data(), static_cast<long long>(lengths.size()), root, g.comm());
+    receive_chunks(out.rows.col.data(), entries, root, g.comm());
+    receive_chunks(out.rows.val.data(), entries, root, g.comm());
+  }
+  for (index_t i = 0; i < last - first; ++i) out.rows.rpt[i + 1] = out.rows.rpt[i] + lengths[i];
+  return out;
+}
+
+template <class T>
+host_csr<T> square_of(row_blocks<T>&& m, int rank) {
+  const index_t first = m.split[rank], last = m.split[rank + 1];
+  host_csr<T> x(m.n, m.n);
+  std::fill(x.rpt.begin() + first + 1, x.rpt.end(), offset_t(0));
+  for (index_t i = first; i < last; ++i) x.rpt[i + 1] = m.rows.rpt[i - first + 1];
+  std::fill(x.rpt.begin() + last + 1, x.rpt.end(), x.rpt[last]);
+  x.col = std::move(m.rows.col);
+  x.val = std::move(m.rows.val);
+  m.rows = {};
+  return x;
+}
+
+namespace {
+
 /// The whole matrix on every rank from each rank's consecutive rows (rank r holds rows
 /// split[r] to split[r + 1] of an n-column matrix in `mine`). Collective; a buffer that cannot
 /// be allocated is refused on every rank.
@@ -57,23 +150,6 @@ host_csr<T> gather_rows_everywhere(const dist::grid& g, const host_csr<T>& mine,
     at += entries[r];
   }
   for (index_t i = 0; i < x.rows; ++i) x.rpt[i + 1] = x.rpt[i] + lengths[i];
-  return x;
-}
-
-/// `root`'s square matrix of n rows and nnz entries (known on every rank) on every rank's host
-/// (collective).
-template <class T>
-host_csr<T> broadcast_matrix(const dist::grid& g, const host_csr<T>& m, int root, index_t n,
-                             offset_t nnz) {
-  host_csr<T> x;
-  local_step(g, "opsparse-mcl-mpi: room for the start matrix", [&] {
-    x = g.rank() == root ? m : host_csr<T>(n, n);
-    x.col.resize(static_cast<std::size_t>(nnz));
-    x.val.resize(static_cast<std::size_t>(nnz));
-  });
-  broadcast(x.rpt.data(), static_cast<long long>(x.rpt.size()), root, g.comm());
-  broadcast(x.col.data(), static_cast<long long>(nnz), root, g.comm());
-  broadcast(x.val.data(), static_cast<long long>(nnz), root, g.comm());
   return x;
 }
 
@@ -145,27 +221,6 @@ offset_t gather_rows_on_devices(const dist::grid& g, dist::nccl_comm& nccl, devi
   return l.total;
 }
 
-/// `root`'s start matrix loaded on every rank's GPU: uploaded by root alone, then broadcast GPU to
-/// GPU by NCCL into the other ranks' backends (each loaded with an empty matrix of its shape
-/// first). n and nnz: its shape, known on every rank. Collective.
-template <class T>
-void start_on_devices(const dist::grid& g, dist::nccl_comm& nccl, backend<T>& b,
-                      const host_csr<T>& start, int root, index_t n, offset_t entries) {
-  const auto nnz = static_cast<std::size_t>(entries);
-  device_iterate<T>& dev = *b.on_device();
-  typename device_iterate<T>::arrays from, to;
-  local_step(g, "opsparse-mcl-mpi: the start matrix on the GPU", [&] {
-    b.load(g.rank() == root ? start : host_csr<T>(n, n));
-    from = dev.current();
-    to = dev.spare(static_cast<offset_t>(nnz));
-  });
-  nccl.broadcast(from.rpt, to.rpt, (static_cast<std::size_t>(n) + 1) * sizeof(offset_t), root,
-                 dev.stream());
-  nccl.broadcast(from.col, to.col, nnz * sizeof(index_t), root, dev.stream());
-  nccl.broadcast(from.val, to.val, nnz * sizeof(T), root, dev.stream());
-  dev.use_spare();
-  OPSPARSE_CUDA_TRY(cudaStreamSynchronize(dev.stream()));
-}
 #endif
 
 }  // namespace
@@ -244,21 +299,19 @@ void write_share(const dist::grid& g, const dist_checkpoints& ck, int it, backen
 /// broadcast: GPU to GPU by NCCL where each rank owns its GPU (the iterate then stays on the
 /// devices), else through the host.
 template <class T>
-dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const params& p,
+dist_run_result<T> run_rows(const dist::grid& g, row_blocks<T> start, const params& p,
                             const std::function<void(const dist_iteration_info&)>& progress,
                             int root, dist_engine which, const dist_checkpoints& ck) {
   const auto t0 = clock::now();
   const int me = g.rank(), ranks = g.size();
-  long long shape[2] = {start.rows, static_cast<long long>(start.nnz())};
-  OPSPARSE_MPI_TRY(MPI_Bcast(shape, 2, MPI_LONG_LONG, root, g.comm()));
-  const auto n = static_cast<index_t>(shape[0]);
-  offset_t nnz = static_cast<offset_t>(shape[1]);
+  const index_t n = start.n;
+  offset_t nnz = 0;
   const prune_rule rule = p.rule();
   const std::unique_ptr<backend<T>> b = make_rows_backend<T>(g, p, which);
   dist_run_result<T> r;
   r.row_exchange = "the host";
-  // GPU to GPU where every rank owns its GPU: X then stays on the devices, the start matrix
-  // broadcast there; else X on every rank's host, loaded into its backend at each iteration.
+  // GPU to GPU where every rank owns its GPU: X then stays on the devices, each rank's rows
+  // gathered there; else X on every rank's host, loaded into its backend at each iteration.
   device_iterate<T>* dev = nullptr;
   host_csr<T> x;
 #if OPSPARSE_HAS_GPU_ENGINE
@@ -267,7 +320,8 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
     nccl = rows_nccl(g, &r.row_exchange);
     if (nccl) dev = b->on_device();
   }
-  if (dev && spread_iterate()) return run_spread(g, *nccl, *b, start, p, progress, root, n, t0, ck);
+  if (dev && spread_iterate())
+    return run_spread(g, *nccl, *b, std::move(start), p, progress, root, t0, ck);
 #endif
   // From the start matrix, or (resuming) every rank the whole iterate of the checkpoint.
   int first = 1;
@@ -275,9 +329,18 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
     first = resume_whole(g, ck, *b, dev != nullptr, n, nnz, x);
   } else {
 #if OPSPARSE_HAS_GPU_ENGINE
-    if (dev) start_on_devices(g, *nccl, *b, start, root, n, nnz);
+    if (dev) {
+      const std::vector<index_t> split = start.split;
+      local_step(g, "opsparse-mcl-mpi: the rank's rows on the GPU",
+                 [&] { b->load(square_of(std::move(start), me)); });
+      nnz = gather_rows_on_devices(g, *nccl, *dev, split);
+    }
 #endif
-    if (!dev) x = broadcast_matrix(g, start, root, n, nnz);
+    if (!dev) {
+      x = gather_rows_everywhere(g, start.rows, start.split, n);
+      nnz = x.nnz();
+    }
+    start = {};
   }
   r.start_seconds = since(t0);
   double maxima[3] = {};  // the iteration's chaos, expansion and exchange seconds (every rank's)
@@ -328,13 +391,20 @@ dist_run_result<T> run_rows(const dist::grid& g, const host_csr<T>& start, const
   return r;
 }
 template dist_run_result<float> run_rows<float>(
-    const dist::grid&, const host_csr<float>&, const params&,
+    const dist::grid&, row_blocks<float>, const params&,
     const std::function<void(const dist_iteration_info&)>&, int, dist_engine,
     const dist_checkpoints&);
 template dist_run_result<double> run_rows<double>(
-    const dist::grid&, const host_csr<double>&, const params&,
+    const dist::grid&, row_blocks<double>, const params&,
     const std::function<void(const dist_iteration_info&)>&, int, dist_engine,
     const dist_checkpoints&);
+
+template row_blocks<float> scatter_by_products<float>(const dist::grid&, const host_csr<float>&,
+                                                      int);
+template row_blocks<double> scatter_by_products<double>(const dist::grid&, const host_csr<double>&,
+                                                        int);
+template host_csr<float> square_of<float>(row_blocks<float>&&, int);
+template host_csr<double> square_of<double>(row_blocks<double>&&, int);
 
 }  // namespace detail
 }  // namespace opsparse::mcl

@@ -45,6 +45,10 @@ for n in "$np" 1 $((np + 1)); do
     fail "no note of the resumption on $n ranks"
   cmp -s "resumed$n.out" whole.out || fail "resumed on $n ranks: not the uninterrupted run's file"
 done
+# The start matrix read by rank 0 alone has the fingerprint of the one read in parts.
+OPSPARSE_MCL_READ_ON_ROOT=1 run_mpi 2 -o root.out --resume ck \
+  2> root.err || { fail "resuming with the input read on rank 0 failed"; cat root.err; }
+cmp -s root.out whole.out || fail "resumed with the input read on rank 0: not the same file"
 # Checkpoints of another rank count in the same folder replace every part of the earlier ones.
 run_mpi $((np + 1)) -o again.out --checkpoint ck --checkpoint-interval 0 2> again.err ||
   { fail "checkpointing again on $((np + 1)) ranks failed"; cat again.err; }

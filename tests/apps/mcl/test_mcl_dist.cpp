@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,8 @@
 #include "dist_support.hpp"
 #include "core/mcl.hpp"
 #include "distributed/mcl_dist.hpp"
+#include "distributed/mcl_dist_checkpoint.hpp"
+#include "opsparse/distributed/detail/blocks.hpp"
 #include "mcl_test_util.hpp"
 #include "opsparse/io.hpp"
 #include "test_support.hpp"
@@ -43,6 +46,22 @@ template <class T>
   return ::testing::AssertionSuccess();
 }
 
+/// The start matrix by rows as a program that read its parts holds it: rank r's rows split[r]
+/// to split[r + 1] (`start` is every rank's here), the last rank none when there are several.
+template <class T>
+mcl::row_blocks<T> blocks_of(const host_csr<double>& start) {
+  const int ranks = test::world_size(), me = test::world_rank();
+  const int holding = ranks > 1 ? ranks - 1 : 1;
+  mcl::row_blocks<T> b;
+  b.n = start.rows;
+  b.split.assign(static_cast<std::size_t>(ranks) + 1, start.rows);
+  for (int r = 0; r < holding; ++r)
+    b.split[r] = static_cast<opsparse::index_t>(static_cast<long long>(start.rows) * r / holding);
+  b.rows = opsparse::dist::detail::take_rows(opsparse::convert<T>(start), {b.split[me]},
+                                             {b.split[me + 1]});
+  return b;
+}
+
 /// The distributed run of `start` (rank 0's) on every grid shape against the CPU backend's, for
 /// max_iter 1, 2, 3 and to convergence; the same clusters. `what` names the case.
 template <class T>
@@ -61,10 +80,17 @@ void check_runs(const host_csr<double>& start, mcl::params p, const std::string&
     std::vector<std::pair<opsparse::dist::grid_shape, mcl::dist_layout>> runs;
     for (const auto shape : test::all_shapes()) runs.emplace_back(shape, mcl::dist_layout::grid);
     runs.emplace_back(runs.front().first, mcl::dist_layout::rows);
-    for (const auto& [shape, layout] : runs) {
+    // ... and both from the start matrix held by rows (as the program reads it in parts)
+    const std::size_t from_root = runs.size();
+    runs.emplace_back(runs.front().first, mcl::dist_layout::rows);
+    runs.emplace_back(runs.front().first, mcl::dist_layout::grid);
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+      const auto& [shape, layout] = runs[k];
       const opsparse::dist::grid g(MPI_COMM_WORLD, shape.rows, shape.cols);
       const mcl::dist_run_result<T> got =
-          mcl::run_distributed<T>(g, cells, q, {}, 0, mcl::dist_engine::cpu, layout);
+          k < from_root ? mcl::run_distributed<T>(g, cells, q, {}, 0, mcl::dist_engine::cpu, layout)
+                        : mcl::run_distributed<T>(g, blocks_of<T>(start), q, {},
+                                                  mcl::dist_engine::cpu, layout);
       if (g.rank() != 0) {
         EXPECT_TRUE(got.limit.rpt.size() <= 1) << "the limit belongs to rank 0 only";
         continue;
@@ -72,7 +98,8 @@ void check_runs(const host_csr<double>& start, mcl::params p, const std::string&
       const std::string where =
           what + ", " +
           (layout == mcl::dist_layout::rows ? std::string("rows layout") : test::shape_name(g)) +
-          ", max_iter " + std::to_string(q.max_iter) + (sizeof(T) == 4 ? ", float" : ", double");
+          (k < from_root ? "" : " from rows") + ", max_iter " + std::to_string(q.max_iter) +
+          (sizeof(T) == 4 ? ", float" : ", double");
       EXPECT_EQ(got.iterations, want.iterations) << where;
       EXPECT_EQ(got.converged, want.converged) << where;
       EXPECT_TRUE(identical(got.limit, want.limit)) << where;
@@ -143,6 +170,51 @@ TEST(MclDist, TightPruningAndManyPhases) {
     const test::env_scope env("OPSPARSE_DIST_MESSAGE_ELEMENTS", std::string("7"));
     check_runs<float>(start_of(f.string(), tight), tight, "7-element messages");
   }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+TEST(MclDist, HashOfPiecesIsTheHashOfTheWhole) {
+  // Every rank builds the same bytes and holds a piece of them (some pieces empty, some shorter
+  // than a chunk, some across several chunks); the pieces' hash is the whole array's.
+  const int ranks = test::world_size(), me = test::world_rank();
+  std::vector<unsigned char> all(100003);
+  unsigned x = 12345;
+  for (unsigned char& c : all) c = static_cast<unsigned char>((x = x * 1103515245u + 12345u) >> 24);
+  for (const std::size_t chunk :
+       {std::size_t(7), std::size_t(64), std::size_t(40000), mcl::checkpoint::hash_chunk_bytes}) {
+    for (const std::size_t bytes : {std::size_t(0), std::size_t(5), all.size()}) {
+      // rank r's piece: [cut(r), cut(r + 1)), uneven, the second rank's empty
+      auto cut = [&](int r) {
+        if (r >= ranks) return bytes;
+        const std::size_t at =
+            bytes * static_cast<std::size_t>(r) * r / (static_cast<std::size_t>(ranks) * ranks);
+        return r == 2 ? bytes * 1 / (static_cast<std::size_t>(ranks) * ranks) : at;
+      };
+      const std::size_t b0 = std::min(cut(me), cut(me + 1)), b1 = cut(me + 1);
+      const opsparse::dist::grid g;
+      const std::uint64_t got = mcl::detail::hash_pieces(g, all.data() + b0, b1 - b0, 2, chunk);
+      EXPECT_EQ(got, mcl::checkpoint::hash_bytes(all.data(), bytes, 1, chunk))
+          << "chunk " << chunk << ", " << bytes << " bytes, rank " << me;
+    }
+  }
+  EXPECT_TRUE(test::all_ranks(true));
+}
+
+TEST(MclDist, FingerprintOfRowsIsTheWholeMatrixFingerprint) {
+  const std::string abc = mcl::test::planted_abc(8, 25, 0.35, 0.02, true, 11);
+  const fs::path dir = mcl::test::scratch_dir("dist-fp");
+  const fs::path f = dir / "planted.abc";
+  mcl::test::write_text(f, abc);
+  mcl::params p;
+  const host_csr<double> start = start_of(f.string(), p);
+  const opsparse::dist::grid g;
+  const auto want = mcl::checkpoint::fingerprint(start, p, mcl::precision::float32, 1);
+  EXPECT_EQ(mcl::detail::fingerprint(g, blocks_of<double>(start), p, mcl::precision::float32, 1),
+            want);
+  p.inflation = 2.5;  // another run: another fingerprint
+  EXPECT_NE(mcl::detail::fingerprint(g, blocks_of<double>(start), p, mcl::precision::float32, 1),
+            want);
   std::error_code ec;
   fs::remove_all(dir, ec);
 }
