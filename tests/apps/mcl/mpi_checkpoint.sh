@@ -57,14 +57,28 @@ parts=$(find ck -name 'mcl-checkpoint.it*.part*.bin' | wc -l)
 [ "$parts" = $((np + 1)) ] || fail "$parts part files after a run on $((np + 1)) ranks"
 echo "ok: checkpoints of $np ranks resumed on $np, 1 and $((np + 1)) ranks"
 
-# Stopped by SIGUSR1 (mpiexec passes it on to every rank), then resumed.
-# (mpiexec itself, not a wrapper, receives the signal)
+# Stopped by SIGUSR1 (mpiexec passes it on to every rank), then resumed. (mpiexec itself, not a
+# wrapper, receives the signal.) The ranks are paused (SIGSTOP) as soon as the first checkpoint
+# is listed and go on (SIGCONT) once the signal has reached them, so that it lands during the
+# run however fast the rest of it is (on a GPU, a few milliseconds an iteration).
+descendants() {
+  local c
+  for c in $(ps -o pid= --ppid "$1"); do
+    echo "$c"
+    descendants "$c"
+  done
+}
 "$mpiexec" -n "$np" "$mcl_mpi" g.abc --abc --backend "$backend" --layout rows -te 1 \
   -o cut.out --checkpoint ck2 --checkpoint-interval 0 2> cut.err &
 pid=$!
-for _ in $(seq 1 1200); do [ -f ck2/mcl-checkpoint.parts ] && break; sleep 0.05; done
+deadline=$((SECONDS + 60))
+while [ ! -f ck2/mcl-checkpoint.parts ] && [ $SECONDS -lt $deadline ]; do :; done
+ranks=$(descendants "$pid")
+kill -STOP $ranks 2> /dev/null
 [ -f ck2/mcl-checkpoint.parts ] || fail "no checkpoint after the first iteration"
 kill -USR1 "$pid"
+sleep 1
+kill -CONT $ranks 2> /dev/null
 wait "$pid"
 rc=$?
 [ "$rc" = 138 ] || { fail "the stopped run exited with $rc, not 138 (128 + SIGUSR1)"; cat cut.err; }
