@@ -16,6 +16,7 @@
 #include "common/cli.hpp"
 #include "common/options.hpp"
 #include "msbfs/msbfs.hpp"
+#include "msbfs/msbfs_cli.hpp"
 #include "opsparse/io.hpp"
 #include "opsparse/output_file.hpp"
 

@@ -13,6 +13,7 @@
 #include "opsparse/io.hpp"
 #include "opsparse/output_file.hpp"
 #include "triangle/triangle.hpp"
+#include "triangle/triangle_cli.hpp"
 
 namespace opsparse::triangle {
 

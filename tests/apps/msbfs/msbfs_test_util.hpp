@@ -13,6 +13,7 @@
 
 #include "app_test_util.hpp"
 #include "msbfs/msbfs.hpp"
+#include "msbfs/msbfs_cli.hpp"
 #include "opsparse/csr.hpp"
 
 namespace msbfs_test {

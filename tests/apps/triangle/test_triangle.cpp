@@ -14,6 +14,7 @@
 #include "opsparse/io.hpp"
 #include "test_support.hpp"
 #include "triangle/triangle.hpp"
+#include "triangle/triangle_cli.hpp"
 #include "triangle_test_util.hpp"
 
 namespace {

@@ -178,9 +178,4 @@ std::vector<std::string> parse_sources_argument(const std::string& value);
 /// k distinct random vertices of n (std::mt19937_64 seeded with `seed`); k > n throws.
 std::vector<index_t> random_sources(index_t n, std::size_t k, std::uint64_t seed);
 
-/// The whole program (opsparse-msbfs): parses argv, writes totals to `out`, progress and
-/// messages to `err`; returns the exit status (0 ok, 1 error in input or run, 2 bad usage).
-/// Never throws.
-int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
-
 }  // namespace opsparse::msbfs

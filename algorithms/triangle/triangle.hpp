@@ -152,8 +152,4 @@ result count_triangles(backend& be, const host_csr<pattern>& a, const options& o
 std::vector<double> clustering_coefficients(const host_csr<pattern>& a,
                                             const std::vector<std::int64_t>& per_vertex);
 
-/// The whole program (opsparse-triangle): parses argv, writes the count to `out`, messages to
-/// `err`; returns the exit status (0 ok, 1 error in input or run, 2 bad usage). Never throws.
-int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
-
 }  // namespace opsparse::triangle
