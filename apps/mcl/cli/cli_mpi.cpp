@@ -8,6 +8,8 @@
 #include <mpi.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cctype>
 #include <cstdlib>
@@ -27,6 +29,7 @@
 #include "common/options.hpp"
 #include "core/mcl_compat.hpp"
 #include "core/mcl_checkpoint.hpp"
+#include "core/mcl_memory_plan.hpp"
 #include "distributed/mcl_dist.hpp"
 #include "distributed/mcl_dist_checkpoint.hpp"
 #include "opsparse/distributed/detail/comm.hpp"
@@ -45,21 +48,21 @@ constexpr const char* prog = "opsparse-mcl-mpi";
 constexpr const char* usage =
     "Usage: mpirun -np P opsparse-mcl-mpi FILE [options]\n"
     "Distributed Markov clustering over MPI: opsparse-mcl's clustering, with the same clusters\n"
-    "and the same output, the iterate spread in 2D blocks over P ranks. Every rank reads its\n"
-    "part of an ABC FILE (rank 0 reads other formats, and ABC with -abc-tf, --abc-neg-log,\n"
-    "-tf, -write-graph or -force-connected) and the start matrix is opsparse-mcl's; every rank\n"
-    "expands (Sparse SUMMA: local products on the rank's GPU, the rank on its node modulo the\n"
-    "node's GPUs, or with the CPU engine), prunes and inflates its share, and rank 0 interprets\n"
-    "the limit and writes the one output (--layout rows: every rank expands, prunes and\n"
-    "inflates its own rows with opsparse-mcl's CPU or GPU backend; where each rank owns a GPU\n"
-    "the iterate stays spread over them, each rank receiving GPU to GPU by NCCL the rows of X\n"
-    "its expansion needs, a column block at a time when the expansion is dense; else every\n"
-    "rank holds the whole iterate and the kept rows go through the host). With --backend cpu\n"
-    "the iterates equal opsparse-mcl's CPU iterates bit for bit, on any grid and layout; the\n"
-    "GPU engine's sums differ in the last bits (the clusters are mcl's). Options are\n"
-    "opsparse-mcl's (mcl's spelling) except --inflations and --block-products; -te is the\n"
-    "threads per rank; --backend gpu needs a GPU on every rank, auto takes the GPUs when\n"
-    "every rank has one.\n"
+    "and the same output, over P ranks. Every rank reads its part of an ABC FILE (rank 0 reads\n"
+    "other formats, and ABC with -abc-tf, --abc-neg-log, -tf, -write-graph or\n"
+    "-force-connected) and the start matrix is opsparse-mcl's. In the rows layout (the default\n"
+    "with GPUs: --layout) every rank expands, prunes and inflates its own rows with\n"
+    "opsparse-mcl's CPU or GPU backend (the rank's GPU: the rank on its node modulo the node's\n"
+    "GPUs); where each rank owns a GPU the iterate stays spread over them, each rank receiving\n"
+    "GPU to GPU by NCCL the rows of X its expansion needs, a column block at a time when the\n"
+    "expansion is dense, so that several GPUs cluster what one cannot hold; else every rank\n"
+    "holds the whole iterate and the kept rows go through the host. In the grid layout the\n"
+    "iterate lies in 2D blocks and the expansion is Sparse SUMMA. Rank 0 interprets the limit\n"
+    "and writes the one output. With --backend cpu the iterates equal opsparse-mcl's CPU\n"
+    "iterates bit for bit, on any grid and layout; the GPU engine's sums differ in the last bits\n"
+    "(the clusters are mcl's). Options are opsparse-mcl's (mcl's spelling) except --inflations\n"
+    "and --block-products; -te is the threads per rank; --backend gpu needs a GPU on every rank,\n"
+    "auto takes the GPUs when every rank has one.\n"
     "Graphs with negative weights are refused (use opsparse-mcl).\n\nOptions";
 
 constexpr const char* help_tail =
@@ -88,7 +91,9 @@ struct shared_settings {
   int backend = 2;  ///< --backend: 0 cpu, 1 gpu, 2 auto
   bool verbose = false, quiet = false, iteration_lines = true;
   int grid_rows = 0, grid_cols = 0;
-  bool rows_layout = false;  ///< --layout rows (dist_layout::rows)
+  int layout = 0;            ///< --layout: 0 auto, 1 grid, 2 rows
+  bool checkpoints = false;  ///< --checkpoint or --resume
+  bool rows_layout = false;  ///< the layout run: rows (dist_layout::rows), else grid
 };
 static_assert(std::is_trivially_copyable_v<shared_settings>, "sent to the ranks as bytes");
 
@@ -106,11 +111,15 @@ cli_flavour mpi_flavour(shared_settings& sh, int ranks) {
     d.add_options()(
         "grid", apps::po::value<std::string>()->value_name("RxC"),
         "the process grid, R rows by C columns with R*C = P (default: the most square, R <= C)")(
-        "layout", apps::po::value<std::string>()->value_name("L")->default_value("grid"),
-        "grid: the iterate in 2D blocks, the expansion by Sparse SUMMA in memory phases; rows: "
-        "each rank expands, prunes and inflates its share of the rows with opsparse-mcl's own "
-        "backend, the iterate spread over the ranks' GPUs where each owns one (else whole on "
-        "every rank)")(
+        "layout", apps::po::value<std::string>()->value_name("L")->default_value("auto"),
+        "rows: each rank expands, prunes and inflates its share of the rows with opsparse-mcl's "
+        "own backend, the iterate spread over the ranks' GPUs where each owns one (else whole on "
+        "every rank); grid: the iterate in 2D blocks, the expansion by Sparse SUMMA in memory "
+        "phases (slower: for CPU ranks whose memory cannot hold the whole iterate); auto: rows "
+        "with the GPU engine, with --checkpoint or --resume, and on the CPU where every rank's "
+        "share of its node's memory holds the whole iterate after the first expansion (as "
+        "estimated from the start matrix), else grid; --grid RxC alone means grid. --verbose "
+        "says which and why")(
         "verbose",
         "per iteration: the expanded nnz, the memory phases and the seconds of each stage (the "
         "expansion, split into the local products and the rest: broadcasts, waiting, the product "
@@ -118,7 +127,7 @@ cli_flavour mpi_flavour(shared_settings& sh, int ranks) {
         "row exchanges; pruning and inflation; each the slowest rank's); then a summary and the "
         "seconds of reading, iterating, interpreting and writing")(
         "checkpoint", apps::po::value<std::string>()->value_name("DIR"),
-        "(--layout rows) after each iteration that took at least --checkpoint-interval "
+        "(the rows layout) after each iteration that took at least --checkpoint-interval "
         "seconds, and on SIGINT, SIGTERM or SIGUSR1 to a rank once the running iteration ends "
         "(mpirun passes SIGUSR1 on to every rank; its own SIGINT and SIGTERM end the job), every "
         "rank writes its share of the iterate to DIR/mcl-checkpoint.itK.partRofP.bin and rank 0 "
@@ -127,11 +136,14 @@ cli_flavour mpi_flavour(shared_settings& sh, int ranks) {
   };
   f.read = [&sh, ranks](const apps::po::variables_map& vm, cli_settings&) {
     const std::string layout = vm["layout"].as<std::string>();
-    if (layout != "grid" && layout != "rows")
-      throw apps::usage_error("--layout expects grid or rows, not '" + layout + "'");
-    sh.rows_layout = layout == "rows";
-    if (!sh.rows_layout && (vm.count("checkpoint") || vm.count("resume")))
-      throw apps::usage_error("--checkpoint and --resume need --layout rows");
+    if (layout != "auto" && layout != "grid" && layout != "rows")
+      throw apps::usage_error("--layout expects auto, rows or grid, not '" + layout + "'");
+    sh.layout = layout == "grid" ? 1 : layout == "rows" ? 2 : 0;
+    sh.checkpoints = vm.count("checkpoint") || vm.count("resume");
+    if (sh.layout == 1 && sh.checkpoints)
+      throw apps::usage_error("--checkpoint and --resume need the rows layout (--layout rows)");
+    if (sh.layout == 0 && sh.checkpoints && vm.count("grid"))
+      throw apps::usage_error("--checkpoint and --resume need the rows layout, not --grid");
     if (!vm.count("grid")) return;
     const std::string v = vm["grid"].as<std::string>();
     int r = 0, c = 0;
@@ -357,6 +369,84 @@ row_blocks<double> read_start_in_parts(const dist::grid& g, const std::string& p
   return start;
 }
 
+/// The bytes of the iterate after the first expansion at most, as the memory plan estimates
+/// them (mcl_memory_plan.hpp: a row keeps at most min(its products, K, n) entries), from the
+/// start matrix where the run holds it; the same on every rank. Collective.
+std::size_t iterate_estimate(const dist::grid& g, const start_input& start, const params& p,
+                             std::size_t entry_bytes) {
+  static_assert(sizeof(offset_t) == sizeof(std::int64_t), "row lengths go as MPI_INT64_T");
+  const long long k = std::max<long long>(p.select, p.recover);
+  const int me = g.rank();
+  const host_csr<double>& rows = start.in_parts ? start.parts.rows : start.whole;
+  std::vector<offset_t> lengths(static_cast<std::size_t>(start.n), 0);
+  if (start.in_parts) {  // every row's length on every rank
+    const std::vector<index_t>& split = start.parts.split;
+    std::vector<int> counts(static_cast<std::size_t>(g.size())), at(counts.size());
+    for (int r = 0; r < g.size(); ++r) {
+      counts[r] = static_cast<int>(split[r + 1] - split[r]);
+      at[r] = static_cast<int>(split[r]);
+    }
+    std::vector<offset_t> mine(static_cast<std::size_t>(rows.rows));
+    for (index_t i = 0; i < rows.rows; ++i) mine[i] = rows.rpt[i + 1] - rows.rpt[i];
+    OPSPARSE_MPI_TRY(MPI_Allgatherv(mine.data(), counts[me], MPI_INT64_T, lengths.data(),
+                                    counts.data(), at.data(), MPI_INT64_T, g.comm()));
+  } else if (me == 0) {
+    for (index_t i = 0; i < rows.rows; ++i) lengths[i] = rows.rpt[i + 1] - rows.rpt[i];
+  }
+  unsigned long long entries = 0;
+  if (start.in_parts || me == 0) {
+    const long long cap = std::min<long long>(k, start.n);
+#pragma omp parallel for reduction(+ : entries) schedule(static, 4096)
+    for (index_t i = 0; i < rows.rows; ++i) {
+      long long products = 0;
+      for (offset_t q = rows.rpt[i]; q < rows.rpt[i + 1] && products < cap; ++q)
+        products += lengths[static_cast<std::size_t>(rows.col[q])];
+      entries += static_cast<unsigned long long>(std::min(products, cap));
+    }
+  }
+  if (start.in_parts)
+    OPSPARSE_MPI_TRY(
+        MPI_Allreduce(MPI_IN_PLACE, &entries, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, g.comm()));
+  else
+    OPSPARSE_MPI_TRY(MPI_Bcast(&entries, 1, MPI_UNSIGNED_LONG_LONG, 0, g.comm()));
+  return static_cast<std::size_t>(entries) * entry_bytes;
+}
+
+/// --layout auto's choice (shared_settings::layout): true for the rows layout; `why` says why.
+/// Collective.
+bool choose_rows_layout(const dist::grid& g, const shared_settings& sh, const start_input& start,
+                        dist_engine engine, std::string& why) {
+  if (sh.layout != 0) {
+    why = "as asked (--layout)";
+    return sh.layout == 2;
+  }
+  if (sh.checkpoints) {
+    why = "auto: checkpoints are the rows layout's";
+    return true;
+  }
+  if (sh.grid_rows > 0) {
+    why = "auto: --grid asks for the grid layout";
+    return false;
+  }
+  if (engine == dist_engine::gpu) {
+    why = "auto: the GPU engine (each rank's rows on its GPU)";
+    return true;
+  }
+  // The CPU engine's rows layout holds the whole iterate and the next one on every rank.
+  const std::size_t cell = sh.prec == precision::float32 ? 4 : 8;
+  const std::size_t need = 2 * iterate_estimate(g, start, sh.p, sizeof(index_t) + cell) *
+                           static_cast<std::size_t>(g.ranks_on_node());
+  unsigned long long available = host_available_bytes();
+  OPSPARSE_MPI_TRY(
+      MPI_Allreduce(MPI_IN_PLACE, &available, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, g.comm()));
+  const bool rows = available == 0 || need <= available;
+  why = "auto: two whole iterates on each of a node's " + std::to_string(g.ranks_on_node()) +
+        " rank(s) take about " + gigabytes(need) + " of the " +
+        (available ? gigabytes(available) : std::string("unknown")) + " available" +
+        (rows ? "" : ": the grid layout spreads them");
+  return rows;
+}
+
 /// The run after the command line: the input read by every rank in parts (read_in_parts) or by
 /// rank 0 (failures agreed on by every rank), then the iterations everywhere.
 int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
@@ -413,15 +503,17 @@ int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
     }
   }
   dist::detail::agree_on_failure(error, "reading the input", g.comm());
-  std::string why_cpu;
+  std::string why_cpu, why_layout;
   const dist_engine engine = agree_on_engine(g, sh.backend, why_cpu);
+  shared_settings run_sh = sh;
+  run_sh.rows_layout = choose_rows_layout(g, sh, start, engine, why_layout);
   if (root && !sh.quiet)
     apps::report_backend(prog, engine == dist_engine::gpu ? apps::backend::gpu : apps::backend::cpu,
                          std::string(engine == dist_engine::gpu ? "GPU" : "CPU") + " engine on " +
                              std::to_string(g.size()) + (g.size() == 1 ? " rank, " : " ranks, ") +
-                             (sh.rows_layout ? std::string("the rows layout")
-                                             : "a " + std::to_string(g.rows()) + "x" +
-                                                   std::to_string(g.cols()) + " grid") +
+                             (run_sh.rows_layout ? std::string("the rows layout")
+                                                 : "a " + std::to_string(g.rows()) + "x" +
+                                                       std::to_string(g.cols()) + " grid") +
                              (why_cpu.empty() ? "" : "; " + why_cpu),
                          err);
   if (root && !sh.quiet && sh.verbose)
@@ -432,10 +524,11 @@ int run(cli_settings& s, const shared_settings& sh, std::ostream& err) {
         << (sh.p.threads > 0 ? std::to_string(sh.p.threads) : "default") << " threads each; "
         << (sh.prec == precision::float32 ? "float" : "double") << "; -I " << sh.p.inflation
         << " -P " << sh.p.prune << " -S " << sh.p.select << " -R " << sh.p.recover << " -pct "
-        << sh.p.pct << "\n";
+        << sh.p.pct << "\n[" << prog << "] layout: " << (run_sh.rows_layout ? "rows" : "grid")
+        << " (" << why_layout << ")\n";
   return sh.prec == precision::float32
-             ? run_as<float>(g, engine, s, sh, in, start, out, clock, err)
-             : run_as<double>(g, engine, s, sh, in, start, out, clock, err);
+             ? run_as<float>(g, engine, s, run_sh, in, start, out, clock, err)
+             : run_as<double>(g, engine, s, run_sh, in, start, out, clock, err);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #   - SIGUSR1 to mpiexec during a run stops every rank after the running iteration with status
 #     138, says where to resume, writes no output; the resumed run writes the uninterrupted file;
 #   - a resumption with other options is refused (status 1, the reason); --checkpoint in the
-#     grid layout is a usage error (status 2).
+#     grid layout is a usage error (status 2); without --layout they choose the rows layout.
 # OPSPARSE_CHECKPOINT_BACKEND=gpu runs them with --backend gpu (the GPU machine: the iterate
 # spread over the GPUs where each rank owns one), compared with the GPU run's own file.
 # Usage: mpi_checkpoint.sh MPIEXEC NP OPSPARSE_MCL_MPI OPSPARSE_MCL OPSPARSE_GEN
@@ -94,9 +94,16 @@ run_mpi "$np" -I 3 -o other.out --resume ck 2> other.err
 rc=$?
 [ "$rc" = 1 ] || fail "a checkpoint of other options was not refused (status $rc)"
 grep -q "another input or other options" other.err || fail "the refusal does not say why"
-timeout 120 "$mpiexec" -n "$np" "$mcl_mpi" g.abc --abc --checkpoint ck3 -o grid.out 2> grid.err
+timeout 120 "$mpiexec" -n "$np" "$mcl_mpi" g.abc --abc --layout grid --checkpoint ck3 -o grid.out \
+  2> grid.err
 rc=$?
 [ "$rc" = 2 ] || fail "--checkpoint in the grid layout: status $rc, not 2"
-grep -q "need --layout rows" grid.err || fail "--checkpoint in the grid layout: no reason given"
+grep -q "need the rows layout" grid.err || fail "--checkpoint in the grid layout: no reason given"
+# Without --layout, checkpoints choose the rows layout and say so.
+timeout 120 "$mpiexec" -n "$np" "$mcl_mpi" g.abc --abc --backend "$backend" -te 1 --verbose \
+  --checkpoint ck4 -o auto.out 2> auto.err || fail "--checkpoint without --layout failed"
+grep -q "layout: rows (auto: checkpoints are the rows layout's)" auto.err ||
+  fail "--checkpoint without --layout: the rows layout not chosen or not said"
+cmp -s auto.out whole.out || fail "--checkpoint without --layout: not the same file"
 [ "$failures" = 0 ] && echo "mpi_checkpoint: all checks passed on $np ranks"
 [ "$failures" = 0 ]

@@ -2,8 +2,9 @@
 # opsparse-mcl-mpi under `mpiexec -n NP` (ctest runs it with NP = 1, 2, 4: oversubscribed on a
 # small machine), end to end:
 #   - on small shared PPI networks its output file is opsparse-mcl's, byte for byte, and its
-#     partition is Debian mcl's (clusters compared as sets), on the default grid and (NP = 4) on
-#     1x4 and 4x1 grids, and in the rows layout (--layout rows);
+#     partition is Debian mcl's (clusters compared as sets), with the layout chosen (auto), in
+#     the rows layout and on the default grid, and (NP = 4) on 1x4 and 4x1 grids; auto says
+#     what it chose;
 #   - a malformed input gives one error message (rank 0's, with the file and the line), exit
 #     status 1 on every rank, no hang, and leaves the output file as it was (no temporary file);
 #   - --backend gpu (grid and rows layouts): on a machine with a GPU its partition is mcl's too;
@@ -33,7 +34,7 @@ for name in PPISB_yeast PPISB_mouse ghsom_Ito_core ghsom_Y2H_union; do
   [ -f "$f" ] || { fail "missing $f"; continue; }
   "$mcl_single" "$f" --abc --backend cpu -o "$work/$name.single" -q x 2> /dev/null || fail "$name: opsparse-mcl failed"
   mcl "$f" --abc -o "$work/$name.mcl" -V all 2> /dev/null || fail "$name: mcl failed"
-  grids=("" "--layout rows")
+  grids=("" "--layout rows" "--layout grid")
   [ "$np" = 4 ] && grids+=("--grid 1x4" "--grid 4x1")
   for grid in "${grids[@]}"; do
     # shellcheck disable=SC2086  # $grid is two words or none
@@ -50,6 +51,18 @@ for name in PPISB_yeast PPISB_mouse ghsom_Ito_core ghsom_Y2H_union; do
     echo "ok: $name $grid ($(wc -l < "$work/$name.mpi") clusters, $np ranks)"
   done
 done
+
+# --layout auto (the default) says what it chose and why: on the CPU engine the rows layout when
+# the whole iterate fits every rank's memory (these networks do), the grid with --grid.
+y=$ppi/PPISB_yeast.abc
+run_mpi "$y" --abc --backend cpu --verbose -o "$work/auto.out" 2> "$work/auto.err"
+grep -q "layout: rows (auto: two whole iterates on each of a node's [0-9]* rank(s) take about" \
+  "$work/auto.err" || { fail "--layout auto: no rows layout said on the CPU"; grep layout "$work/auto.err"; }
+run_mpi "$y" --abc --backend cpu --verbose --grid "1x$np" -o "$work/auto-grid.out" 2> "$work/auto-grid.err"
+grep -q "layout: grid (auto: --grid asks for the grid layout)" "$work/auto-grid.err" ||
+  fail "--layout auto with --grid: the grid layout not said"
+cmp -s "$work/auto.out" "$work/auto-grid.out" || fail "--layout auto: the two layouts' files differ"
+echo "ok: --layout auto: $(grep -o 'layout: rows (.*' "$work/auto.err")"
 
 # --backend gpu, in both layouts: mcl's partition where every rank has a GPU (they share the
 # node's GPUs), else status 1 and one message (OPSPARSE_REQUIRE_GPU=1: a GPU is required).
