@@ -326,6 +326,7 @@ dist_run_result<T> run_rows(const dist::grid& g, row_blocks<T> start, const para
   // From the start matrix, or (resuming) every rank the whole iterate of the checkpoint.
   int first = 1;
   if (!ck.resume_dir.empty()) {
+    start = {};  // (the checkpoint's iterate replaces it)
     first = resume_whole(g, ck, *b, dev != nullptr, n, nnz, x);
   } else {
 #if OPSPARSE_HAS_GPU_ENGINE
