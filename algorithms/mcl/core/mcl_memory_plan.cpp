@@ -36,10 +36,17 @@ std::string gigabytes(std::size_t bytes) {
 memory_plan plan_memory(const host_csr<double>& start, const params& p, std::size_t cell_bytes,
                         const std::vector<offset_t>& first_products, std::size_t device_budget,
                         std::size_t host_available) {
+  return plan_memory(start.rows, start.nnz(), p, cell_bytes, first_products, device_budget,
+                     host_available);
+}
+
+memory_plan plan_memory(index_t nodes, offset_t start_nnz, const params& p, std::size_t cell_bytes,
+                        const std::vector<offset_t>& first_products, std::size_t device_budget,
+                        std::size_t host_available) {
   memory_plan m;
-  m.nodes = start.rows;
-  m.start_nnz = start.nnz();
-  m.kept_per_row = kept_per_row(p, start.rows);
+  m.nodes = nodes;
+  m.start_nnz = start_nnz;
+  m.kept_per_row = kept_per_row(p, nodes);
   m.entry_bytes = sizeof(index_t) + cell_bytes;
   const std::size_t rows_bytes = (static_cast<std::size_t>(m.nodes) + 1) * sizeof(offset_t);
   m.iterate_bound =

@@ -46,6 +46,11 @@ struct memory_plan {
 memory_plan plan_memory(const host_csr<double>& start, const params& p, std::size_t cell_bytes,
                         const std::vector<offset_t>& first_products, std::size_t device_budget,
                         std::size_t host_available);
+/// The same from the start matrix's shape alone (`nodes` rows, `start_nnz` entries): for a
+/// program that holds it in parts.
+memory_plan plan_memory(index_t nodes, offset_t start_nnz, const params& p, std::size_t cell_bytes,
+                        const std::vector<offset_t>& first_products, std::size_t device_budget,
+                        std::size_t host_available);
 
 /// The plan as lines for --verbose.
 std::vector<std::string> describe(const memory_plan& plan);

@@ -23,21 +23,6 @@ namespace opsparse::mcl {
 namespace detail {
 namespace {
 
-template <class V>
-void send_chunks(const V* data, long long count, int to, MPI_Comm comm) {
-  const long long chunk = message_elements();
-  for (long long at = 0; at < count; at += chunk)
-    OPSPARSE_MPI_TRY(MPI_Send(data + at, static_cast<int>(std::min(chunk, count - at)),
-                              mpi_type<V>(), to, 0, comm));
-}
-template <class V>
-void receive_chunks(V* data, long long count, int from, MPI_Comm comm) {
-  const long long chunk = message_elements();
-  for (long long at = 0; at < count; at += chunk)
-    OPSPARSE_MPI_TRY(MPI_Recv(data + at, static_cast<int>(std::min(chunk, count - at)),
-                              mpi_type<V>(), from, 0, comm, MPI_STATUS_IGNORE));
-}
-
 /// The rows' split of root's square matrix `m` (n rows): equal products of its square, decided on
 /// root. Collective.
 template <class T>
@@ -66,38 +51,7 @@ row_blocks<T> scatter_by_products(const dist::grid& g, const host_csr<T>& m, int
   row_blocks<T> out;
   out.n = static_cast<index_t>(rows);
   out.split = product_split(g, m, root, out.n);
-  const int me = g.rank();
-  const index_t first = out.split[me], last = out.split[me + 1];
-  out.rows = host_csr<T>(last - first, out.n);
-  std::vector<offset_t> lengths(static_cast<std::size_t>(last - first));
-  if (me == root) {
-    for (int r = 0; r < g.size(); ++r) {
-      const index_t f = out.split[r], l = out.split[r + 1];
-      const offset_t e0 = m.rpt[f], e1 = m.rpt[l];
-      std::vector<offset_t> len(static_cast<std::size_t>(l - f));
-      for (index_t i = f; i < l; ++i) len[i - f] = m.rpt[i + 1] - m.rpt[i];
-      if (r == me) {
-        lengths = std::move(len);
-        out.rows.col.assign(m.col.begin() + e0, m.col.begin() + e1);
-        out.rows.val.assign(m.val.begin() + e0, m.val.begin() + e1);
-        continue;
-      }
-      long long entries = e1 - e0;
-      OPSPARSE_MPI_TRY(MPI_Send(&entries, 1, MPI_LONG_LONG, r, 0, g.comm()));
-      send_chunks(len.data(), static_cast<long long>(len.size()), r, g.comm());
-      send_chunks(m.col.data() + e0, entries, r, g.comm());
-      send_chunks(m.val.data() + e0, entries, r, g.comm());
-    }
-  } else {
-    long long entries = 0;
-    OPSPARSE_MPI_TRY(MPI_Recv(&entries, 1, MPI_LONG_LONG, root, 0, g.comm(), MPI_STATUS_IGNORE));
-    out.rows.col.resize(static_cast<std::size_t>(entries));
-    out.rows.val.resize(static_cast<std::size_t>(entries));
-    receive_chunks(lengths.data(), static_cast<long long>(lengths.size()), root, g.comm());
-    receive_chunks(out.rows.col.data(), entries, root, g.comm());
-    receive_chunks(out.rows.val.data(), entries, root, g.comm());
-  }
-  for (index_t i = 0; i < last - first; ++i) out.rows.rpt[i + 1] = out.rows.rpt[i] + lengths[i];
+  out.rows = dist::detail::scatter_row_blocks(m, out.split, root, g.comm());
   return out;
 }
 
@@ -239,7 +193,7 @@ template <class T>
 share_step<T> expand_share(backend<T>& b, host_csr<T>& x, bool x_on_device, int ranks, int me,
                            const prune_rule& rule, double power) {
   share_step<T> s;
-  // (With NCCL, X stays on the devices: start_on_devices put it there.)
+  // (With NCCL, X stays on the devices: gather_rows_on_devices put it there.)
   if (!x_on_device) b.load(x);
   std::vector<offset_t> before;
   if (!b.on_device()) {  // the CPU backend: counted here; the GPU's by expansion_blocks

@@ -32,6 +32,7 @@
 #include "core/mcl_memory_plan.hpp"
 #include "distributed/mcl_dist.hpp"
 #include "distributed/mcl_dist_checkpoint.hpp"
+#include "opsparse/cpu/spgemm.hpp"
 #include "opsparse/distributed/detail/comm.hpp"
 #include "opsparse/distributed/error.hpp"
 #include "opsparse/distributed/grid.hpp"
@@ -369,47 +370,36 @@ row_blocks<double> read_start_in_parts(const dist::grid& g, const std::string& p
   return start;
 }
 
-/// The bytes of the iterate after the first expansion at most, as the memory plan estimates
-/// them (mcl_memory_plan.hpp: a row keeps at most min(its products, K, n) entries), from the
-/// start matrix where the run holds it; the same on every rank. Collective.
-std::size_t iterate_estimate(const dist::grid& g, const start_input& start, const params& p,
-                             std::size_t entry_bytes) {
+/// The products of each row of the start matrix's square (the first expansion), every row's on
+/// rank 0 (empty elsewhere), for its memory plan. Collective.
+std::vector<offset_t> first_products(const dist::grid& g, const start_input& start) {
   static_assert(sizeof(offset_t) == sizeof(std::int64_t), "row lengths go as MPI_INT64_T");
-  const long long k = std::max<long long>(p.select, p.recover);
   const int me = g.rank();
-  const host_csr<double>& rows = start.in_parts ? start.parts.rows : start.whole;
-  std::vector<offset_t> lengths(static_cast<std::size_t>(start.n), 0);
-  if (start.in_parts) {  // every row's length on every rank
-    const std::vector<index_t>& split = start.parts.split;
-    std::vector<int> counts(static_cast<std::size_t>(g.size())), at(counts.size());
-    for (int r = 0; r < g.size(); ++r) {
-      counts[r] = static_cast<int>(split[r + 1] - split[r]);
-      at[r] = static_cast<int>(split[r]);
-    }
-    std::vector<offset_t> mine(static_cast<std::size_t>(rows.rows));
-    for (index_t i = 0; i < rows.rows; ++i) mine[i] = rows.rpt[i + 1] - rows.rpt[i];
-    OPSPARSE_MPI_TRY(MPI_Allgatherv(mine.data(), counts[me], MPI_INT64_T, lengths.data(),
-                                    counts.data(), at.data(), MPI_INT64_T, g.comm()));
-  } else if (me == 0) {
-    for (index_t i = 0; i < rows.rows; ++i) lengths[i] = rows.rpt[i + 1] - rows.rpt[i];
+  if (!start.in_parts)
+    return me == 0 ? cpu::row_products(start.whole, start.whole) : std::vector<offset_t>{};
+  const host_csr<double>& rows = start.parts.rows;
+  const std::vector<index_t>& split = start.parts.split;
+  std::vector<int> counts(static_cast<std::size_t>(g.size())), at(counts.size());
+  for (int r = 0; r < g.size(); ++r) {
+    counts[r] = static_cast<int>(split[r + 1] - split[r]);
+    at[r] = static_cast<int>(split[r]);
   }
-  unsigned long long entries = 0;
-  if (start.in_parts || me == 0) {
-    const long long cap = std::min<long long>(k, start.n);
-#pragma omp parallel for reduction(+ : entries) schedule(static, 4096)
-    for (index_t i = 0; i < rows.rows; ++i) {
-      long long products = 0;
-      for (offset_t q = rows.rpt[i]; q < rows.rpt[i + 1] && products < cap; ++q)
-        products += lengths[static_cast<std::size_t>(rows.col[q])];
-      entries += static_cast<unsigned long long>(std::min(products, cap));
-    }
+  // Every row's length on every rank, then this rank's rows' products to rank 0.
+  std::vector<offset_t> lengths(static_cast<std::size_t>(start.n)), mine(counts[me]);
+  for (index_t i = 0; i < rows.rows; ++i) mine[i] = rows.rpt[i + 1] - rows.rpt[i];
+  OPSPARSE_MPI_TRY(MPI_Allgatherv(mine.data(), counts[me], MPI_INT64_T, lengths.data(),
+                                  counts.data(), at.data(), MPI_INT64_T, g.comm()));
+#pragma omp parallel for schedule(static, 4096)
+  for (index_t i = 0; i < rows.rows; ++i) {
+    offset_t products = 0;
+    for (offset_t q = rows.rpt[i]; q < rows.rpt[i + 1]; ++q)
+      products += lengths[static_cast<std::size_t>(rows.col[q])];
+    mine[i] = products;
   }
-  if (start.in_parts)
-    OPSPARSE_MPI_TRY(
-        MPI_Allreduce(MPI_IN_PLACE, &entries, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, g.comm()));
-  else
-    OPSPARSE_MPI_TRY(MPI_Bcast(&entries, 1, MPI_UNSIGNED_LONG_LONG, 0, g.comm()));
-  return static_cast<std::size_t>(entries) * entry_bytes;
+  std::vector<offset_t> all(me == 0 ? static_cast<std::size_t>(start.n) : 0);
+  OPSPARSE_MPI_TRY(MPI_Gatherv(mine.data(), counts[me], MPI_INT64_T, all.data(), counts.data(),
+                               at.data(), MPI_INT64_T, 0, g.comm()));
+  return all;
 }
 
 /// --layout auto's choice (shared_settings::layout): true for the rows layout; `why` says why.
@@ -432,10 +422,16 @@ bool choose_rows_layout(const dist::grid& g, const shared_settings& sh, const st
     why = "auto: the GPU engine (each rank's rows on its GPU)";
     return true;
   }
-  // The CPU engine's rows layout holds the whole iterate and the next one on every rank.
+  // The CPU engine's rows layout holds the whole iterate and the next one on every rank: the
+  // iterate as the memory plan estimates it after the first expansion (rank 0's, sent to all).
   const std::size_t cell = sh.prec == precision::float32 ? 4 : 8;
-  const std::size_t need = 2 * iterate_estimate(g, start, sh.p, sizeof(index_t) + cell) *
-                           static_cast<std::size_t>(g.ranks_on_node());
+  const std::vector<offset_t> first = first_products(g, start);
+  unsigned long long iterate = 0;
+  if (g.rank() == 0)
+    iterate = plan_memory(start.n, start.nnz, sh.p, cell, first, 0, 0).iterate_estimate;
+  OPSPARSE_MPI_TRY(MPI_Bcast(&iterate, 1, MPI_UNSIGNED_LONG_LONG, 0, g.comm()));
+  const std::size_t need =
+      2 * static_cast<std::size_t>(iterate) * static_cast<std::size_t>(g.ranks_on_node());
   unsigned long long available = host_available_bytes();
   OPSPARSE_MPI_TRY(
       MPI_Allreduce(MPI_IN_PLACE, &available, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, g.comm()));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "opsparse/csr.hpp"
+#include "opsparse/distributed/detail/blocks.hpp"
 #include "opsparse/distributed/error.hpp"
 
 namespace opsparse::dist::detail {
@@ -95,6 +96,28 @@ host_csr<V> recv_csr(int source, int tag, MPI_Comm comm) {
   if constexpr (has_values_v<V>)
     recv_bytes(m.val.data(), m.val.size() * sizeof(V), source, tag, comm);
   return m;
+}
+
+/// The reverse of gather_row_blocks: rows split[r] .. split[r + 1] of root's matrix `m` (n
+/// columns) on rank r, which returns them. Collective.
+template <class V>
+host_csr<V> scatter_row_blocks(const host_csr<V>& m, const std::vector<index_t>& split, int root,
+                               MPI_Comm comm) {
+  int me = 0, size = 0;
+  OPSPARSE_MPI_TRY(MPI_Comm_rank(comm, &me));
+  OPSPARSE_MPI_TRY(MPI_Comm_size(comm, &size));
+  constexpr int tag = 12;
+  if (me != root) return recv_csr<V>(root, tag, comm);
+  host_csr<V> own;
+  for (int r = 0; r < size; ++r) {
+    host_csr<V> part = take_rows(m, {split[static_cast<std::size_t>(r)]},
+                                 {split[static_cast<std::size_t>(r) + 1]});
+    if (r == root)
+      own = std::move(part);
+    else
+      send_csr(part, r, tag, comm);
+  }
+  return own;
 }
 
 /// Row blocks stacked on `root`: rank r's `rows` (n columns) are rows split[r] .. split[r + 1] of
