@@ -94,7 +94,8 @@ TEST_F(DistGpu, NcclAllgatherPutsEveryRanksBytesInPlace) {
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
   unsigned char *send = nullptr, *recv = nullptr;
-  ASSERT_EQ(cudaMalloc(&send, bytes[static_cast<std::size_t>(rank)] + 1), cudaSuccess);
+  // (room past the send: NCCL's LL protocol reads it in whole words; nccl.hpp)
+  ASSERT_EQ(cudaMalloc(&send, bytes[static_cast<std::size_t>(rank)] + 16), cudaSuccess);
   ASSERT_EQ(cudaMalloc(&recv, total), cudaSuccess);
   ASSERT_EQ(cudaMemset(send, rank + 1, bytes[static_cast<std::size_t>(rank)] + 1), cudaSuccess);
   ASSERT_EQ(cudaMemset(recv, 0xee, total), cudaSuccess);
@@ -125,7 +126,7 @@ TEST_F(DistGpu, NcclBroadcastPutsTheRootsBytesOnEveryRank) {
   const std::size_t bytes = 4099;
   dist::nccl_comm comm(MPI_COMM_WORLD);
   unsigned char *send = nullptr, *recv = nullptr;
-  ASSERT_EQ(cudaMalloc(&send, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&send, bytes + 16), cudaSuccess);  // (room past it, as above)
   ASSERT_EQ(cudaMalloc(&recv, bytes + 1), cudaSuccess);
   ASSERT_EQ(cudaMemset(send, rank + 1, bytes), cudaSuccess);
   ASSERT_EQ(cudaMemset(recv, 0xee, bytes + 1), cudaSuccess);

@@ -47,7 +47,8 @@ class nccl_comm {
   /// Rank r's bytes[r] bytes at `send` (read on rank r only) to recv + (bytes[0] + ... +
   /// bytes[r-1]) on every rank, as one group of broadcasts enqueued on `stream`: the data are
   /// there once the stream has passed it. Collective; `bytes` the same on every rank; recv must
-  /// not overlap send.
+  /// not overlap send. NCCL reads a send in whole 4-byte words: one whose size is not a multiple
+  /// of 4 needs up to 3 readable bytes after it (compute-sanitizer reports the read otherwise).
   void allgatherv(const void* send, void* recv, const std::vector<std::size_t>& bytes,
                   CUstream_st* stream);
   /// `root`'s `bytes` bytes at `send` (read on root only) to `recv` on every rank, root's own
