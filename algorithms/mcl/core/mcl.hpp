@@ -318,12 +318,6 @@ std::unique_ptr<backend<T>> make_gpu_backend(
 }
 #endif
 
-/// Splits rows into consecutive blocks of at most `max_products` multiplications each (a single
-/// row that alone exceeds it gets a block of its own). `prefix[i]` is the number of products of
-/// rows [0, i), rows + 1 entries.
-std::vector<index_t> split_rows_by_products(const std::vector<offset_t>& prefix,
-                                            long long max_products);
-
 // ------------------------------------------------------------------------------------------------
 // The algorithm
 // ------------------------------------------------------------------------------------------------

@@ -34,29 +34,6 @@ namespace opsparse::mcl {
 
 using detail::mcl_float;
 
-std::vector<index_t> split_rows_by_products(const std::vector<offset_t>& prefix,
-                                            long long max_products) {
-  OPSPARSE_EXPECTS(!prefix.empty(), "split_rows_by_products: the prefix needs rows + 1 entries");
-  const index_t rows = static_cast<index_t>(prefix.size() - 1);
-  std::vector<index_t> b{0};
-  if (rows == 0) return b;
-  if (max_products <= 0 || prefix.back() <= max_products) {
-    b.push_back(rows);
-    return b;
-  }
-  index_t r0 = 0;
-  while (r0 < rows) {
-    // The last row r such that rows [r0, r) hold at most max_products products; at least one row.
-    const offset_t limit = prefix[r0] + max_products;
-    index_t r1 = static_cast<index_t>(
-        std::upper_bound(prefix.begin() + r0 + 1, prefix.end(), limit) - prefix.begin() - 1);
-    if (r1 <= r0) r1 = r0 + 1;
-    b.push_back(r1);
-    r0 = r1;
-  }
-  return b;
-}
-
 // ------------------------------------------------------------------------------------------------
 // The iteration (mcl's mclProcess / doIteration)
 // ------------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@
 #include "mcl_cpu_scatter.hpp"
 #include "mcl_rows.hpp"
 #include "opsparse/cpu/spgemm.hpp"
+#include "opsparse/row_blocks.hpp"
 
 namespace opsparse::mcl {
 
@@ -75,7 +76,7 @@ class cpu_backend final : public backend<T> {
     const std::vector<offset_t> per_row = cpu::row_products(m_, m_);
     std::vector<offset_t> prefix(per_row.size() + 1, 0);
     std::partial_sum(per_row.begin(), per_row.end(), prefix.begin() + 1);
-    return split_rows_by_products(prefix, max_products);
+    return rows_within(prefix, 1, 0, static_cast<double>(max_products));
   }
 
   void expand(index_t r0, index_t r1) override {

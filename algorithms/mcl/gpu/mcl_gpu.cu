@@ -52,6 +52,7 @@
 #include "opsparse/graph_ops.cuh"
 #include "opsparse/error.hpp"
 #include "opsparse/plan.hpp"
+#include "opsparse/row_blocks.hpp"
 #include "opsparse/spgemm.hpp"
 
 namespace opsparse::mcl {
@@ -227,7 +228,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
           (reserved_bytes_ > 0 ? 2 * per_row_out : 0);
       const long long rows = std::max<long long>(1, static_cast<long long>(room) / per_row);
       if (max_products > 0 && total > max_products)  // blocks asked for (--block-products)
-        return split_rows_by_products(products_prefix(), max_products);
+        return rows_within(products_prefix(), 1, 0, static_cast<double>(max_products));
       std::vector<index_t> blocks;
       for (long long r = 0; r < n_; r += rows) blocks.push_back(static_cast<index_t>(r));
       blocks.push_back(n_);
@@ -238,7 +239,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     long long limit = std::max<long long>(1, static_cast<long long>(room) / per_product);
     if (max_products > 0) limit = std::min(limit, max_products);
     if (total <= limit) return {0, n_};
-    return split_rows_by_products(products_prefix(), limit);
+    return rows_within(products_prefix(), 1, 0, static_cast<double>(limit));
   }
 
   void expand(index_t r0, index_t r1) override {

@@ -12,6 +12,7 @@
 #include "opsparse/device_csr.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/graph_ops.cuh"
+#include "opsparse/row_blocks.hpp"
 
 namespace opsparse::mcl {
 
@@ -54,8 +55,7 @@ void sort_rows_in_blocks(context& ctx, device_csr<T>& m, std::size_t max_entries
   OPSPARSE_CUDA_TRY(cudaMemcpyAsync(rpt.data(), m.rpt(), rpt.size() * sizeof(offset_t),
                                     cudaMemcpyDeviceToHost, s));
   OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
-  const std::vector<index_t> blocks =
-      split_rows_by_products(rpt, static_cast<long long>(max_entries));
+  const std::vector<index_t> blocks = rows_within(rpt, 1, 0, static_cast<double>(max_entries));
   for (std::size_t b = 0; b + 1 < blocks.size(); ++b) {
     const index_t r0 = blocks[b], r1 = blocks[b + 1], rows = r1 - r0;
     const offset_t base = rpt[r0], nnz = rpt[r1] - base;

@@ -172,16 +172,6 @@ TEST_F(Mcl, InterpretFindsAttractorSystems) {
 
 // ---- blocks, names, parameters ----------------------------------------------------------------
 
-TEST_F(Mcl, SplitRowsByProducts) {
-  EXPECT_EQ(split_rows_by_products({0, 5, 10, 15, 20}, 0), (std::vector<index_t>{0, 4}));
-  EXPECT_EQ(split_rows_by_products({0, 5, 10, 15, 20}, 20), (std::vector<index_t>{0, 4}));
-  EXPECT_EQ(split_rows_by_products({0, 5, 10, 15, 20}, 10), (std::vector<index_t>{0, 2, 4}));
-  EXPECT_EQ(split_rows_by_products({0, 5, 10, 15, 20}, 7), (std::vector<index_t>{0, 1, 2, 3, 4}));
-  // A row that alone exceeds the limit gets a block of its own.
-  EXPECT_EQ(split_rows_by_products({0, 1, 100, 101, 102}, 3), (std::vector<index_t>{0, 1, 2, 4}));
-  EXPECT_EQ(split_rows_by_products({0}, 3), (std::vector<index_t>{0}));
-}
-
 TEST_F(Mcl, BlockedExpansionGivesTheSameIterates) {
   const fs::path f = file("planted_blocks.abc", planted_abc(6, 30, 0.3, 0.02, true, 7));
   io::labelled_graph g = io::read_graph(f.string());
