@@ -105,7 +105,8 @@ def _out_dtype(semiring: str, dtype: np.dtype) -> np.dtype:
 
 
 def spgemm(A, B, semiring: str = "plus_times", mask=None, complement: bool = False, *,
-           plan: Plan | None = None, threads: int | None = None):
+           plan: Plan | None = None, threads: int | None = None,
+           device_memory: int | None = None):
     """C = A·B over a semiring, optionally masked: C<M> = A·B (``mask=M``) or C<¬M> = A·B
     (``mask=M, complement=True``); only the mask's structure counts.
 
@@ -120,6 +121,13 @@ def spgemm(A, B, semiring: str = "plus_times", mask=None, complement: bool = Fal
     ``or_and`` (bool: nonzero values). Values: float32, float64, int32, int64, bool (smaller types
     are widened; A's and B's types are promoted together). Every entry a product forms is kept,
     even when its value is zero.
+
+    ``device_memory=bytes`` (SciPy inputs): the product runs on the GPU (the plan's device, else
+    device 0) in blocks of A's rows, each cut from its products so that the block of C and the
+    engine's scratch fit that many bytes beyond A, B and the mask, and C is gathered on the host:
+    for products larger than the device. ``plus_times`` over float32 or float64, ``plus_pair``
+    and ``any_pair``; the same entries as without it. RuntimeError without a usable GPU;
+    ValueError when a single row of C alone needs more than the budget.
 
     Raises ValueError for mismatched shapes, an unknown semiring or unsupported values, before
     any work; TypeError for other inputs.
@@ -145,7 +153,15 @@ def spgemm(A, B, semiring: str = "plus_times", mask=None, complement: bool = Fal
     if semiring == "min_plus" and dtype == np.bool_:
         raise ValueError("min_plus needs numeric values, not bool")
     out_dtype = _out_dtype(semiring, dtype)
+    if device_memory is not None:
+        if isinstance(device_memory, bool) or not isinstance(device_memory, (int, np.integer)) \
+                or device_memory <= 0:
+            raise ValueError(f"device_memory must be a positive number of bytes, not "
+                             f"{device_memory!r}")
     on_device = [_convert.is_cupy_sparse(m) for m in (A, B) + ((mask,) if mask is not None else ())]
+    if any(on_device) and device_memory is not None:
+        raise ValueError("device_memory is for SciPy (host) matrices: the product of CuPy "
+                         "matrices is formed on the device whole")
     if any(on_device):
         if not all(on_device):
             raise ValueError("A, B and the mask must all be SciPy (host) or all CuPy (device) "
@@ -160,9 +176,23 @@ def spgemm(A, B, semiring: str = "plus_times", mask=None, complement: bool = Fal
         semiring = "or_and"
     else:
         values = dtype
+    if device_memory is not None:
+        offered = semiring in ("plus_pair", "any_pair") or \
+            (semiring == "plus_times" and values in (np.float32, np.float64))
+        if not offered:
+            raise ValueError(f"device_memory: the GPU engine computes plus_times over float32 or "
+                             f"float64 values, plus_pair and any_pair in blocks, not {semiring} "
+                             f"over {np.dtype(dtype).name}")
     a = _convert.host_csr(A, values, "A")
     b = _convert.host_csr(B, values, "B")
     m = _convert.host_csr(mask, None, "mask") if mask is not None else None
+    if device_memory is not None:
+        device = plan.device if plan is not None and plan.device is not None else 0
+        gpu = (plan if plan is not None else _default_plan(device))._gpu_plan(device)
+        core_dtype = "none" if values is None else np.dtype(values).name
+        c = _opsparse.spgemm_blocks_host(gpu, semiring, core_dtype, a, b, m, bool(complement),
+                                         int(device_memory))
+        return _convert.scipy_kind(A)(_convert.host_result(c, out_dtype))
     if threads is None:
         threads = plan.threads if plan is not None else 0
     c = _opsparse.spgemm_host(semiring, a, b, m, bool(complement), int(threads))

@@ -30,7 +30,8 @@ class Plan:
     def stats(self) -> dict[str, int]: ...
 
 def spgemm(A: M, B: Any, semiring: Semiring = ..., mask: Any | None = ...,
-           complement: bool = ..., *, plan: Plan | None = ..., threads: int | None = ...) -> M: ...
+           complement: bool = ..., *, plan: Plan | None = ..., threads: int | None = ...,
+           device_memory: int | None = ...) -> M: ...
 
 @overload
 def mcl(graph: GraphLike, inflation: float = ..., *, output: Literal["clusters"] = ...,

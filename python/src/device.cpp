@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <variant>
 
 #include "common.hpp"
 
@@ -20,6 +22,7 @@
 #include "opsparse/error.hpp"
 #include "opsparse/plan.hpp"
 #include "opsparse/spgemm.hpp"
+#include "device_blocks.hpp"
 #endif
 
 namespace opsparse::python {
@@ -148,6 +151,36 @@ std::unique_ptr<device_result> spgemm_device(gpu_plan& gp, const std::string& se
                               dtype + " values from Python");
 }
 
+/// Host (SciPy) operands multiplied on the plan's device in row blocks within `device_bytes`;
+/// the result on the host as (rows, cols, indptr, indices, values or None).
+nb::tuple spgemm_blocks_host(gpu_plan& gp, const std::string& semiring, const std::string& dtype,
+                             nb::tuple a, nb::tuple b, nb::object mask, bool complement,
+                             std::size_t device_bytes) {
+  const host_operand ha = operand_from(a), hb = operand_from(b);
+  std::optional<host_operand> hm;
+  if (!mask.is_none()) hm = operand_from(mask);
+  auto arrays = [](const host_operand& o) {
+    host_arrays h;
+    h.rows = o.rows;
+    h.cols = o.cols;
+    h.indptr = o.indptr.data();
+    h.indices = o.indices.data();
+    h.values = o.values ? o.values->data() : nullptr;
+    return h;
+  };
+  const host_arrays aa = arrays(ha), ab = arrays(hb);
+  const host_arrays am = hm ? arrays(*hm) : host_arrays{};
+  blocks_result r;
+  {
+    nb::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(gp.mutex());
+    OPSPARSE_CUDA_TRY(cudaSetDevice(gp.device()));
+    r = spgemm_blocks_on_host(gp.ctx(), gp.workspace(), semiring, dtype, aa, ab, hm ? &am : nullptr,
+                              complement, device_bytes);
+  }
+  return std::visit([](auto&& c) { return from_host(std::move(c)); }, std::move(r));
+}
+
 std::pair<bool, std::string> gpu_usable() {
   std::string why;
   const bool ok = gpu_available(&why);
@@ -166,6 +199,11 @@ class gpu_plan {
 
 std::unique_ptr<device_result> spgemm_device(gpu_plan&, const std::string&, const std::string&,
                                              nb::tuple, nb::tuple, nb::object, bool) {
+  throw std::runtime_error(gpu_plan::no_engine);
+}
+
+nb::tuple spgemm_blocks_host(gpu_plan&, const std::string&, const std::string&, nb::tuple,
+                             nb::tuple, nb::object, bool, std::size_t) {
   throw std::runtime_error(gpu_plan::no_engine);
 }
 
@@ -209,6 +247,10 @@ void bind_device(nb::module_& m) {
 #endif
   m.def("spgemm_device", &spgemm_device, nb::arg("plan"), nb::arg("semiring"), nb::arg("dtype"),
         nb::arg("a"), nb::arg("b"), nb::arg("mask").none(), nb::arg("complement"));
+  m.def("spgemm_blocks_host", &spgemm_blocks_host, nb::arg("plan"), nb::arg("semiring"),
+        nb::arg("dtype"), nb::arg("a"), nb::arg("b"), nb::arg("mask").none(), nb::arg("complement"),
+        nb::arg("device_bytes"),
+        "C = A·B of host CSR tuples on the GPU in row blocks within device_bytes; a host tuple.");
   m.def("gpu_available", &gpu_usable, "(usable, why not) for the GPU engine.");
 }
 
