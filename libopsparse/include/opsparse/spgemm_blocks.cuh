@@ -6,8 +6,6 @@
 // order, to a consumer on the device; spgemm_to_host gathers them into a host matrix.
 // Include from CUDA sources (nvcc); the products are the engine's (spgemm.hpp: the semiring,
 // value and mask combinations instantiated there).
-#include <cub/device/device_scan.cuh>
-
 #include <algorithm>
 #include <cstddef>
 #include <stdexcept>
@@ -52,14 +50,8 @@ std::vector<index_t> spgemm_row_blocks(context& ctx, const csr_view<VA>& a, cons
     device_buffer<offset_t> per_row;
     per_row.reserve(n + 1, ctx.memory());
     row_products(ctx, a, b, per_row.data());
-    std::size_t temp_bytes = 0;
-    OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, per_row.data(),
-                                                    per_row.data(), n + 1, s));
-    device_buffer<unsigned char> temp;
-    temp.reserve(temp_bytes + 16, ctx.memory());
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(per_row.data() + n, 0, sizeof(offset_t), s));
-    OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, per_row.data(),
-                                                    per_row.data(), n + 1, s));
+    detail::scan_lengths(ctx, per_row.data(), a.rows);
     OPSPARSE_CUDA_TRY(cudaMemcpyAsync(prefix.data(), per_row.data(),
                                       prefix.size() * sizeof(offset_t), cudaMemcpyDeviceToHost, s));
     OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
