@@ -117,14 +117,13 @@ phase_config symbolic_config(const device_info& d, double f) {
   return cfg;
 }
 
-phase_config numeric_config(const device_info& d, std::size_t value_bytes, double f, double f0,
-                            bool mid_bin) {
+phase_config numeric_config(const device_info& d, std::size_t value_bytes, double f) {
   phase_config cfg;
   cfg.range_factor = f;
   const int T = d.max_threads_per_sm > 0 ? d.max_threads_per_sm : 2048;
   const long long entry = 4 + static_cast<long long>(value_bytes);
   // Bin 0: 8 threads per row, 32 rows per 256-thread block (paper: table 31 in double, 1024
-  // threads a block). With mid_bin, a second such bin of 16 threads and 16 rows a block.
+  // threads a block).
   const auto multi_row_bin = [&](int tpr, double factor) {
     bin_config b;
     b.block_threads = multi_row_block_threads;
@@ -137,8 +136,7 @@ phase_config numeric_config(const device_info& d, std::size_t value_bytes, doubl
     b.range = range_of(b.table_size + 1, factor);
     cfg.bins.push_back(b);
   };
-  multi_row_bin(8, f0 > 0 ? f0 : f);
-  if (mid_bin) multi_row_bin(16, f);
+  multi_row_bin(8, f);
   // One row per block of `threads` threads, `blocks` blocks an SM, the table filling the budget.
   const auto one_row_bin = [&](int threads, int blocks) {
     bin_config b;
@@ -149,7 +147,7 @@ phase_config numeric_config(const device_info& d, std::size_t value_bytes, doubl
     b.range = range_of(b.table_size + 1, f);
     cfg.bins.push_back(b);
   };
-  // Then one row per block (bin numbers one higher with mid_bin): bins 1-5, 64..1024 threads at
+  // Then one row per block: bins 1-5, 64..1024 threads at
   // full occupancy;
   for (int bt = 64; bt <= 1024; bt *= 2) one_row_bin(bt, T / bt);
   // bin 6, 50% occupancy with the per-block maximum;

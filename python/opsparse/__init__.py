@@ -106,7 +106,7 @@ def _out_dtype(semiring: str, dtype: np.dtype) -> np.dtype:
 
 def spgemm(A, B, semiring: str = "plus_times", mask=None, complement: bool = False, *,
            plan: Plan | None = None, threads: int | None = None,
-           device_memory: int | None = None):
+           device_memory: int | None = None, sorted: bool = True):
     """C = A·B over a semiring, optionally masked: C<M> = A·B (``mask=M``) or C<¬M> = A·B
     (``mask=M, complement=True``); only the mask's structure counts.
 
@@ -128,6 +128,9 @@ def spgemm(A, B, semiring: str = "plus_times", mask=None, complement: bool = Fal
     for products larger than the device. ``plus_times`` over float32 or float64, ``plus_pair``
     and ``any_pair``; the same entries as without it. RuntimeError without a usable GPU;
     ValueError when a single row of C alone needs more than the budget.
+
+    ``sorted=False`` leaves each row of C in any column order (its entries are the same), which
+    saves the engines' sort; SciPy notes it (``has_sorted_indices``).
 
     Raises ValueError for mismatched shapes, an unknown semiring or unsupported values, before
     any work; TypeError for other inputs.
@@ -166,7 +169,8 @@ def spgemm(A, B, semiring: str = "plus_times", mask=None, complement: bool = Fal
         if not all(on_device):
             raise ValueError("A, B and the mask must all be SciPy (host) or all CuPy (device) "
                              "matrices")
-        return _spgemm_device(A, B, semiring, mask, complement, plan, dtype, out_dtype)
+        return _spgemm_device(A, B, semiring, mask, complement, plan, dtype, out_dtype,
+                              bool(sorted))
 
     # Host: the values each semiring reads (none for the pattern semirings).
     if semiring in ("plus_pair", "any_pair"):
@@ -191,15 +195,15 @@ def spgemm(A, B, semiring: str = "plus_times", mask=None, complement: bool = Fal
         gpu = (plan if plan is not None else _default_plan(device))._gpu_plan(device)
         core_dtype = "none" if values is None else np.dtype(values).name
         c = _opsparse.spgemm_blocks_host(gpu, semiring, core_dtype, a, b, m, bool(complement),
-                                         int(device_memory))
+                                         sorted=bool(sorted), device_bytes=int(device_memory))
         return _convert.scipy_kind(A)(_convert.host_result(c, out_dtype))
     if threads is None:
         threads = plan.threads if plan is not None else 0
-    c = _opsparse.spgemm_host(semiring, a, b, m, bool(complement), int(threads))
+    c = _opsparse.spgemm_host(semiring, a, b, m, bool(complement), int(threads), bool(sorted))
     return _convert.scipy_kind(A)(_convert.host_result(c, out_dtype))
 
 
-def _spgemm_device(A, B, semiring, mask, complement, plan, dtype, out_dtype):
+def _spgemm_device(A, B, semiring, mask, complement, plan, dtype, out_dtype, sorted_rows):
     import cupy
     if dtype not in (np.float32, np.float64, np.bool_):
         raise ValueError(f"CuPy sparse matrices of {dtype} are not supported")
@@ -224,7 +228,8 @@ def _spgemm_device(A, B, semiring, mask, complement, plan, dtype, out_dtype):
     cupy.cuda.get_current_stream().synchronize()
     r = _opsparse.spgemm_device(plan._gpu_plan(device), semiring, core_dtype,
                                 _convert.device_args(a), _convert.device_args(b),
-                                None if m is None else _convert.device_args(m), bool(complement))
+                                None if m is None else _convert.device_args(m), bool(complement),
+                                sorted_rows)
     if out_dtype == np.int64:
         out_dtype = np.dtype(np.float64)  # plus_pair counts: CuPy sparse has no integer values
     return _convert.device_result(r, storage, out_dtype)

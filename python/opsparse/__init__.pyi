@@ -31,7 +31,7 @@ class Plan:
 
 def spgemm(A: M, B: Any, semiring: Semiring = ..., mask: Any | None = ...,
            complement: bool = ..., *, plan: Plan | None = ..., threads: int | None = ...,
-           device_memory: int | None = ...) -> M: ...
+           device_memory: int | None = ..., sorted: bool = ...) -> M: ...
 
 @overload
 def mcl(graph: GraphLike, inflation: float = ..., *, output: Literal["clusters"] = ...,

@@ -130,6 +130,7 @@ struct host_product {
   const host_operand* mask = nullptr;  ///< null: no mask
   bool complement = false;
   int threads = 0;
+  bool sorted = true;  ///< false: C's rows in any column order (saves the sort)
 };
 nb::object host_spgemm_float(const host_product& p);
 nb::object host_spgemm_integer(const host_product& p);

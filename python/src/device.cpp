@@ -95,7 +95,8 @@ MaskT mask_from(const nb::tuple& t) {
 
 template <class Semiring, class VA, class VB>
 std::unique_ptr<device_result> product(gpu_plan& gp, const nb::tuple& a, const nb::tuple& b,
-                                       const nb::object& mask, bool complement) {
+                                       const nb::object& mask, bool complement,
+                                       const spgemm_options& opt) {
   using V = typename Semiring::value_type;
   const csr_view<VA> va = view_from<VA>(a);
   const csr_view<VB> vb = view_from<VB>(b);
@@ -114,11 +115,11 @@ std::unique_ptr<device_result> product(gpu_plan& gp, const nb::tuple& a, const n
     std::lock_guard<std::mutex> lock(gp.mutex());
     OPSPARSE_CUDA_TRY(cudaSetDevice(gp.device()));
     if (!masked)
-      spgemm<Semiring>(gp.ctx(), gp.workspace(), va, vb, r->c, no_mask{});
+      spgemm<Semiring>(gp.ctx(), gp.workspace(), va, vb, r->c, no_mask{}, opt);
     else if (complement)
-      spgemm<Semiring>(gp.ctx(), gp.workspace(), va, vb, r->c, cm);
+      spgemm<Semiring>(gp.ctx(), gp.workspace(), va, vb, r->c, cm, opt);
     else
-      spgemm<Semiring>(gp.ctx(), gp.workspace(), va, vb, r->c, sm);
+      spgemm<Semiring>(gp.ctx(), gp.workspace(), va, vb, r->c, sm, opt);
     // C is complete once the context's stream is idle: CuPy may read it on any stream.
     gp.ctx().synchronize();
   }
@@ -133,19 +134,21 @@ std::unique_ptr<device_result> product(gpu_plan& gp, const nb::tuple& a, const n
 
 std::unique_ptr<device_result> spgemm_device(gpu_plan& gp, const std::string& semiring,
                                              const std::string& dtype, nb::tuple a, nb::tuple b,
-                                             nb::object mask, bool complement) {
+                                             nb::object mask, bool complement, bool sorted) {
+  spgemm_options opt;
+  opt.sorted = sorted;
   if (semiring == "plus_times") {
     if (dtype == "float64")
-      return product<plus_times<double>, double, double>(gp, a, b, mask, complement);
+      return product<plus_times<double>, double, double>(gp, a, b, mask, complement, opt);
     if (dtype == "float32")
-      return product<plus_times<float>, float, float>(gp, a, b, mask, complement);
+      return product<plus_times<float>, float, float>(gp, a, b, mask, complement, opt);
   } else if (semiring == "or_and" && dtype == "int32") {
     // CuPy's sparse matrices hold float32, float64 or bool: bool products come as 0/1 int32.
-    return product<or_and<int>, int, int>(gp, a, b, mask, complement);
+    return product<or_and<int>, int, int>(gp, a, b, mask, complement, opt);
   } else if (semiring == "plus_pair") {
-    return product<plus_pair<long long>, pattern, pattern>(gp, a, b, mask, complement);
+    return product<plus_pair<long long>, pattern, pattern>(gp, a, b, mask, complement, opt);
   } else if (semiring == "any_pair") {
-    return product<any_pair, pattern, pattern>(gp, a, b, mask, complement);
+    return product<any_pair, pattern, pattern>(gp, a, b, mask, complement, opt);
   }
   throw std::invalid_argument("the GPU engine does not offer semiring '" + semiring + "' over " +
                               dtype + " values from Python");
@@ -155,7 +158,7 @@ std::unique_ptr<device_result> spgemm_device(gpu_plan& gp, const std::string& se
 /// the result on the host as (rows, cols, indptr, indices, values or None).
 nb::tuple spgemm_blocks_host(gpu_plan& gp, const std::string& semiring, const std::string& dtype,
                              nb::tuple a, nb::tuple b, nb::object mask, bool complement,
-                             std::size_t device_bytes) {
+                             bool sorted, std::size_t device_bytes) {
   const host_operand ha = operand_from(a), hb = operand_from(b);
   std::optional<host_operand> hm;
   if (!mask.is_none()) hm = operand_from(mask);
@@ -198,12 +201,12 @@ class gpu_plan {
 };
 
 std::unique_ptr<device_result> spgemm_device(gpu_plan&, const std::string&, const std::string&,
-                                             nb::tuple, nb::tuple, nb::object, bool) {
+                                             nb::tuple, nb::tuple, nb::object, bool, bool) {
   throw std::runtime_error(gpu_plan::no_engine);
 }
 
 nb::tuple spgemm_blocks_host(gpu_plan&, const std::string&, const std::string&, nb::tuple,
-                             nb::tuple, nb::object, bool, std::size_t) {
+                             nb::tuple, nb::object, bool, bool, std::size_t) {
   throw std::runtime_error(gpu_plan::no_engine);
 }
 
@@ -246,10 +249,11 @@ void bind_device(nb::module_& m) {
         "Device allocations the library has made in this process (cudaMalloc and pool).");
 #endif
   m.def("spgemm_device", &spgemm_device, nb::arg("plan"), nb::arg("semiring"), nb::arg("dtype"),
-        nb::arg("a"), nb::arg("b"), nb::arg("mask").none(), nb::arg("complement"));
+        nb::arg("a"), nb::arg("b"), nb::arg("mask").none(), nb::arg("complement"),
+        nb::arg("sorted") = true);
   m.def("spgemm_blocks_host", &spgemm_blocks_host, nb::arg("plan"), nb::arg("semiring"),
         nb::arg("dtype"), nb::arg("a"), nb::arg("b"), nb::arg("mask").none(), nb::arg("complement"),
-        nb::arg("device_bytes"),
+        nb::arg("sorted"), nb::arg("device_bytes"),
         "C = A·B of host CSR tuples on the GPU in row blocks within device_bytes; a host tuple.");
   m.def("gpu_available", &gpu_usable, "(usable, why not) for the GPU engine.");
 }

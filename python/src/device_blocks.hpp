@@ -30,6 +30,6 @@ using blocks_result =
 blocks_result spgemm_blocks_on_host(context& ctx, plan& p, const std::string& semiring,
                                     const std::string& dtype, const host_arrays& a,
                                     const host_arrays& b, const host_arrays* mask, bool complement,
-                                    std::size_t device_bytes);
+                                    bool sorted, std::size_t device_bytes);
 
 }  // namespace opsparse::python

@@ -11,6 +11,7 @@ nb::object host_spgemm_as(const host_product& p) {
   host_csr<VB> b = to_host<VB>(*p.b, "B");
   cpu::options opt;
   opt.threads = p.threads;
+  opt.sorted = p.sorted;
   // The mask's structure is read in place from the NumPy arrays: checked first.
   if (p.mask) check_in_place(*p.mask, "mask");
   host_csr<typename Semiring::value_type> c;

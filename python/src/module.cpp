@@ -12,11 +12,11 @@ namespace opsparse::python {
 namespace {
 
 nb::object spgemm_host(const std::string& semiring, nb::tuple a, nb::tuple b, nb::object mask,
-                       bool complement, int threads) {
+                       bool complement, int threads, bool sorted) {
   const host_operand ha = operand_from(a), hb = operand_from(b);
   std::optional<host_operand> hm;
   if (!mask.is_none()) hm = operand_from(mask);
-  host_product p{semiring, &ha, &hb, hm ? &*hm : nullptr, complement, threads};
+  host_product p{semiring, &ha, &hb, hm ? &*hm : nullptr, complement, threads, sorted};
   for (auto family : {host_spgemm_float, host_spgemm_integer, host_spgemm_graph}) {
     nb::object r = family(p);
     if (r.is_valid()) return r;
@@ -55,7 +55,7 @@ NB_MODULE(_opsparse, m) {
   nb::exception<opsparse::cuda_error>(m, "CudaError", PyExc_RuntimeError);
 
   m.def("spgemm_host", &spgemm_host, nb::arg("semiring"), nb::arg("a"), nb::arg("b"),
-        nb::arg("mask").none(), nb::arg("complement"), nb::arg("threads"),
+        nb::arg("mask").none(), nb::arg("complement"), nb::arg("threads"), nb::arg("sorted") = true,
         "C = A·B on the CPU engine over canonical CSR tuples; returns such a tuple.");
   m.def(
       "read_graph", &read_graph, nb::arg("path"), nb::arg("nonnegative") = false,

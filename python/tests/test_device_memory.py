@@ -96,3 +96,15 @@ def test_a_budget_no_row_fits_names_the_row():
     a = random_matrix(300, 300, 0.1, 8)
     with pytest.raises(ValueError, match="row [0-9]+ of A·B alone needs"):
         opsparse.spgemm(a, a, device_memory=200)
+
+
+@needs_gpu
+def test_unsorted_blocks_hold_the_same_entries():
+    a = random_matrix(600, 600, 0.03, 9)
+    budget = int(whole_bytes(a, a) * 0.1 * 4 / 3) + 1
+    want = opsparse.spgemm(a, a)
+    got = opsparse.spgemm(a, a, device_memory=budget, sorted=False).tocsr()
+    got.sort_indices()
+    np.testing.assert_array_equal(got.indptr, want.indptr)
+    np.testing.assert_array_equal(got.indices, want.indices)
+    np.testing.assert_allclose(got.data, want.data, rtol=1e-12)

@@ -201,3 +201,16 @@ def test_gil_released_during_product():
         sys.setswitchinterval(old)
         t.join()
     assert advanced >= 2
+
+
+@pytest.mark.parametrize("semiring", ["plus_times", "plus_pair", "any_pair"])
+def test_unsorted_rows_hold_the_same_entries(semiring):
+    a = random_matrix(300, 250, 0.05, np.float64, 41)
+    b = random_matrix(250, 400, 0.05, np.float64, 42)
+    want = opsparse.spgemm(a, b, semiring)
+    got = opsparse.spgemm(a, b, semiring, sorted=False).tocsr()
+    got.sort_indices()
+    np.testing.assert_array_equal(got.indptr, want.indptr)
+    np.testing.assert_array_equal(got.indices, want.indices)
+    np.testing.assert_array_equal(got.data, want.data)
+    assert want.nnz > 0

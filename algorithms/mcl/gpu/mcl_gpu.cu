@@ -168,7 +168,7 @@ class gpu_backend final : public backend<T>, public device_iterate<T> {
     // A dense expansion (a quarter of the columns in products per row, on average) goes to
     // the engine's shared-memory windows, which find their part of each row of X by a search
     // when X's rows are sorted and walk them whole once per window otherwise
-    // (spgemm_options::dense_windows): X's rows are sorted then, and so are the expanded rows,
+    // (spgemm_tuning::dense_windows): X's rows are sorted then, and so are the expanded rows,
     // which the next iterate keeps. Sparse networks keep unsorted rows (pruning, inflation and
     // the interpretation read rows as sets; sorting cost the 200k-node benchmark 60 ms).
     // (A distributed rank decides as the whole expansion does: decide_as().)

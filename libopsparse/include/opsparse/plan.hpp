@@ -32,7 +32,7 @@ struct spgemm_stats {
   /// its last kernel ended on its stream; 0 where the bin had no rows. The bins run side by side,
   /// so the phase lasts as long as its latest bin (plus the join).
   std::vector<float> symbolic_bin_end_ms, numeric_bin_end_ms;
-  /// With time_phases, after the numeric phase: rows that took spgemm_options::merge_equal_rows'
+  /// With time_phases, after the numeric phase: rows that took spgemm_tuning::merge_equal_rows'
   /// merged product loop in each phase, in pairs, in triples and in runs.
   offset_t pair_rows_symbolic = 0, triple_rows_symbolic = 0, run_rows_symbolic = 0,
            pair_rows_numeric = 0, triple_rows_numeric = 0, run_rows_numeric = 0;

@@ -40,12 +40,8 @@ struct phase_config {
 /// Derives the symbolic configuration for `dev` with the given range factor (paper: 1.2).
 phase_config symbolic_config(const device_info& dev, double range_factor = 1.2);
 /// Derives the numeric configuration for values of `value_bytes` (0 for pattern; paper: 2.0).
-/// `multi_row_range_factor` is bin 0's (several rows a block); 0: `range_factor` too.
-/// `mid_bin`: a second bin of several rows a block after bin 0, 16 threads a row (16 rows a block
-/// of 256), tables twice bin 0's, for the rows between bin 0's and the one-row-a-block bins'.
 phase_config numeric_config(const device_info& dev, std::size_t value_bytes,
-                            double range_factor = 2.0, double multi_row_range_factor = 0.0,
-                            bool mid_bin = false);
+                            double range_factor = 2.0);
 
 /// A device_info describing a V100 (96 KiB per SM and per block, no reservation, 2048 threads),
 /// with which the derived tables reproduce the paper's Tables 5 and 6.

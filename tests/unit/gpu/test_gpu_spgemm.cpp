@@ -319,7 +319,7 @@ TEST_F(Gpu, EveryBinOfBothPhases) {
   sizes.push_back(num.bins[6].range * 3);
   const index_t cols = 1 << 18;
   // a row covering half of C's columns: the windows' bin (beside the dense accumulator's when
-  // C's rows span more than spgemm_options::sparse_row_max_windows windows)
+  // C's rows span more than spgemm_tuning::sparse_row_max_windows windows)
   sizes.push_back(cols / 2);
   for (int& s : sizes) s = std::min(s, static_cast<int>(cols));
   const auto a = rows_of_sizes(sizes, cols, 5);
@@ -335,7 +335,7 @@ TEST_F(Gpu, EveryBinOfBothPhases) {
   for (bool dense : {true, false}) {
     SCOPED_TRACE(dense ? "bitmap + dense accumulator for long rows" : "paper's global hash tables");
     spgemm_options opt;
-    opt.dense_long_rows = dense;
+    opt.tuning.dense_long_rows = dense;
     const auto* b = &b1;
     plan p;
     const auto g = on_gpu<plus_times<double>>(ctx(), p, a, *b, nullptr, opt);
@@ -347,46 +347,6 @@ TEST_F(Gpu, EveryBinOfBothPhases) {
       EXPECT_GT(st.numeric_bin_rows[i], 0) << "numeric bin " << i << " not hit";
     EXPECT_GT(st.max_row_nnz, sym.overflow_threshold)
         << "no row reached the symbolic global kernel";
-  }
-}
-
-// spgemm_options::numeric_mid_bin: a second bin of several rows a block (16 threads a row) after
-// numeric bin 0. Rows sized at both multi-row bins' range boundaries (from this device's
-// configuration with the mid bin) and between, B the identity band (nnz = row size): the mid bin
-// takes rows (spgemm_stats), and results match the CPU engine in plus_times (double, float),
-// min_plus, a structural mask, plus_pair's counts and any_pair's patterns; off, the same rows
-// go to the one-row-a-block bin as before.
-TEST_F(Gpu, MidBinTakesTheRowsBetweenBinZeroAndTheBlocks) {
-  const auto num = numeric_config(ctx().device(), sizeof(double), 2.0, 0.0, true);
-  ASSERT_EQ(num.bins[1].threads_per_row, 16);
-  const int r0 = static_cast<int>(num.bins[0].range), r1 = static_cast<int>(num.bins[1].range);
-  ASSERT_LT(r0, r1);
-  std::vector<int> sizes = {1, r0, r0 + 1, (r0 + r1) / 2, r1, r1 + 1, 2 * r1};
-  for (int i = 0; i < 3000; ++i) sizes.push_back(r0 + 1 + i % (r1 - r0));  // a few full blocks
-  const index_t cols = 1 << 16;
-  const auto a = rows_of_sizes(sizes, cols, 31);
-  const auto b = band(cols, 1);
-  const auto ap = convert<pattern>(a);
-  const auto bp = convert<pattern>(b);
-  const host_csr<pattern>& m = ap;
-  for (bool mid : {true, false}) {
-    SCOPED_TRACE(mid ? "mid bin" : "no mid bin");
-    spgemm_options o;
-    o.numeric_mid_bin = mid;
-    plan p;
-    const auto g = on_gpu<plus_times<double>>(ctx(), p, a, b, nullptr, o);
-    EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(a, b), 1e-12));
-    const auto& st = p.stats();
-    ASSERT_GE(st.numeric_bin_rows.size(), 2u);
-    // bin 1: the mid bin's rows (r0 + 1 .. r1), or with no mid bin the first block bin's
-    EXPECT_GE(st.numeric_bin_rows[1], 3000) << "bin 1 took too few rows";
-    EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a), convert<float>(b),
-                                                       nullptr, 1e-5, o)));
-    EXPECT_TRUE((same<min_plus<double>, double, double>(ctx(), a, b, nullptr, 0.0, o)));
-    EXPECT_TRUE(
-        (same<plus_times<double>, double, double, structural_mask>(ctx(), a, b, &m, 1e-12, o)));
-    EXPECT_TRUE((same<plus_pair<long long>, pattern, pattern>(ctx(), ap, bp, nullptr, 0.0, o)));
-    EXPECT_TRUE((same<any_pair, pattern, pattern>(ctx(), ap, bp, nullptr, 0.0, o)));
   }
 }
 
@@ -403,7 +363,7 @@ TEST_F(Gpu, LongSparseRowsOfAWideProductLeaveTheWindows) {
   for (int max_windows : {8, 1 << 20}) {
     SCOPED_TRACE("sparse_row_max_windows " + std::to_string(max_windows));
     spgemm_options opt;
-    opt.sparse_row_max_windows = max_windows;
+    opt.tuning.sparse_row_max_windows = max_windows;
     plan p;
     const auto g = on_gpu<plus_times<double>>(ctx(), p, a, b, nullptr, opt);
     EXPECT_TRUE(csr_near(g, want, 1e-12));
@@ -742,7 +702,7 @@ host_csr<V> shuffled_rows(host_csr<V> b, std::uint64_t seed) {
 }
 
 // Rows whose columns lie close together (meshes) come out of the numeric phase ordered by a
-// bitmap of their span, not sorted (spgemm_options::span_bitmap_order), in every bin: A's rows
+// bitmap of their span, not sorted (spgemm_tuning::span_bitmap_order), in every bin: A's rows
 // of each bin's sizes, 3 times as wide as they are long, B a band of 3 (and the same B with its
 // rows shuffled). On and off, every semiring kind, masks and patterns, against the CPU engine.
 TEST_F(Gpu, NarrowRowsComeOutOrderedByBitmaps) {
@@ -764,8 +724,8 @@ TEST_F(Gpu, NarrowRowsComeOutOrderedByBitmaps) {
   const auto ap = convert<pattern>(a), bp = convert<pattern>(b);
   for (bool bitmap : {true, false}) {
     spgemm_options o;
-    o.span_bitmap_order = bitmap;
-    o.bucket_order = bitmap;  // off: the sorts (WideRowsComeOutOrderedByBuckets has buckets)
+    o.tuning.span_bitmap_order = bitmap;
+    o.tuning.bucket_order = bitmap;  // off: the sorts (WideRowsComeOutOrderedByBuckets has buckets)
     SCOPED_TRACE(bitmap ? "ordered by bitmaps" : "sorted");
     EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b, nullptr, 1e-12, o)));
     EXPECT_TRUE((same<plus_times<double>>(ctx(), a, shuffled, nullptr, 1e-12, o)));
@@ -806,11 +766,11 @@ host_csr<double> wide_rows(const std::vector<int>& sizes, index_t cols, bool clu
 }
 
 // Rows whose columns spread over a wide range (web graphs) come out of the numeric phase in
-// column order by bucketing (spgemm_options::bucket_order), in every bin: A's rows of each bin's
+// column order by bucketing (spgemm_tuning::bucket_order), in every bin: A's rows of each bin's
 // sizes with columns at random among 2^20, B a band of 3 (rows of C too wide for the bitmap of
 // their span). Rows whose columns cluster (four in five consecutive) fill a few buckets past
-// their limit and are sorted instead. On (from the default 128 entries, and from 1) and off, every
-// semiring kind, masks (A's own pattern and its complement) and patterns, against the CPU engine.
+// their limit and are sorted instead. On (from 128 entries) and off, every semiring kind, masks
+// (A's own pattern and its complement) and patterns, against the CPU engine.
 TEST_F(Gpu, WideRowsComeOutOrderedByBuckets) {
   const auto num = numeric_config(ctx().device(), sizeof(double));
   std::vector<int> sizes = {0, 1, 2, 40, 43, 50, 100};
@@ -827,14 +787,11 @@ TEST_F(Gpu, WideRowsComeOutOrderedByBuckets) {
     const auto a = wide_rows(sizes, cols, clustered, clustered ? 21 : 22);
     const auto ap = convert<pattern>(a);
     const host_csr<pattern>& m = ap;
-    for (int mode : {0, 1, 2}) {  // buckets from 128 entries (default); from 1 (every row); off
+    for (bool buckets : {true, false}) {
       spgemm_options o;
-      o.bucket_order = mode < 2;
-      if (mode == 1) o.bucket_order_min_entries = 1;
-      SCOPED_TRACE(std::string(clustered ? "clustered, " : "spread, ") + (mode == 0 ? "bucketed"
-                                                                          : mode == 1
-                                                                              ? "every row bucketed"
-                                                                              : "sorted"));
+      o.tuning.bucket_order = buckets;
+      SCOPED_TRACE(std::string(clustered ? "clustered, " : "spread, ") +
+                   (buckets ? "bucketed" : "sorted"));
       EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b, nullptr, 1e-12, o)));
       EXPECT_TRUE((same<plus_times<float>, float, float>(ctx(), convert<float>(a),
                                                          convert<float>(b), nullptr, 1e-5, o)));
@@ -905,7 +862,7 @@ host_csr<double> mixed_node_blocks(index_t nodes, int lo, int hi, int hw, std::u
 }
 
 // Pairs, triples and runs of A's nonzeros hashed as one where their B rows share a column at the
-// same position (spgemm_options::merge_equal_rows) still count every product once: node blocks
+// same position (spgemm_tuning::merge_equal_rows) still count every product once: node blocks
 // of 1 to 6 unknowns (identical rows, rows of odd length), of mixed sizes, rows alike but
 // shifted, rows whose runs look equal by length and ends but differ between (poke); rows of 3
 // to 363 entries (several bins of each phase); pairs, triples, runs, off and automatic, against
@@ -942,7 +899,7 @@ TEST_F(Gpu, MergedEqualRowsTakeEveryProductOnce) {
     for (row_merging merge : {row_merging::pairs, row_merging::triples, row_merging::runs,
                               row_merging::never, row_merging::automatic}) {
       spgemm_options o;
-      o.merge_equal_rows = merge;
+      o.tuning.merge_equal_rows = merge;
       SCOPED_TRACE(merge == row_merging::pairs     ? "pairs"
                    : merge == row_merging::triples ? "triples"
                    : merge == row_merging::runs    ? "runs"
@@ -1002,14 +959,14 @@ TEST_F(Gpu, MergingFollowsTheShareOfEqualRows) {
                    : md == pairs_only ? "automatic, merge_triples and merge_runs off"
                                       : "never");
       spgemm_options o;
-      o.merge_equal_rows = md == pairs     ? row_merging::pairs
-                           : md == triples ? row_merging::triples
-                           : md == runs    ? row_merging::runs
-                           : md == never   ? row_merging::never
-                                           : row_merging::automatic;
-      o.merge_triples = md != pairs_only;
-      o.merge_runs = md != pairs_only && md != no_runs;
-      o.merge_numeric_share = sh.numeric_share;
+      o.tuning.merge_equal_rows = md == pairs     ? row_merging::pairs
+                                  : md == triples ? row_merging::triples
+                                  : md == runs    ? row_merging::runs
+                                  : md == never   ? row_merging::never
+                                                  : row_merging::automatic;
+      o.tuning.merge_triples = md != pairs_only;
+      o.tuning.merge_runs = md != pairs_only && md != no_runs;
+      o.tuning.merge_numeric_share = sh.numeric_share;
       o.time_phases = true;
       plan p;
       const auto g = on_gpu<plus_times<double>>(ctx(), p, sh.a, sh.a, nullptr, o);
@@ -1087,8 +1044,8 @@ TEST_F(Gpu, DenseRowsInSharedMemoryWindows) {
   // Rows 5%, 50% and 100% dense (and sparse ones beside them), forced into the dense path;
   // 3,000 columns fit one window, 70,000 doubles need three (about 28,000 a window on an H100).
   spgemm_options every_row_dense;
-  every_row_dense.dense_row_fraction = 0.01;
-  every_row_dense.dense_row_min_entries = 1;
+  every_row_dense.tuning.dense_row_fraction = 0.01;
+  every_row_dense.tuning.dense_row_min_entries = 1;
   const std::vector<double> density = {0.05, 0.5, 1.0, 0.001, 1.0, 0.5, 0.05, 0.2};
   for (const index_t cols : {3000, 70000}) {
     SCOPED_TRACE("columns " + std::to_string(cols));
@@ -1128,7 +1085,7 @@ TEST_F(Gpu, DenseRowsRectangularAndUnsortedOutputRequest) {
   EXPECT_TRUE(
       (same<plus_times<double>, double, double>(ctx(), dc.a, dc.b, nullptr, 1e-12, unsorted)));
   spgemm_options global;
-  global.dense_windows = false;
+  global.tuning.dense_windows = false;
   EXPECT_TRUE(
       (same<plus_times<double>, double, double>(ctx(), dc.a, dc.b, nullptr, 1e-12, global)));
   plan p;
@@ -1156,7 +1113,7 @@ TEST_F(Gpu, UserDefinedSemiring) {
   const auto b = band(1 << 15, 2);
   for (bool dense : {true, false}) {
     spgemm_options opt;
-    opt.dense_long_rows = dense;
+    opt.tuning.dense_long_rows = dense;
     EXPECT_TRUE(
         (same<opsparse::test::max_times, double, double>(ctx(), e, b, nullptr, 1e-12, opt)));
   }
@@ -1180,18 +1137,18 @@ TEST_F(Gpu, LongRowsWithSemiringsAndMasks) {
   const auto b20 = band(1 << 16, 20);
   for (bool flat : {true, false}) {
     spgemm_options o;
-    o.flatten_products = flat;
+    o.tuning.flatten_products = flat;
     SCOPED_TRACE(flat ? "flattened" : "groups");
     EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b20, nullptr, 1e-12, o)));
     EXPECT_TRUE((same<plus_pair<i64>, pattern, pattern, structural_mask>(
         ctx(), pa, convert<pattern>(b20), &m, 0.0, o)));
-    o.dense_long_rows = false;
+    o.tuning.dense_long_rows = false;
     EXPECT_TRUE((same<plus_times<double>>(ctx(), a, b20, nullptr, 1e-12, o)));
   }
   for (bool dense : {true, false}) {
     SCOPED_TRACE(dense ? "dense" : "hash");
     spgemm_options o;
-    o.dense_long_rows = dense;
+    o.tuning.dense_long_rows = dense;
     EXPECT_TRUE(
         (same<plus_pair<i64>, pattern, pattern, structural_mask>(ctx(), pa, pb, &m, 0.0, o)));
     EXPECT_TRUE((same<any_pair, pattern, pattern, complement_mask>(ctx(), pa, pb, &m, 0.0, o)));
@@ -1207,36 +1164,30 @@ TEST_F(Gpu, LongRowsWithSemiringsAndMasks) {
 TEST_F(Gpu, EveryAblationGivesTheSameResult) {
   const auto a = rmat(13, 12, 17);
   std::vector<spgemm_options> opts(14);
-  opts[13].row_sized_tables = false;
-  opts[10].paper_hash = true;
-  opts[11].pooled_memory = false;
-  opts[12].radix_sort_rows = false;
-  opts[12].bucket_order = false;
-  opts[8].dense_long_rows = false;
-  opts[9].flatten_products = false;
-  opts[0].shared_binning = false;
-  opts[1].single_access_hash = false;
-  opts[2].symbolic_range = 1.0;
-  opts[3].symbolic_range = 1.5;
-  opts[4].numeric_range = 1.0;
-  opts[5].numeric_range = 3.0;
-  opts[6].overlap_allocation = false;
-  opts[7].large_rows_first = false;
+  opts[13].tuning.row_sized_tables = false;
+  opts[10].tuning.paper_hash = true;
+  opts[11].tuning.pooled_memory = false;
+  opts[12].tuning.radix_sort_rows = false;
+  opts[12].tuning.bucket_order = false;
+  opts[8].tuning.dense_long_rows = false;
+  opts[9].tuning.flatten_products = false;
+  opts[0].tuning.shared_binning = false;
+  opts[1].tuning.single_access_hash = false;
+  opts[2].tuning.symbolic_range = 1.0;
+  opts[3].tuning.symbolic_range = 1.5;
+  opts[4].tuning.numeric_range = 1.0;
+  opts[5].tuning.numeric_range = 3.0;
+  opts[6].tuning.overlap_allocation = false;
+  opts[7].tuning.large_rows_first = false;
   opts[7].time_phases = true;
   for (std::size_t i = 0; i < opts.size(); ++i)
     EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, opts[i])))
         << "option set " << i;
-  opts[1].numeric_range = 1.5;
+  opts[1].tuning.numeric_range = 1.5;
   EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, opts[1])));
-  // numeric bin 0's own range: rows up to its whole table (1.0) or fewer than the others' (3.0)
-  for (double f0 : {1.0, 3.0}) {
-    spgemm_options o;
-    o.numeric_multi_row_range = f0;
-    EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, o))) << "bin 0 range " << f0;
-  }
   // the paper's hash with the global-table path and multi-access probing
-  opts[10].dense_long_rows = false;
-  opts[10].single_access_hash = false;
+  opts[10].tuning.dense_long_rows = false;
+  opts[10].tuning.single_access_hash = false;
   EXPECT_TRUE((same<plus_times<double>>(ctx(), a, a, nullptr, 1e-12, opts[10])));
 }
 
@@ -1273,13 +1224,13 @@ TEST_F(Gpu, MisuseThrowsAndThePlanStaysUsable) {
                                            device_mask<structural_mask>(dm))),
                std::invalid_argument);
   spgemm_options bad;
-  bad.numeric_range = 0.5;
+  bad.tuning.numeric_range = 0.5;
   const auto sq = random_csr<double>(20, 20, 3.0, 4);
   auto dsq = device_csr<double>::upload(sq, ctx().stream());
   EXPECT_THROW((spgemm<plus_times<double>>(ctx(), p, dsq.view(), dsq.view(), dc, no_mask{}, bad)),
                std::invalid_argument);
-  bad.numeric_range = 2.0;
-  bad.numeric_multi_row_range = 0.5;
+  bad.tuning.numeric_range = 2.0;
+  bad.tuning.symbolic_range = 0.9;
   EXPECT_THROW((spgemm<plus_times<double>>(ctx(), p, dsq.view(), dsq.view(), dc, no_mask{}, bad)),
                std::invalid_argument);
   spgemm<plus_times<double>>(ctx(), p, dsq.view(), dsq.view(), dc);

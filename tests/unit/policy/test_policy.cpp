@@ -71,26 +71,6 @@ TEST(Policy, RangeFactorsMoveRanges) {
   const auto d = h100_like();
   const auto a = numeric_config(d, 8, 1.0), b = numeric_config(d, 8, 3.0);
   EXPECT_GT(a.bins[3].range, b.bins[3].range);
-  // bin 0's own factor moves bin 0 alone; 0 keeps the common one
-  const auto n2 = numeric_config(d, 8, 2.0), n0 = numeric_config(d, 8, 2.0, 0.0),
-             n1 = numeric_config(d, 8, 2.0, 1.0);
-  EXPECT_EQ(n0.bins[0].range, n2.bins[0].range);
-  EXPECT_EQ(n1.bins[0].range, n1.bins[0].table_size);
-  EXPECT_GT(n1.bins[0].range, n2.bins[0].range);
-  for (std::size_t i = 1; i < n2.bins.size(); ++i)
-    EXPECT_EQ(n1.bins[i].range, n2.bins[i].range) << "bin " << i;
-  // the mid bin: 16 threads a row after bin 0, twice its table, the rest unchanged
-  const auto nm = numeric_config(d, 8, 2.0, 0.0, true);
-  ASSERT_EQ(nm.bins.size(), n2.bins.size() + 1);
-  EXPECT_EQ(nm.bins[1].threads_per_row, 16);
-  EXPECT_EQ(nm.bins[1].block_threads, multi_row_block_threads);
-  EXPECT_GE(nm.bins[1].table_size, 2 * n2.bins[0].table_size - 1);
-  EXPECT_GT(nm.bins[1].range, nm.bins[0].range);
-  EXPECT_LT(nm.bins[1].range, nm.bins[2].range);
-  EXPECT_LE(nm.bins[1].blocks_per_sm * (nm.bins[1].smem_bytes + d.smem_reserved_per_block),
-            d.smem_per_sm);
-  for (std::size_t i = 2; i < nm.bins.size(); ++i)
-    EXPECT_EQ(nm.bins[i].range, n2.bins[i - 1].range) << "bin " << i;
   const auto s1 = symbolic_config(d, 1.0), s15 = symbolic_config(d, 1.5);
   EXPECT_EQ(s1.bins[2].range, s1.bins[2].table_size);
   EXPECT_LT(s15.bins[2].range, s1.bins[2].range);

@@ -129,10 +129,10 @@ __device__ __forceinline__ bool mask_keeps(const mask_row& r, index_t key) {
 /// symbolic table of 64 3.36 -> 1.25, hood's numeric tables 1.86 -> 1.04; banks no worse.
 ///   row_sized  a row hashes into the part of its bin's table that it can fill (row_slots;
 ///              read by the numeric kernels and symbolic bin 0's)
-///   span_order  spgemm_options::span_bitmap_order (read by the numeric block kernels)
-///   bucket_order  spgemm_options::bucket_order (read by the numeric block kernels)
-///   bucket_min  spgemm_options::bucket_order_min_entries (at least 1)
-///   merge       spgemm_options::merge_equal_rows for the phase (read by the symbolic and numeric
+///   span_order  spgemm_tuning::span_bitmap_order (read by the numeric block kernels)
+///   bucket_order  spgemm_tuning::bucket_order (read by the numeric block kernels)
+///   bucket_min  the fewest entries a row takes buckets from (128; fewer measured no gain)
+///   merge       spgemm_tuning::merge_equal_rows for the phase (read by the symbolic and numeric
 ///               block kernels): -1 never, 0 every row by `width` (2 or 3, 4: runs), 1-100 row by
 ///               row, the least share of equal pairs or triples in percent (merge_vote)
 ///   triples     automatic: triples where their saving exceeds `triples` percent of the pairs'

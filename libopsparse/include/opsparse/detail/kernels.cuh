@@ -171,7 +171,7 @@ __device__ __forceinline__ void store_entry(const dev_out<T>& c, offset_t at, in
   if constexpr (has_values_v<T>) c.val[at] = vals[slot];
 }
 
-/// Several rows per block (bin 0, and spgemm_options::numeric_mid_bin's bin after it), TPR threads
+/// Several rows per block (bin 0), TPR threads
 /// per row. Rows are tiny: rank each occupied slot
 /// against the whole (small) table instead of condensing first.
 template <int TPR, class S, class VA, class VB, class Mask>

@@ -1,7 +1,7 @@
 #pragma once
 // The product loops of the one-row-a-block kernels (kernels.cuh): how the
 // threads of a block walk the products A(row, j)·B(k, :) of one row of A (for_each_product), and
-// spgemm_options::merge_equal_rows' loops over neighbouring nonzeros with equal B rows, in pairs
+// spgemm_tuning::merge_equal_rows' loops over neighbouring nonzeros with equal B rows, in pairs
 // or triples (for_each_merged) and in runs of consecutive columns (for_each_run), with the vote
 // that chooses among them row by row (merge_vote).
 #include <cuda_runtime.h>
@@ -119,7 +119,7 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
   }
 }
 
-/// The product loop of the one-row-a-block kernels with spgemm_options::merge_equal_rows (groups
+/// The product loop of the one-row-a-block kernels with spgemm_tuning::merge_equal_rows (groups
 /// only, glog < flat_glog): group gid takes W (2 or 3) neighbouring nonzeros of A's row at a
 /// time, j to j + W - 1, and walks their B rows side by side; where all W rows hold the same
 /// column at the same position (the rows of a FEM node's unknowns are identical, and its
@@ -260,7 +260,7 @@ __device__ __forceinline__ void for_each_run(const dev_csr<VA>& a, const dev_csr
 /// 5%, on the H100. FEM rows hold 39-122 entries.
 constexpr offset_t merge_min_row = 32;
 
-/// spgemm_options::merge_equal_rows, row by row: the width the row is taken with (1: not merged, 2:
+/// spgemm_tuning::merge_equal_rows, row by row: the width the row is taken with (1: not merged, 2:
 /// pairs, 3: triples, for_each_merged; 4: runs, for_each_run). hash_policy::merge 0 forces
 /// hash_policy::width. Automatic (merge = a percentage): the block's first warp compares the B rows
 /// of neighbouring nonzeros among the row's first 32 (same length, first and last column), which

@@ -91,7 +91,7 @@ inline void run_binning(context& ctx, plan_state& st, const offset_t* sizes, ind
   }
 }
 
-/// With time_phases, the rows that merged (spgemm_options::merge_equal_rows): [0] in pairs, [1]
+/// With time_phases, the rows that merged (spgemm_tuning::merge_equal_rows): [0] in pairs, [1]
 /// in triples and [2] in runs in the symbolic phase, [3] to [5] in the numeric phase, in the
 /// context's scratch after the longest-B-row and longest-A-row words (launch.hpp). setup_step
 /// clears them, numeric() reads them into spgemm_stats.
@@ -100,7 +100,7 @@ inline unsigned long long* merged_row_counters(context& ctx) {
   return static_cast<unsigned long long*>(ctx.scratch()) + 2;
 }
 
-/// The hash policy of a phase from the options: spgemm_options::merge_equal_rows as
+/// The hash policy of a phase from the options: spgemm_tuning::merge_equal_rows as
 /// hash_policy::merge, width and triples, and with time_phases the phase's counters of rows
 /// merged in pairs, triples and runs (merged_row_counters()[3 * phase] to [3 * phase + 2]).
 /// Automatic, measured on the paper suite (H100 and H200) with every row merged one way or the
@@ -133,18 +133,18 @@ inline unsigned long long* merged_row_counters(context& ctx) {
 constexpr int numeric_triples = 150;
 constexpr int numeric_runs = 100;
 inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, int phase) {
-  hash_policy hp{opt.single_access_hash, opt.paper_hash, opt.row_sized_tables,
-                 opt.span_bitmap_order, opt.bucket_order};
-  hp.bucket_min = std::max(1, opt.bucket_order_min_entries);
-  const row_merging m = opt.merge_equal_rows;
+  hash_policy hp{opt.tuning.single_access_hash, opt.tuning.paper_hash, opt.tuning.row_sized_tables,
+                 opt.tuning.span_bitmap_order, opt.tuning.bucket_order};
+  const row_merging m = opt.tuning.merge_equal_rows;
   const bool vote = m == row_merging::automatic && phase == 1;
-  const int percent = static_cast<int>(std::ceil(100.0 * opt.merge_numeric_share));
+  const int percent = static_cast<int>(std::ceil(100.0 * opt.tuning.merge_numeric_share));
   hp.merge = m == row_merging::never ? -1 : vote ? std::clamp(percent, 1, 100) : 0;
-  hp.width = m == row_merging::runs                                                           ? 4
-             : m == row_merging::pairs || (m == row_merging::automatic && !opt.merge_triples) ? 2
-                                                                                              : 3;
-  hp.triples = opt.merge_triples ? numeric_triples : 0;
-  hp.runs = opt.merge_runs ? numeric_runs : 0;
+  hp.width = m == row_merging::runs ? 4
+             : m == row_merging::pairs || (m == row_merging::automatic && !opt.tuning.merge_triples)
+                 ? 2
+                 : 3;
+  hp.triples = opt.tuning.merge_triples ? numeric_triples : 0;
+  hp.runs = opt.tuning.merge_runs ? numeric_runs : 0;
   if (opt.time_phases) hp.merged_rows = merged_row_counters(ctx) + 3 * phase;
   return hp;
 }
@@ -179,8 +179,7 @@ void check_product(const csr_view<VA>& a, const csr_view<VB>& b, const Mask& mas
     OPSPARSE_EXPECTS(mask.rows == a.rows && mask.cols == b.cols,
                      "mask is " + std::to_string(mask.rows) + "x" + std::to_string(mask.cols) +
                          ", C is " + std::to_string(a.rows) + "x" + std::to_string(b.cols));
-  OPSPARSE_EXPECTS(opt.symbolic_range >= 1.0 && opt.numeric_range >= 1.0 &&
-                       (opt.numeric_multi_row_range == 0.0 || opt.numeric_multi_row_range >= 1.0),
+  OPSPARSE_EXPECTS(opt.tuning.symbolic_range >= 1.0 && opt.tuning.numeric_range >= 1.0,
                    "binning range factors must be at least 1");
 }
 
@@ -213,7 +212,7 @@ std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a, cons
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(merged_row_counters(ctx), 0,
                                       merged_row_counter_words * sizeof(unsigned long long), s));
   }
-  if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
+  if (!opt.tuning.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
   {
     // lanes per row: A's average row rounded up to a power of two, 4 to 32
     const long long avg = m > 0 ? (static_cast<long long>(a.nnz) + m - 1) / m : 1;
@@ -235,7 +234,7 @@ std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a, cons
                                                   static_cast<long long>(m) + 1, s));
   const std::size_t off_bins = align_up(sizeof(bin_counters));
   const std::size_t off_scan = off_bins + align_up(static_cast<std::size_t>(m) * sizeof(index_t));
-  if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
+  if (!opt.tuning.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
   const std::size_t off_flags = off_scan + align_up(scan_bytes);
   if (st.meta.reserve(off_flags + align_up(sizeof(unsigned)), mem)) ++st.allocations;
   st.d_counters = reinterpret_cast<bin_counters*>(st.meta.data());
@@ -279,15 +278,15 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
         static_cast<int>(std::min<unsigned long long>(rows[sym_shared - 1], 2ull * dev.sm_count));
     while (blocks > 1 && static_cast<unsigned long long>(blocks) * want * 4 > (1ull << 30))
       blocks /= 2;
-    if (!opt.overlap_allocation)
+    if (!opt.tuning.overlap_allocation)
       OPSPARSE_CUDA_TRY(cudaStreamSynchronize(ctx.bin_stream(sym_shared - 1)));
     st.reserve_pool(st.sym_pool, static_cast<std::size_t>(blocks) * want * 4, mem);
     sym_blocks = blocks;
     sym_table = want;
   };
-  if (!opt.overlap_allocation) sym_pool();
+  if (!opt.tuning.overlap_allocation) sym_pool();
   for (int k = 0; k < sym_shared; ++k) {
-    const int bin = launch_bin(k, sym_shared, opt.large_rows_first);
+    const int bin = launch_bin(k, sym_shared, opt.tuning.large_rows_first);
     if (rows[bin] == 0) continue;
     const bin_config& cfg = sym.bins[bin];
     cudaStream_t bs = ctx.bin_stream(bin);
@@ -310,7 +309,7 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
       const int overflow = bin == sym_shared - 1 ? sym.overflow_threshold : 0;
       // rows of at least twice B's columns in products go straight to the dense kernel
       const offset_t dense_products =
-          overflow && dense && opt.dense_windows ? 2 * static_cast<offset_t>(b.cols) : 0;
+          overflow && dense && opt.tuning.dense_windows ? 2 * static_cast<offset_t>(b.cols) : 0;
       auto launch = [&](auto kernel) {
         allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
         kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), c.rpt(),
@@ -401,7 +400,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   check_product(a, b, mask, opt);
   plan_state& st = p.state();
   static const pool_ref no_pool;
-  const pool_ref& mem = opt.pooled_memory ? ctx.memory() : no_pool;
+  const pool_ref& mem = opt.tuning.pooled_memory ? ctx.memory() : no_pool;
   st.numeric_ready = false;
   st.stats = spgemm_stats{};
   st.bin_ran[0] = {};
@@ -412,10 +411,10 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   std::size_t scan_bytes = setup_step(ctx, st, a, b, c, mask, opt, mem);
 
   // Step 2: symbolic binning on the products per row.
-  const phase_config sym = symbolic_config(dev, opt.symbolic_range);
+  const phase_config sym = symbolic_config(dev, opt.tuning.symbolic_range);
   const int sym_shared = static_cast<int>(sym.bins.size()) - 1;  // bins 0-7 in shared memory
   unsigned long long rows[max_bins], max_prod = 0, total_prod = 0;
-  run_binning(ctx, st, c.rpt(), m, ranges_of(sym, sym_shared - 1), opt.shared_binning, rows,
+  run_binning(ctx, st, c.rpt(), m, ranges_of(sym, sym_shared - 1), opt.tuning.shared_binning, rows,
               max_prod, total_prod);
   st.stats.products = static_cast<offset_t>(total_prod);
   st.stats.max_row_products = static_cast<offset_t>(max_prod);
@@ -427,37 +426,38 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   st.longest_a_row = m > 0 ? static_cast<offset_t>(st.h_max_b_row[1]) : 0;
   st.stats.max_a_row_nnz = st.longest_a_row;
   st.glog = group_log2(longest_b_row);
-  if (opt.flatten_products && st.glog == 5 && b.rows > 0 &&
+  if (opt.tuning.flatten_products && st.glog == 5 && b.rows > 0 &&
       b.nnz < 24 * static_cast<offset_t>(b.rows))
     st.glog = flat_glog;
   dense_columns dc;
   dc.words = (static_cast<long long>(b.cols) + 31) / 32;
   dc.bytes = dense_smem_bytes(dc.words);
-  dc.fits = opt.dense_long_rows && dense_columns_fit(dev.smem_per_block_optin, b.cols);
+  dc.fits = opt.tuning.dense_long_rows && dense_columns_fit(dev.smem_per_block_optin, b.cols);
   const bool dense = dc.fits;
   symbolic_bins(ctx, st, a, b, c, mask, opt, mem, sym, rows, max_prod, dc);
   if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[3], s));
 
   // Step 4: numeric binning on the exact row sizes; nnz(C) from its first pass; in-place scan of
   // C.rpt; C.col and C.val allocated while the second pass and the scan run.
-  const phase_config num = numeric_config(dev, has_values_v<T> ? sizeof(T) : 0, opt.numeric_range,
-                                          opt.numeric_multi_row_range, opt.numeric_mid_bin);
+  const phase_config num =
+      numeric_config(dev, has_values_v<T> ? sizeof(T) : 0, opt.tuning.numeric_range);
   const int num_shared = static_cast<int>(num.bins.size()) - 1;  // shared bins, then the global
   unsigned long long max_nnz = 0, total_nnz = 0;
   bin_ranges num_ranges = ranges_of(num, num_shared);
   // Rows whose output covers at least opt.dense_row_fraction of C's columns go to the last bin
   // and its dense accumulator: a hash table would hold nearly every column anyway.
-  const bool windows = dense && opt.dense_windows;
+  const bool windows = dense && opt.tuning.dense_windows;
   // With windows, the long rows below the dense fraction of a wide C get a bin of their own
   // (num_shared: the dense accumulator), the dense ones the next (windows).
   bool split = false;
-  if (windows && opt.dense_row_fraction > 0) {
+  if (windows && opt.tuning.dense_row_fraction > 0) {
     const offset_t at_least = std::max<offset_t>(
-        opt.dense_row_min_entries,
-        static_cast<offset_t>(opt.dense_row_fraction * static_cast<double>(b.cols)));
+        opt.tuning.dense_row_min_entries,
+        static_cast<offset_t>(opt.tuning.dense_row_fraction * static_cast<double>(b.cols)));
     for (int i = 0; i < num_shared; ++i) num_ranges.r[i] = std::min(num_ranges.r[i], at_least);
     const long long window = engine_window_columns<T>(dev, b.cols);
-    split = (static_cast<long long>(b.cols) + window - 1) / window > opt.sparse_row_max_windows &&
+    split = (static_cast<long long>(b.cols) + window - 1) / window >
+                opt.tuning.sparse_row_max_windows &&
             at_least > num_ranges.r[num_shared - 1];
     if (split) {
       num_ranges.r[num_shared] = at_least;
@@ -465,10 +465,10 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
     }
   }
   const int num_bins = num_ranges.n;
-  run_binning(ctx, st, c.rpt(), m, num_ranges, opt.shared_binning, rows, max_nnz, total_nnz);
+  run_binning(ctx, st, c.rpt(), m, num_ranges, opt.tuning.shared_binning, rows, max_nnz, total_nnz);
   OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(st.d_scan_tmp, scan_bytes, c.rpt(), c.rpt(),
                                                   static_cast<long long>(m) + 1, s));
-  if (!opt.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
+  if (!opt.tuning.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
   c.set_nnz(static_cast<offset_t>(total_nnz), mem);
   st.num_cfg = num;
   for (int i = 0; i < max_bins; ++i) st.num_rows[i] = i < num_bins ? rows[i] : 0;
@@ -509,7 +509,8 @@ void numeric_block_bin(const bin_config& cfg, cudaStream_t bs, const index_t* bi
   const int key_bits = std::max(1, ceil_log2(cols));
   auto radix = [&](auto bs, auto minb) {
     constexpr int E = radix_items_for(decltype(minb)::value);
-    return opt.radix_sort_rows && row_radix<decltype(bs)::value, E, T>::temp_bytes <= cfg.smem_bytes
+    return opt.tuning.radix_sort_rows &&
+                   row_radix<decltype(bs)::value, E, T>::temp_bytes <= cfg.smem_bytes
                ? key_bits
                : 0;
   };
@@ -588,7 +589,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
   st.bin_ran[1] = {};
   ctx.fork();
   for (int k = 0; k < num_bins; ++k) {
-    const int bin = launch_bin(k, num_bins, opt.large_rows_first);
+    const int bin = launch_bin(k, num_bins, opt.tuning.large_rows_first);
     if (st.num_rows[bin] == 0) continue;
     const bin_config& cfg = num.bins[std::min(bin, num_shared)];
     cudaStream_t bs = ctx.bin_stream(bin);
@@ -623,13 +624,12 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
       numeric_global_kernel<Semiring, VA, VB, Mask><<<st.num_pool_blocks, 1024, 0, bs>>>(
           bins, n, to_dev(a), to_dev(b), out, pk, pv, static_cast<unsigned>(st.num_pool_table),
           for_bin(hp, lo, static_cast<unsigned long long>(st.num_pool_table)), glog, opt.sorted,
-          mask, opt.radix_sort_rows ? std::max(1, ceil_log2(st.cols)) : 0);
+          mask, opt.tuning.radix_sort_rows ? std::max(1, ceil_log2(st.cols)) : 0);
       check_launch("numeric_global_kernel");
     } else if (cfg.threads_per_row) {
-      OPSPARSE_EXPECTS(cfg.threads_per_row == 8 || cfg.threads_per_row == 16,
-                       "numeric multi-row bins are compiled for 8 and 16 threads a row");
-      auto km = cfg.threads_per_row == 8 ? numeric_multi_kernel<8, Semiring, VA, VB, Mask>
-                                         : numeric_multi_kernel<16, Semiring, VA, VB, Mask>;
+      OPSPARSE_EXPECTS(cfg.threads_per_row == 8,
+                       "the numeric multi-row bin is compiled for 8 threads a row");
+      auto km = numeric_multi_kernel<8, Semiring, VA, VB, Mask>;
       allow_smem(reinterpret_cast<const void*>(km), cfg.smem_bytes);
       const int per_block = cfg.block_threads / cfg.threads_per_row;
       km<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
