@@ -179,7 +179,7 @@ nb::tuple spgemm_blocks_host(gpu_plan& gp, const std::string& semiring, const st
     std::lock_guard<std::mutex> lock(gp.mutex());
     OPSPARSE_CUDA_TRY(cudaSetDevice(gp.device()));
     r = spgemm_blocks_on_host(gp.ctx(), gp.workspace(), semiring, dtype, aa, ab, hm ? &am : nullptr,
-                              complement, device_bytes);
+                              complement, sorted, device_bytes);
   }
   return std::visit([](auto&& c) { return from_host(std::move(c)); }, std::move(r));
 }
