@@ -81,10 +81,11 @@ opsparse_configure() {
 
 # opsparse_built_programs BUILD [find tests...]: the executables a build folder made (the paths,
 # one a line), not the copies left under it by the install tests (tests/consumer, built earlier:
-# a benchmark once ran such a stale opsparse-msbfs) nor the Python package's CPU-only build
-# (python-build: its opsparse-mcl has no GPU engine).
+# a benchmark once ran such a stale opsparse-msbfs), the Python package's CPU-only build
+# (python-build: its opsparse-mcl has no GPU engine) nor the package's copies of the programs
+# (python/opsparse/bin).
 opsparse_built_programs() {
   local build=$1; shift
-  find "$build" \( -path '*/tests/consumer/work-*' -o -path '*/python-build' \) -prune -o \
+  find "$build" \( -path '*/tests/consumer/work-*' -o -path '*/python-build' -o -path '*/python/opsparse/bin' \) -prune -o \
     -type f -executable "$@" -print
 }
