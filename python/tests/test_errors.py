@@ -89,13 +89,23 @@ def test_a_real_sigint_stops_mcl_within_an_iteration(sigint_raises):
     full = []
     opsparse.mcl(g, backend="cpu", progress=lambda info: full.append(info["iteration"]))
     seen = []
-    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
+    # The signal goes out from another thread once the first iteration has reported, so that
+    # it lands in a later one however fast the machine runs them (a fixed delay did not: 16
+    # cores finished the whole run in less).
+    timers = []
+
+    def progress(info):
+        seen.append(info["iteration"])
+        if len(seen) == 1:
+            timers.append(threading.Timer(0.0, os.kill, (os.getpid(), signal.SIGINT)))
+            timers[0].start()
+
     try:
         with pytest.raises(KeyboardInterrupt):
-            opsparse.mcl(g, backend="cpu", progress=lambda info: seen.append(info["iteration"]))
+            opsparse.mcl(g, backend="cpu", progress=progress)
     finally:
-        timer.cancel()
+        for t in timers:
+            t.cancel()
     assert len(full) >= 10
     assert len(seen) < len(full) // 2, (seen, full)
 
