@@ -30,6 +30,9 @@ namespace detail {
 /// the size.
 void* device_allocate(std::size_t bytes, const pool_ref& from = {});
 void device_release(void* ptr, const pool_ref& from = {}) noexcept;  // never throws
+/// Copies `bytes` from host memory to the device on `stream` and waits for the copy. Large
+/// pageable arrays go through pinned staging buffers filled by host threads.
+void copy_to_device(void* dst, const void* src, std::size_t bytes, cudaStream_t stream);
 }  // namespace detail
 
 /// A grow-only device array. reserve() keeps the content only when no reallocation is needed.
@@ -196,16 +199,12 @@ class device_csr {
   void assign(const host_csr<V>& h, cudaStream_t stream = nullptr) {
     set_shape(h.rows, h.cols);
     set_nnz(h.nnz());
-    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(rpt(), h.rpt.data(), h.rpt.size() * sizeof(offset_t),
-                                      cudaMemcpyHostToDevice, stream));
+    detail::copy_to_device(rpt(), h.rpt.data(), h.rpt.size() * sizeof(offset_t), stream);
     if (nnz_ > 0) {
-      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(col(), h.col.data(), h.col.size() * sizeof(index_t),
-                                        cudaMemcpyHostToDevice, stream));
+      detail::copy_to_device(col(), h.col.data(), h.col.size() * sizeof(index_t), stream);
       if constexpr (has_values_v<V>)
-        OPSPARSE_CUDA_TRY(cudaMemcpyAsync(val(), h.val.data(), h.val.size() * sizeof(V),
-                                          cudaMemcpyHostToDevice, stream));
+        detail::copy_to_device(val(), h.val.data(), h.val.size() * sizeof(V), stream);
     }
-    OPSPARSE_CUDA_TRY(cudaStreamSynchronize(stream));
   }
   /// Copies the matrix out (synchronises `stream`).
   host_csr<V> download(cudaStream_t stream = nullptr) const {
