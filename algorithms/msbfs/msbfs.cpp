@@ -83,6 +83,21 @@ void run_batches(backend& be, const host_csr<pattern>& a, const std::vector<inde
   }
 }
 
+void warm_up(backend& be) {
+  host_csr<pattern> a(4, 4);  // the path 0 - 1 - 2 - 3, both ways
+  for (index_t v = 0; v < 4; ++v) {
+    if (v > 0) a.col.push_back(v - 1);
+    if (v < 3) a.col.push_back(v + 1);
+    a.rpt[v + 1] = static_cast<offset_t>(a.col.size());
+  }
+  for (direction dir : {direction::push, direction::pull}) {
+    options opt;
+    opt.symmetric = true;
+    opt.dir = dir;
+    (void)search(be, a, {0, 3}, opt);
+  }
+}
+
 result search(backend& be, const host_csr<pattern>& a, const std::vector<index_t>& sources,
               const options& opt) {
   result out;

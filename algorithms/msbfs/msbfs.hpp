@@ -149,6 +149,11 @@ struct batch_result {
 void run_batches(backend& be, const host_csr<pattern>& a, const std::vector<index_t>& sources,
                  const options& opt, const std::function<void(const batch_result&)>& on_batch);
 
+/// A tiny search in each direction on `be`: it launches what a real search launches, so that a
+/// program can run it on a throwaway backend while it reads the graph (the GPU loads a kernel
+/// at its first launch).
+void warm_up(backend& be);
+
 /// All batches at once: summaries in source order and, with keep_levels, V of all sources
 /// (row r = sources[r]).
 struct result {

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace opsparse::triangle {
 
@@ -241,6 +242,21 @@ presort automatic_presort(const host_csr<pattern>& a, method how) {
   if (!degrees_skewed(a)) return presort::none;
   // Higher-degree neighbours in the probed rows (header comment): L ← descending, U ← ascending.
   return lower ? presort::descending : presort::ascending;
+}
+
+void warm_up(backend& be, const options& opt) {
+  host_csr<pattern> a(4, 4);  // K4 less the edge {0, 3}: two triangles
+  const std::vector<std::vector<index_t>> rows = {{1, 2}, {0, 2, 3}, {0, 1, 3}, {1, 2}};
+  for (index_t v = 0; v < 4; ++v) {
+    a.col.insert(a.col.end(), rows[v].begin(), rows[v].end());
+    a.rpt[v + 1] = static_cast<offset_t>(a.col.size());
+  }
+  for (presort p : {presort::descending, presort::ascending, presort::none}) {
+    options o = opt;
+    o.sort = p;
+    o.parts = 1;
+    (void)count_triangles(be, a, o);
+  }
 }
 
 result count_triangles(backend& be, const host_csr<pattern>& a, const options& opt) {

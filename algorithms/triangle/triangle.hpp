@@ -135,6 +135,11 @@ struct result {
   std::vector<stage_time> stages;        ///< what -V prints
 };
 
+/// Counts on a tiny graph with `opt` in each ordering: it launches what a real count launches,
+/// so that a program can run it on a throwaway backend while it reads the graph (the GPU loads a
+/// kernel at its first launch).
+void warm_up(backend& be, const options& opt);
+
 /// The undirected simple graph on the structure of `adj` (square): A = S + Sᵀ as a pattern,
 /// diagonal dropped, duplicates merged. Host: it pairs with the host readers.
 host_csr<pattern> simple_undirected(const host_csr<double>& adj);

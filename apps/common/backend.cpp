@@ -84,6 +84,20 @@ backend_probe::~backend_probe() {
   if (thread_.joinable()) thread_.join();
 }
 
+background_warm_up::background_warm_up(std::function<void()> task)
+    : thread_([task = std::move(task)] {
+        try {
+          task();
+        } catch (...) {  // the real run meets the same failure and reports it
+        }
+      }) {}
+
+background_warm_up::~background_warm_up() { wait(); }
+
+void background_warm_up::wait() {
+  if (thread_.joinable()) thread_.join();
+}
+
 void prefer_one_connection() noexcept {
   (void)::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", /*overwrite=*/0);
 }

@@ -2,6 +2,7 @@
 // Backend choice shared by the apps: --backend gpu|cpu|auto.
 #include <iosfwd>
 #include <exception>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -43,6 +44,23 @@ class backend_probe {
   std::string why_;
   std::string device_;
   std::exception_ptr error_;
+};
+
+/// Runs `task` on a background thread while the caller reads its input, and waits for it at
+/// wait() or when destroyed. For a warm-up on the GPU: a tiny run launches the kernels the real
+/// run will launch, which CUDA loads at their first launch (about 70 ms of an MS-BFS's first
+/// level on an H200), and makes the context. Its failures are dropped: the real run meets them
+/// and reports them.
+class background_warm_up {
+ public:
+  explicit background_warm_up(std::function<void()> task);
+  ~background_warm_up();
+  background_warm_up(const background_warm_up&) = delete;
+  background_warm_up& operator=(const background_warm_up&) = delete;
+  void wait();
+
+ private:
+  std::thread thread_;
 };
 
 /// For a short-lived program: asks CUDA for one hardware work queue per context

@@ -237,6 +237,10 @@ std::unique_ptr<backend> make_backend(const apps::engine_choice& e) {
 
 int run(settings& s, std::ostream& out, std::ostream& err) {
   reporter report(s, err);
+  std::optional<apps::background_warm_up> warm;
+#if OPSPARSE_HAS_GPU_ENGINE
+  if (s.engine.which == apps::backend::gpu) warm.emplace([] { warm_up(*make_gpu_backend()); });
+#endif
   apps::stopwatch clock;
   const io::labelled_graph g = apps::read_square_graph(s.graph_path, s.format);
   const double ms_read = clock.lap_ms();
@@ -246,6 +250,7 @@ int run(settings& s, std::ostream& out, std::ostream& err) {
                      : random_sources(a.rows, static_cast<std::size_t>(s.random_k), s.seed);
   const double ms_prepare = clock.lap_ms();
 
+  if (warm) warm->wait();
   const std::unique_ptr<backend> be = make_backend(s.engine);
   apps::report_engine(cli, s.engine, s.common.quiet, err);
   if (s.opt.batch == 0) s.opt.batch = default_batch(a.rows, sources.size(), be->batch_budget());

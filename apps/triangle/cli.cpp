@@ -133,6 +133,11 @@ int run(const settings& s, std::ostream& out, std::ostream& err) {
   if (!s.per_vertex_path.empty()) per_vertex_file.emplace(s.per_vertex_path);
   if (!s.lcc_path.empty()) lcc_file.emplace(s.lcc_path);
 
+  std::optional<apps::background_warm_up> warm;
+#if OPSPARSE_HAS_GPU_ENGINE
+  if (s.engine.which == apps::backend::gpu)
+    warm.emplace([&s] { warm_up(*make_gpu_backend(), s.opt); });
+#endif
   apps::stopwatch clock;
   io::labelled_graph g = apps::read_square_graph(s.graph_path, s.format);
   const double ms_read = clock.lap_ms();
@@ -140,6 +145,7 @@ int run(const settings& s, std::ostream& out, std::ostream& err) {
   g.adj = host_csr<double>();  // the weights are not needed any more
   const double ms_symmetrise = clock.lap_ms();
 
+  if (warm) warm->wait();
   const std::unique_ptr<backend> be = make_backend(s.engine);
   apps::report_engine(cli, s.engine, s.common.quiet, err);
   if (s.common.verbose)
