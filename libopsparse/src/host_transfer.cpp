@@ -1,7 +1,7 @@
 // Host-to-device copies of large arrays from pageable memory. The driver copies pageable memory
 // through its own small pinned buffers, one thread at a time, at a fraction of the link; here
 // host threads fill large pinned buffers while the previous one is on its way
-// (docs/experiments/2026-11-28-host-transfers.md has the rates).
+// (docs/experiments/2026-11-28-uploads-and-first-launches.md has the rates).
 #include <cuda_runtime.h>
 #include <omp.h>
 

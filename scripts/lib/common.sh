@@ -86,6 +86,6 @@ opsparse_configure() {
 # (python/opsparse/bin).
 opsparse_built_programs() {
   local build=$1; shift
-  find "$build" \( -path '*/tests/consumer/work-*' -o -path '*/python-build' -o -path '*/python/opsparse/bin' \) -prune -o \
-    -type f -executable "$@" -print
+  find "$build" \( -path '*/tests/consumer/work-*' -o -path '*/python-build' \
+    -o -path '*/python/opsparse/bin' \) -prune -o -type f -executable "$@" -print
 }
