@@ -1,7 +1,8 @@
-// opsparse-transfer-bench: how fast a pageable host array reaches the device, by the library's
-// copy (detail::copy_to_device, under device_csr::assign) against one cudaMemcpy from the same
-// pageable memory and against the link's rate from pinned memory (the bound). Medians of 5
-// after a warm-up, wall time to the end of the copy. Usage: opsparse-transfer-bench [MiB=512]
+// opsparse-transfer-bench: how fast a pageable host array reaches the device and comes back, by
+// the library's copies (detail::copy_to_device and copy_to_host, under device_csr::assign and
+// download) against one cudaMemcpy with the same pageable memory and against the link's rate
+// from pinned memory (the bound). Medians of 5 after a warm-up, wall time to the end of the
+// copy. Usage: opsparse-transfer-bench [MiB=512]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -54,7 +55,7 @@ int main(int argc, char** argv) {
     dev.reserve(bytes);
     cudaStream_t stream = nullptr;
     OPSPARSE_CUDA_TRY(cudaStreamCreate(&stream));
-    std::printf("%zu MiB from pageable host memory to the device\n", bytes >> 20);
+    std::printf("%zu MiB between pageable host memory and the device\n", bytes >> 20);
 
     report("cudaMemcpyAsync from pageable memory", bytes, median_seconds([&] {
              OPSPARSE_CUDA_TRY(
@@ -68,6 +69,18 @@ int main(int argc, char** argv) {
     OPSPARSE_CUDA_TRY(cudaMemcpy(back.data(), dev.data(), bytes, cudaMemcpyDeviceToHost));
     if (std::memcmp(back.data(), host.data(), bytes) != 0) {
       std::fprintf(stderr, "opsparse-transfer-bench: the staged copy differs from the source\n");
+      return 1;
+    }
+    std::vector<unsigned char> out(bytes);
+    report("cudaMemcpyAsync to pageable memory", bytes, median_seconds([&] {
+             OPSPARSE_CUDA_TRY(
+                 cudaMemcpyAsync(out.data(), dev.data(), bytes, cudaMemcpyDeviceToHost, stream));
+             OPSPARSE_CUDA_TRY(cudaStreamSynchronize(stream));
+           }));
+    report("detail::copy_to_host (staged)", bytes,
+           median_seconds([&] { detail::copy_to_host(out.data(), dev.data(), bytes, stream); }));
+    if (std::memcmp(out.data(), host.data(), bytes) != 0) {
+      std::fprintf(stderr, "opsparse-transfer-bench: the staged download differs\n");
       return 1;
     }
     unsigned char* pinned = nullptr;

@@ -1,6 +1,6 @@
-// Host-to-device copies of large arrays from pageable memory. The driver copies pageable memory
-// through its own small pinned buffers, one thread at a time, at a fraction of the link; here
-// host threads fill large pinned buffers while the previous one is on its way
+// Copies of large arrays between pageable host memory and the device. The driver copies pageable
+// memory through its own small pinned buffers, one thread at a time, at a fraction of the link;
+// here host threads fill (or empty) large pinned buffers while another one is on the link
 // (docs/experiments/2026-11-28-uploads-and-first-launches.md has the rates).
 #include <cuda_runtime.h>
 #include <omp.h>
@@ -64,21 +64,41 @@ bool is_pageable(const void* p) {
   return attributes.type == cudaMemoryTypeUnregistered;
 }
 
+/// Host threads copy n bytes between a staging buffer and the caller's array.
+void parallel_copy(unsigned char* to, const unsigned char* from, std::size_t n) {
+  const int threads = std::max(1, std::min(staging_threads, omp_get_max_threads()));
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int t = 0; t < threads; ++t) {
+    const std::size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+    std::memcpy(to + lo, from + lo, hi - lo);
+  }
+}
+
+/// The staging area, locked, when `bytes` from or to `host` should go through it; else nothing
+/// (the caller copies directly).
+std::unique_lock<std::mutex> staging_for(std::size_t bytes, const void* host) {
+  staging_area& area = staging();
+  std::unique_lock<std::mutex> hold(area.lock, std::defer_lock);
+  if (bytes >= staging_threshold && is_pageable(host)) {
+    hold.lock();
+    if (!area.ready()) hold.unlock();
+  }
+  return hold;
+}
+
 }  // namespace
 
 void copy_to_device(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return;
-  staging_area& area = staging();
-  std::unique_lock<std::mutex> hold(area.lock, std::defer_lock);
-  if (bytes >= staging_threshold && is_pageable(src)) hold.lock();
-  if (!hold.owns_lock() || !area.ready()) {
+  const std::unique_lock<std::mutex> hold = staging_for(bytes, src);
+  if (!hold.owns_lock()) {
     OPSPARSE_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
     OPSPARSE_CUDA_TRY(cudaStreamSynchronize(stream));
     return;
   }
+  staging_area& area = staging();
   const auto* from = static_cast<const unsigned char*>(src);
   auto* to = static_cast<unsigned char*>(dst);
-  const int threads = std::max(1, std::min(staging_threads, omp_get_max_threads()));
   std::size_t done = 0;
   for (int k = 0; done < bytes; ++k) {
     const int b = k % staging_buffers;
@@ -86,16 +106,45 @@ void copy_to_device(void* dst, const void* src, std::size_t bytes, cudaStream_t 
     unsigned char* buffer = area.host + static_cast<std::size_t>(b) * staging_chunk;
     // the buffer's last copy (of this call or of an earlier one that stopped on an error)
     OPSPARSE_CUDA_TRY(cudaEventSynchronize(area.free_again[b]));
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int t = 0; t < threads; ++t) {
-      const std::size_t lo = n * t / threads, hi = n * (t + 1) / threads;
-      std::memcpy(buffer + lo, from + done + lo, hi - lo);
-    }
+    parallel_copy(buffer, from + done, n);
     OPSPARSE_CUDA_TRY(cudaMemcpyAsync(to + done, buffer, n, cudaMemcpyHostToDevice, stream));
     OPSPARSE_CUDA_TRY(cudaEventRecord(area.free_again[b], stream));
     done += n;
   }
   OPSPARSE_CUDA_TRY(cudaStreamSynchronize(stream));
+}
+
+void copy_to_host(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+  if (bytes == 0) return;
+  const std::unique_lock<std::mutex> hold = staging_for(bytes, dst);
+  if (!hold.owns_lock()) {
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
+    OPSPARSE_CUDA_TRY(cudaStreamSynchronize(stream));
+    return;
+  }
+  staging_area& area = staging();
+  const auto* from = static_cast<const unsigned char*>(src);
+  auto* to = static_cast<unsigned char*>(dst);
+  const std::size_t chunks = (bytes + staging_chunk - 1) / staging_chunk;
+  auto size_of = [&](std::size_t k) { return std::min(staging_chunk, bytes - k * staging_chunk); };
+  // chunk k lands in buffer k % staging_buffers; the next one into a buffer is asked for once
+  // the host has emptied it
+  auto fetch = [&](std::size_t k) {
+    const int b = static_cast<int>(k % staging_buffers);
+    OPSPARSE_CUDA_TRY(cudaEventSynchronize(area.free_again[b]));  // an earlier call's copy
+    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(area.host + static_cast<std::size_t>(b) * staging_chunk,
+                                      from + k * staging_chunk, size_of(k), cudaMemcpyDeviceToHost,
+                                      stream));
+    OPSPARSE_CUDA_TRY(cudaEventRecord(area.free_again[b], stream));
+  };
+  for (std::size_t k = 0; k < std::min<std::size_t>(chunks, staging_buffers); ++k) fetch(k);
+  for (std::size_t k = 0; k < chunks; ++k) {
+    const int b = static_cast<int>(k % staging_buffers);
+    OPSPARSE_CUDA_TRY(cudaEventSynchronize(area.free_again[b]));
+    parallel_copy(to + k * staging_chunk, area.host + static_cast<std::size_t>(b) * staging_chunk,
+                  size_of(k));
+    if (k + staging_buffers < chunks) fetch(k + staging_buffers);
+  }
 }
 
 }  // namespace opsparse::detail

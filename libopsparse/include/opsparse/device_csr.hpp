@@ -33,6 +33,9 @@ void device_release(void* ptr, const pool_ref& from = {}) noexcept;  // never th
 /// Copies `bytes` from host memory to the device on `stream` and waits for the copy. Large
 /// pageable arrays go through pinned staging buffers filled by host threads.
 void copy_to_device(void* dst, const void* src, std::size_t bytes, cudaStream_t stream);
+/// Copies `bytes` from the device to host memory after the work queued on `stream`, and waits
+/// for it. Large pageable destinations are filled from pinned staging buffers by host threads.
+void copy_to_host(void* dst, const void* src, std::size_t bytes, cudaStream_t stream);
 }  // namespace detail
 
 /// A grow-only device array. reserve() keeps the content only when no reallocation is needed.
@@ -212,14 +215,11 @@ class device_csr {
     h.col.resize(static_cast<std::size_t>(nnz_));
     if constexpr (has_values_v<V>) h.val.resize(static_cast<std::size_t>(nnz_));
     if (rows_ > 0 || rpt_.capacity() > 0)
-      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h.rpt.data(), rpt(), h.rpt.size() * sizeof(offset_t),
-                                        cudaMemcpyDeviceToHost, stream));
+      detail::copy_to_host(h.rpt.data(), rpt(), h.rpt.size() * sizeof(offset_t), stream);
     if (nnz_ > 0) {
-      OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h.col.data(), col(), h.col.size() * sizeof(index_t),
-                                        cudaMemcpyDeviceToHost, stream));
+      detail::copy_to_host(h.col.data(), col(), h.col.size() * sizeof(index_t), stream);
       if constexpr (has_values_v<V>)
-        OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h.val.data(), val(), h.val.size() * sizeof(V),
-                                          cudaMemcpyDeviceToHost, stream));
+        detail::copy_to_host(h.val.data(), val(), h.val.size() * sizeof(V), stream);
     }
     OPSPARSE_CUDA_TRY(cudaStreamSynchronize(stream));
     return h;

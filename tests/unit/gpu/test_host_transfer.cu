@@ -1,6 +1,7 @@
-// Host-to-device copies (detail::copy_to_device, under device_csr::assign): small and large
-// arrays, sizes that do not divide into the staging buffers or the host threads, pageable and
-// pinned sources, copies from several host threads at once; each read back and compared.
+// Copies between host and device (detail::copy_to_device and copy_to_host, under
+// device_csr::assign and download): small and large arrays, sizes that do not divide into the
+// staging buffers or the host threads, pageable and pinned hosts, copies from several host
+// threads at once in both directions; each compared with what was sent.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -54,6 +55,42 @@ TEST(HostTransfer, PageableArraysOfEverySizeArriveWhole) {
   OPSPARSE_CUDA_TRY(cudaStreamDestroy(stream));
 }
 
+/// Copies `src` to the device with cudaMemcpy and back with copy_to_host.
+std::vector<std::uint32_t> down(const std::vector<std::uint32_t>& src, cudaStream_t stream) {
+  device_buffer<std::uint32_t> d;
+  d.reserve(src.size() + 1);
+  if (!src.empty())
+    OPSPARSE_CUDA_TRY(cudaMemcpy(d.data(), src.data(), src.size() * sizeof(std::uint32_t),
+                                 cudaMemcpyHostToDevice));
+  std::vector<std::uint32_t> back(src.size());
+  detail::copy_to_host(back.data(), d.data(), src.size() * sizeof(std::uint32_t), stream);
+  return back;
+}
+
+TEST(HostTransfer, DownloadsOfEverySizeArriveWhole) {
+  OPSPARSE_SKIP_WITHOUT_GPU();
+  cudaStream_t stream = nullptr;
+  OPSPARSE_CUDA_TRY(cudaStreamCreate(&stream));
+  // below the threshold, fewer chunks than buffers, more chunks than buffers with odd tails
+  for (std::size_t n : {std::size_t{0}, std::size_t{7}, (std::size_t{33} << 20) / 4 + 3,
+                        (std::size_t{40} << 20) / 4 + 1, (std::size_t{130} << 20) / 4 + 9}) {
+    const auto v = pattern_of(n, static_cast<std::uint32_t>(n) + 1);
+    EXPECT_EQ(down(v, stream), v) << n << " values";
+  }
+  // into pinned memory (copied directly)
+  const auto v = pattern_of((std::size_t{36} << 20) / 4, 4);
+  device_buffer<std::uint32_t> d;
+  d.reserve(v.size());
+  OPSPARSE_CUDA_TRY(
+      cudaMemcpy(d.data(), v.data(), v.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+  std::uint32_t* pinned = nullptr;
+  OPSPARSE_CUDA_TRY(cudaMallocHost(&pinned, v.size() * sizeof(std::uint32_t)));
+  detail::copy_to_host(pinned, d.data(), v.size() * sizeof(std::uint32_t), stream);
+  EXPECT_TRUE(std::equal(v.begin(), v.end(), pinned));
+  OPSPARSE_CUDA_TRY(cudaFreeHost(pinned));
+  OPSPARSE_CUDA_TRY(cudaStreamDestroy(stream));
+}
+
 TEST(HostTransfer, PinnedSourcesAndConcurrentCopies) {
   OPSPARSE_SKIP_WITHOUT_GPU();
   const std::size_t n = (std::size_t{48} << 20) / 4 + 11;
@@ -71,7 +108,9 @@ TEST(HostTransfer, PinnedSourcesAndConcurrentCopies) {
     threads.emplace_back([&, t] {
       cudaStream_t s = nullptr;
       OPSPARSE_CUDA_TRY(cudaStreamCreate(&s));
-      results[t] = round_trip(sources[t].data(), sources[t].size(), s);
+      // even threads upload, odd ones download
+      results[t] =
+          t % 2 == 0 ? round_trip(sources[t].data(), sources[t].size(), s) : down(sources[t], s);
       OPSPARSE_CUDA_TRY(cudaStreamDestroy(s));
     });
   for (auto& th : threads) th.join();
