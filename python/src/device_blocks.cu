@@ -18,18 +18,13 @@ device_csr<V> upload(context& ctx, const host_arrays& h) {
   d.set_shape(h.rows, h.cols);
   d.set_nnz(nnz);
   const cudaStream_t s = ctx.stream();
-  OPSPARSE_CUDA_TRY(cudaMemcpyAsync(d.rpt(), h.indptr,
-                                    (static_cast<std::size_t>(h.rows) + 1) * sizeof(offset_t),
-                                    cudaMemcpyHostToDevice, s));
+  detail::copy_to_device(d.rpt(), h.indptr,
+                         (static_cast<std::size_t>(h.rows) + 1) * sizeof(offset_t), s);
   const auto n = static_cast<std::size_t>(nnz);
   if (n > 0) {
-    OPSPARSE_CUDA_TRY(
-        cudaMemcpyAsync(d.col(), h.indices, n * sizeof(index_t), cudaMemcpyHostToDevice, s));
-    if constexpr (has_values_v<V>)
-      OPSPARSE_CUDA_TRY(
-          cudaMemcpyAsync(d.val(), h.values, n * sizeof(V), cudaMemcpyHostToDevice, s));
+    detail::copy_to_device(d.col(), h.indices, n * sizeof(index_t), s);
+    if constexpr (has_values_v<V>) detail::copy_to_device(d.val(), h.values, n * sizeof(V), s);
   }
-  OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
   return d;
 }
 
