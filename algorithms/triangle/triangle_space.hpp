@@ -21,8 +21,8 @@ namespace opsparse::triangle {
 template <class Space>
 class space_backend : public backend {
  public:
-  /// The counts' type: the GPU engine is instantiated for plus_pair<long long>
-  /// (libopsparse/src/spgemm_graph.cu); std::int64_t is `long` on Linux, another type.
+  /// The counts' type: the GPU engine is instantiated for plus_pair<long long> (the list
+  /// spgemm_graph of libopsparse/CMakeLists.txt); std::int64_t is `long` on Linux, another type.
   using count_t = long long;
   using sum = plus_pair<count_t>;
   template <class V>

@@ -6,7 +6,7 @@
 // Both take A as the undirected simple graph (symmetric pattern, no loops, rows sorted without
 // repeats) and run their products with the GPU engine on the caller's context and plan, over
 // (+, pair) with 64-bit counts under a structural mask: the instantiation that triangle counting
-// uses (libopsparse/src/spgemm_graph.cu). The other steps are graph operations
+// uses (the list spgemm_graph of libopsparse/CMakeLists.txt). The other steps are graph operations
 // (graph_ops.cuh). Each call synchronises the context's stream before it returns.
 #include <cuda_runtime_api.h>
 

@@ -6,7 +6,7 @@
 // call itself blocks only for the two small binning readbacks).
 //
 // Compiles with the host compiler; the templates are instantiated for the combinations listed in
-// libopsparse/src/spgemm_*.cu (others fail to link: add a line there).
+// the lists of libopsparse/CMakeLists.txt (others fail to link: add them there).
 #include "opsparse/context.hpp"
 #include "opsparse/detail/spgemm_tuning.hpp"
 #include "opsparse/device_csr.hpp"

@@ -10,7 +10,8 @@
 // product A(i,k)·B(k,j) is enumerated, flattened across a warp, and kept when j is in the set.
 // One probe per product, no atomics per product, no per-row output beyond the optional sum.
 //
-// Compiles with the host compiler; instantiated in libopsparse/src/spgemm_reduce.cu.
+// Compiles with the host compiler; instantiated by the list spgemm_reduce of
+// libopsparse/CMakeLists.txt.
 #include "opsparse/context.hpp"
 #include "opsparse/device_csr.hpp"
 #include "opsparse/mask.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // spgemm_reduce (opsparse/spgemm_reduce.hpp): ⊕ of C<M> = A·B without forming C.
-// Included only by libopsparse/src/spgemm_reduce.cu.
+// Included only by the spgemm_reduce instantiations (the list in libopsparse/CMakeLists.txt).
 //
 // Every row of A goes through one of two kernels:
 //   rows   one warp per row, for mask rows of at most warp_mask_limit entries (and A rows of at

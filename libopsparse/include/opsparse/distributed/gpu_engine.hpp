@@ -21,8 +21,8 @@
 
 namespace opsparse::dist {
 
-/// The GPU engine is instantiated for the value types of libopsparse/src/spgemm_*.cu (e.g.
-/// plus_times<double> on double, plus_times<float> on float).
+/// The GPU engine is instantiated for the value types of the lists of libopsparse/CMakeLists.txt
+/// (e.g. plus_times<double> on double, plus_times<float> on float).
 template <class Semiring, class VA = typename Semiring::value_type, class VB = VA>
 class gpu_engine {
  public:
