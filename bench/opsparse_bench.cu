@@ -58,13 +58,13 @@ struct usage_error : std::runtime_error {
 
 /// An ablation variant: the default options with one of the paper's optimisations off.
 struct variant {
-  const char* name;
+  std::string name;
   spgemm_options o;
 };
 
 std::vector<variant> ablation_variants() {
   std::vector<variant> vs;
-  auto add = [&](const char* n, auto f) {
+  auto add = [&](const std::string& n, auto f) {
     spgemm_options x;
     f(x);
     vs.push_back({n, x});
@@ -95,6 +95,15 @@ std::vector<variant> ablation_variants() {
   add("no-merge-triples", [](spgemm_options& x) { x.tuning.merge_triples = false; });
   add("merge-runs", [](spgemm_options& x) { x.tuning.merge_equal_rows = row_merging::runs; });
   add("no-merge-runs", [](spgemm_options& x) { x.tuning.merge_runs = false; });
+  // bin 0's lanes a row in each phase
+  for (int s : {2, 4, 8})
+    for (int n : {2, 4, 8}) {
+      if (s == 4 && n == 8) continue;  // the default
+      add("lanes-" + std::to_string(s) + "-" + std::to_string(n), [&](spgemm_options& x) {
+        x.tuning.symbolic_row_lanes = s;
+        x.tuning.numeric_row_lanes = n;
+      });
+    }
   return vs;
 }
 

@@ -13,6 +13,8 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 namespace opsparse {
 namespace {
@@ -59,16 +61,20 @@ bin_config global_memory_bin(int T) {
 
 }  // namespace
 
-phase_config symbolic_config(const device_info& d, double f) {
+bool valid_row_lanes(int lanes) { return lanes == 2 || lanes == 4 || lanes == 8; }
+
+phase_config symbolic_config(const device_info& d, double f, int lanes) {
+  if (!valid_row_lanes(lanes))
+    throw std::invalid_argument("bin 0 takes 2, 4 or 8 lanes a row, not " + std::to_string(lanes));
   phase_config cfg;
   cfg.range_factor = f;
   const int T = d.max_threads_per_sm > 0 ? d.max_threads_per_sm : 2048;
-  // Bin 0: 4 threads per row, 64 rows per 256-thread block (paper: 4 threads, table 32, 1024
-  // threads a block).
+  // Bin 0: `lanes` threads per row, 256 / lanes rows per 256-thread block (paper: 4 threads,
+  // table 32, 1024 threads a block).
   {
     bin_config b;
     b.block_threads = multi_row_block_threads;
-    b.threads_per_row = 4;
+    b.threads_per_row = lanes;
     const int rows = b.block_threads / b.threads_per_row;
     b.blocks_per_sm = T / b.block_threads;
     const long long per_row = block_budget(d, b.blocks_per_sm) / rows;
@@ -117,13 +123,15 @@ phase_config symbolic_config(const device_info& d, double f) {
   return cfg;
 }
 
-phase_config numeric_config(const device_info& d, std::size_t value_bytes, double f) {
+phase_config numeric_config(const device_info& d, std::size_t value_bytes, double f, int lanes) {
+  if (!valid_row_lanes(lanes))
+    throw std::invalid_argument("bin 0 takes 2, 4 or 8 lanes a row, not " + std::to_string(lanes));
   phase_config cfg;
   cfg.range_factor = f;
   const int T = d.max_threads_per_sm > 0 ? d.max_threads_per_sm : 2048;
   const long long entry = 4 + static_cast<long long>(value_bytes);
-  // Bin 0: 8 threads per row, 32 rows per 256-thread block (paper: table 31 in double, 1024
-  // threads a block).
+  // Bin 0: `lanes` threads per row, 256 / lanes rows per 256-thread block (paper: 8 threads,
+  // table 31 in double, 1024 threads a block).
   const auto multi_row_bin = [&](int tpr, double factor) {
     bin_config b;
     b.block_threads = multi_row_block_threads;
@@ -136,7 +144,7 @@ phase_config numeric_config(const device_info& d, std::size_t value_bytes, doubl
     b.range = range_of(b.table_size + 1, factor);
     cfg.bins.push_back(b);
   };
-  multi_row_bin(8, f);
+  multi_row_bin(lanes, f);
   // One row per block of `threads` threads, `blocks` blocks an SM, the table filling the budget.
   const auto one_row_bin = [&](int threads, int blocks) {
     bin_config b;

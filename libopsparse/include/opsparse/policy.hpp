@@ -37,11 +37,16 @@ struct phase_config {
   int overflow_threshold = 0;
 };
 
-/// Derives the symbolic configuration for `dev` with the given range factor (paper: 1.2).
-phase_config symbolic_config(const device_info& dev, double range_factor = 1.2);
-/// Derives the numeric configuration for values of `value_bytes` (0 for pattern; paper: 2.0).
+/// Lanes a row in bin 0 that the kernels are compiled for (threads_per_row).
+bool valid_row_lanes(int lanes);
+/// Derives the symbolic configuration for `dev` with the given range factor (paper: 1.2) and
+/// `lanes` threads a row in bin 0 (paper: 4; 2, 4 or 8): fewer lanes, more rows a block and
+/// smaller tables, the same shared memory.
+phase_config symbolic_config(const device_info& dev, double range_factor = 1.2, int lanes = 4);
+/// Derives the numeric configuration for values of `value_bytes` (0 for pattern; paper: 2.0),
+/// `lanes` threads a row in bin 0 (paper: 8; 2, 4 or 8).
 phase_config numeric_config(const device_info& dev, std::size_t value_bytes,
-                            double range_factor = 2.0);
+                            double range_factor = 2.0, int lanes = 8);
 
 /// A device_info describing a V100 (96 KiB per SM and per block, no reservation, 2048 threads),
 /// with which the derived tables reproduce the paper's Tables 5 and 6.

@@ -296,12 +296,10 @@ TEST_F(Gpu, DistGpuEngineMatchesTheCpuEngine) {
                std::invalid_argument);
 }
 
-// Rows sized at every range boundary of both phases (from this device's configuration), plus
-// rows past the largest shared table in both phases: every shared kernel, the symbolic overflow
-// to global memory (kernel 8) and the numeric global kernel run, each checked by plan.stats().
-TEST_F(Gpu, EveryBinOfBothPhases) {
-  const auto sym = symbolic_config(ctx().device());
-  const auto num = numeric_config(ctx().device(), sizeof(double));
+// EveryBinOfBothPhases with bin 0 at `sym_lanes` and `num_lanes` threads a row.
+static void every_bin_of_both_phases(int sym_lanes, int num_lanes) {
+  const auto sym = symbolic_config(shared_context().device(), 1.2, sym_lanes);
+  const auto num = numeric_config(shared_context().device(), sizeof(double), 2.0, num_lanes);
   std::vector<int> sizes = {0, 1, 2};
   auto add_range = [&](const phase_config& cfg) {
     for (std::size_t i = 0; i + 1 < cfg.bins.size(); ++i) {
@@ -327,18 +325,21 @@ TEST_F(Gpu, EveryBinOfBothPhases) {
   const auto b1 = band(cols, 1);
   // a band of 3: products = 3 x size, nnz = size + ~2: symbolic and numeric bins differ
   const auto b3 = band(cols, 3);
+  spgemm_options lanes;
+  lanes.tuning.symbolic_row_lanes = sym_lanes;
+  lanes.tuning.numeric_row_lanes = num_lanes;
   {
     plan p;
-    const auto g = on_gpu<plus_times<double>>(ctx(), p, a, b3);
+    const auto g = on_gpu<plus_times<double>>(shared_context(), p, a, b3, nullptr, lanes);
     EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(a, b3), 1e-12));
   }
   for (bool dense : {true, false}) {
     SCOPED_TRACE(dense ? "bitmap + dense accumulator for long rows" : "paper's global hash tables");
-    spgemm_options opt;
+    spgemm_options opt = lanes;
     opt.tuning.dense_long_rows = dense;
     const auto* b = &b1;
     plan p;
-    const auto g = on_gpu<plus_times<double>>(ctx(), p, a, *b, nullptr, opt);
+    const auto g = on_gpu<plus_times<double>>(shared_context(), p, a, *b, nullptr, opt);
     EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(a, *b), 1e-12));
     const auto& st = p.stats();
     for (std::size_t i = 0; i < st.symbolic_bin_rows.size(); ++i)
@@ -347,6 +348,18 @@ TEST_F(Gpu, EveryBinOfBothPhases) {
       EXPECT_GT(st.numeric_bin_rows[i], 0) << "numeric bin " << i << " not hit";
     EXPECT_GT(st.max_row_nnz, sym.overflow_threshold)
         << "no row reached the symbolic global kernel";
+  }
+}
+
+// Rows sized at every range boundary of both phases (from this device's configuration), plus
+// rows past the largest shared table in both phases: every shared kernel, the symbolic overflow
+// to global memory (kernel 8) and the numeric global kernel run, each checked by plan.stats();
+// with bin 0's lanes a row as the paper has them and as the other kernels compiled take them.
+TEST_F(Gpu, EveryBinOfBothPhases) {
+  const std::pair<int, int> lanes[] = {{4, 8}, {2, 4}, {8, 2}};
+  for (const auto& [sym_lanes, num_lanes] : lanes) {
+    SCOPED_TRACE("bin 0 lanes " + std::to_string(sym_lanes) + ", " + std::to_string(num_lanes));
+    every_bin_of_both_phases(sym_lanes, num_lanes);
   }
 }
 
@@ -1231,6 +1244,10 @@ TEST_F(Gpu, MisuseThrowsAndThePlanStaysUsable) {
                std::invalid_argument);
   bad.tuning.numeric_range = 2.0;
   bad.tuning.symbolic_range = 0.9;
+  EXPECT_THROW((spgemm<plus_times<double>>(ctx(), p, dsq.view(), dsq.view(), dc, no_mask{}, bad)),
+               std::invalid_argument);
+  bad.tuning.symbolic_range = 1.2;
+  bad.tuning.numeric_row_lanes = 16;  // bin 0 is compiled for 2, 4 and 8
   EXPECT_THROW((spgemm<plus_times<double>>(ctx(), p, dsq.view(), dsq.view(), dc, no_mask{}, bad)),
                std::invalid_argument);
   spgemm<plus_times<double>>(ctx(), p, dsq.view(), dsq.view(), dc);

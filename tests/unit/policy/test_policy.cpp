@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <stdexcept>
 
 using namespace opsparse;
 
@@ -81,4 +82,30 @@ TEST(Policy, RangeFactorsMoveRanges) {
     for (const auto& bin : cfg.bins)
       if (bin.table_size > 0 && bin.range != std::numeric_limits<offset_t>::max())
         EXPECT_LE(bin.range, bin.table_size);
+}
+
+// Fewer lanes a row in bin 0: more rows a block in the same shared memory, smaller tables.
+TEST(Policy, BinZeroLanesTradeTableForRows) {
+  const auto d = h100_like();
+  for (int lanes : {2, 4, 8}) {
+    SCOPED_TRACE(lanes);
+    const auto s = symbolic_config(d, 1.2, lanes);
+    const auto n = numeric_config(d, sizeof(double), 2.0, lanes);
+    for (const auto* cfg : {&s, &n}) {
+      const auto& b0 = cfg->bins[0];
+      EXPECT_EQ(b0.threads_per_row, lanes);
+      EXPECT_EQ(b0.block_threads, multi_row_block_threads);
+      EXPECT_LE(b0.blocks_per_sm * (b0.smem_bytes + d.smem_reserved_per_block), d.smem_per_sm);
+      EXPECT_LE(b0.range, b0.table_size);
+      EXPECT_LE(b0.range, cfg->bins[1].range);
+    }
+  }
+  EXPECT_LT(symbolic_config(d, 1.2, 2).bins[0].table_size,
+            symbolic_config(d, 1.2, 4).bins[0].table_size);
+  EXPECT_LT(numeric_config(d, 8, 2.0, 4).bins[0].table_size,
+            numeric_config(d, 8, 2.0, 8).bins[0].table_size);
+  // the other bins do not depend on bin 0's lanes
+  EXPECT_EQ(numeric_config(d, 8, 2.0, 2).bins[3].range, numeric_config(d, 8, 2.0, 8).bins[3].range);
+  EXPECT_THROW(symbolic_config(d, 1.2, 3), std::invalid_argument);
+  EXPECT_THROW(numeric_config(d, 8, 2.0, 16), std::invalid_argument);
 }

@@ -181,6 +181,9 @@ void check_product(const csr_view<VA>& a, const csr_view<VB>& b, const Mask& mas
                          ", C is " + std::to_string(a.rows) + "x" + std::to_string(b.cols));
   OPSPARSE_EXPECTS(opt.tuning.symbolic_range >= 1.0 && opt.tuning.numeric_range >= 1.0,
                    "binning range factors must be at least 1");
+  OPSPARSE_EXPECTS(valid_row_lanes(opt.tuning.symbolic_row_lanes) &&
+                       valid_row_lanes(opt.tuning.numeric_row_lanes),
+                   "bin 0 takes 2, 4 or 8 lanes a row");
 }
 
 /// B's columns as a shared-memory bitmap (the dense kernels), when they fit.
@@ -297,14 +300,18 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
     hash_policy bhp = hp;
     bhp.row_sized = hp.row_sized && bin == 0;
     if (cfg.threads_per_row) {
-      auto k = symbolic_multi_kernel<4, VA, VB, Mask>;
-      OPSPARSE_EXPECTS(cfg.threads_per_row == 4,
-                       "symbolic bin 0 is compiled for 4 threads per row");
-      allow_smem(reinterpret_cast<const void*>(k), cfg.smem_bytes);
-      const int per_block = cfg.block_threads / cfg.threads_per_row;
-      k<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
-          bins, n, to_dev(a), to_dev(b), c.rpt(), cfg.table_size, bhp, mask);
-      check_launch("symbolic_multi_kernel");
+      auto launch = [&](auto k) {
+        allow_smem(reinterpret_cast<const void*>(k), cfg.smem_bytes);
+        const int per_block = cfg.block_threads / cfg.threads_per_row;
+        k<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
+            bins, n, to_dev(a), to_dev(b), c.rpt(), cfg.table_size, bhp, mask);
+        check_launch("symbolic_multi_kernel");
+      };
+      switch (cfg.threads_per_row) {
+        case 2: launch(symbolic_multi_kernel<2, VA, VB, Mask>); break;
+        case 4: launch(symbolic_multi_kernel<4, VA, VB, Mask>); break;
+        default: launch(symbolic_multi_kernel<8, VA, VB, Mask>); break;
+      }
     } else {
       const int overflow = bin == sym_shared - 1 ? sym.overflow_threshold : 0;
       // rows of at least twice B's columns in products go straight to the dense kernel
@@ -411,7 +418,8 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   std::size_t scan_bytes = setup_step(ctx, st, a, b, c, mask, opt, mem);
 
   // Step 2: symbolic binning on the products per row.
-  const phase_config sym = symbolic_config(dev, opt.tuning.symbolic_range);
+  const phase_config sym =
+      symbolic_config(dev, opt.tuning.symbolic_range, opt.tuning.symbolic_row_lanes);
   const int sym_shared = static_cast<int>(sym.bins.size()) - 1;  // bins 0-7 in shared memory
   unsigned long long rows[max_bins], max_prod = 0, total_prod = 0;
   run_binning(ctx, st, c.rpt(), m, ranges_of(sym, sym_shared - 1), opt.tuning.shared_binning, rows,
@@ -439,8 +447,8 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
 
   // Step 4: numeric binning on the exact row sizes; nnz(C) from its first pass; in-place scan of
   // C.rpt; C.col and C.val allocated while the second pass and the scan run.
-  const phase_config num =
-      numeric_config(dev, has_values_v<T> ? sizeof(T) : 0, opt.tuning.numeric_range);
+  const phase_config num = numeric_config(dev, has_values_v<T> ? sizeof(T) : 0,
+                                          opt.tuning.numeric_range, opt.tuning.numeric_row_lanes);
   const int num_shared = static_cast<int>(num.bins.size()) - 1;  // shared bins, then the global
   unsigned long long max_nnz = 0, total_nnz = 0;
   bin_ranges num_ranges = ranges_of(num, num_shared);
@@ -627,15 +635,19 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
           mask, opt.tuning.radix_sort_rows ? std::max(1, ceil_log2(st.cols)) : 0);
       check_launch("numeric_global_kernel");
     } else if (cfg.threads_per_row) {
-      OPSPARSE_EXPECTS(cfg.threads_per_row == 8,
-                       "the numeric multi-row bin is compiled for 8 threads a row");
-      auto km = numeric_multi_kernel<8, Semiring, VA, VB, Mask>;
-      allow_smem(reinterpret_cast<const void*>(km), cfg.smem_bytes);
-      const int per_block = cfg.block_threads / cfg.threads_per_row;
-      km<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
-          bins, n, to_dev(a), to_dev(b), out, cfg.table_size,
-          for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size)), opt.sorted, mask);
-      check_launch("numeric_multi_kernel");
+      auto launch = [&](auto km) {
+        allow_smem(reinterpret_cast<const void*>(km), cfg.smem_bytes);
+        const int per_block = cfg.block_threads / cfg.threads_per_row;
+        km<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
+            bins, n, to_dev(a), to_dev(b), out, cfg.table_size,
+            for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size)), opt.sorted, mask);
+        check_launch("numeric_multi_kernel");
+      };
+      switch (cfg.threads_per_row) {
+        case 2: launch(numeric_multi_kernel<2, Semiring, VA, VB, Mask>); break;
+        case 4: launch(numeric_multi_kernel<4, Semiring, VA, VB, Mask>); break;
+        default: launch(numeric_multi_kernel<8, Semiring, VA, VB, Mask>); break;
+      }
     } else {
       numeric_block_bin<Semiring>(cfg, bs, bins, n, a, b, out,
                                   for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size)),
