@@ -15,8 +15,8 @@
 
 #include "msbfs/msbfs.hpp"
 #include "opsparse/context.hpp"
-#include "opsparse/detail/device_utils.cuh"
-#include "opsparse/detail/launch.hpp"
+#include "opsparse/detail/util/device_utils.cuh"
+#include "opsparse/detail/util/launch.hpp"
 #include "opsparse/device_csr.hpp"
 #include "opsparse/graph_ops.cuh"
 #include "opsparse/spgemm.hpp"

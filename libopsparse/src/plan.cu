@@ -1,6 +1,6 @@
 #include <cuda_runtime.h>
 
-#include "opsparse/detail/plan_state.hpp"
+#include "opsparse/detail/dispatch/plan_state.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/plan.hpp"
 

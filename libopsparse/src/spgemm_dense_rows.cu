@@ -1,5 +1,5 @@
 // Whether the engine can accumulate rows of `cols` columns densely in shared memory.
-#include "opsparse/detail/kernels.cuh"
+#include "opsparse/detail/kernels/spgemm_kernels.cuh"
 #include "opsparse/spgemm.hpp"
 
 namespace opsparse {

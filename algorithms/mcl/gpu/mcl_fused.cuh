@@ -35,7 +35,7 @@
 
 #include "core/mcl_prune.hpp"
 #include "opsparse/dense_rows.cuh"
-#include "opsparse/detail/device_utils.cuh"
+#include "opsparse/detail/util/device_utils.cuh"
 
 namespace opsparse::mcl::fused {
 

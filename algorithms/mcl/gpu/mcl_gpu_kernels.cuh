@@ -8,8 +8,8 @@
 
 #include "core/mcl.hpp"
 #include "core/mcl_prune.hpp"
-#include "opsparse/detail/device_utils.cuh"
-#include "opsparse/detail/launch.hpp"
+#include "opsparse/detail/util/device_utils.cuh"
+#include "opsparse/detail/util/launch.hpp"
 #include "opsparse/types.hpp"
 
 namespace opsparse::mcl {

@@ -10,14 +10,11 @@
 #include <memory>
 #include <string>
 
-#include "opsparse/detail/stream_pool.hpp"
+#include "opsparse/stream_pool.hpp"
 #include "opsparse/device_info.hpp"
 #include "opsparse/types.hpp"
 
 namespace opsparse {
-
-/// Bin streams: enough for the symbolic and numeric bins of every configuration (policy.hpp).
-inline constexpr int max_bins = 10;
 
 class context {
  public:

@@ -44,4 +44,4 @@ host_csr<Value> transpose(const host_csr<Value>& m);
 
 }  // namespace opsparse
 
-#include "opsparse/detail/csr_impl.hpp"
+#include "opsparse/csr_impl.hpp"

@@ -34,8 +34,8 @@
 #include <algorithm>
 
 #include "opsparse/context.hpp"
-#include "opsparse/detail/launch.hpp"
-#include "opsparse/detail/window_kernels.cuh"
+#include "opsparse/detail/util/launch.hpp"
+#include "opsparse/detail/kernels/window_kernels.cuh"
 #include "opsparse/device_csr.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/mask.hpp"

@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "opsparse/csr.hpp"
-#include "opsparse/detail/stream_pool.hpp"
+#include "opsparse/stream_pool.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/types.hpp"
 

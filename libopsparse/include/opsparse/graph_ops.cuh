@@ -23,8 +23,8 @@
 #include <type_traits>
 
 #include "opsparse/context.hpp"
-#include "opsparse/detail/graph_ops_kernels.cuh"
-#include "opsparse/detail/launch.hpp"
+#include "opsparse/detail/kernels/graph_ops_kernels.cuh"
+#include "opsparse/detail/util/launch.hpp"
 #include "opsparse/device_csr.hpp"
 #include "opsparse/graph_ops.hpp"
 

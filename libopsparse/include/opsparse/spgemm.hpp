@@ -8,7 +8,7 @@
 // Compiles with the host compiler; the templates are instantiated for the combinations listed in
 // the lists of libopsparse/CMakeLists.txt (others fail to link: add them there).
 #include "opsparse/context.hpp"
-#include "opsparse/detail/spgemm_tuning.hpp"
+#include "opsparse/spgemm_tuning.hpp"
 #include "opsparse/device_csr.hpp"
 #include "opsparse/mask.hpp"
 #include "opsparse/plan.hpp"
@@ -17,7 +17,7 @@
 namespace opsparse {
 
 /// What a caller sets for a product. The engine's tuning and the paper's ablation switches are
-/// in `tuning` (detail/spgemm_tuning.hpp): their defaults are the measured best (docs/tuning.md);
+/// in `tuning` (spgemm_tuning.hpp): their defaults are the measured best (docs/tuning.md);
 /// the benchmark and the tests reach them.
 struct spgemm_options {
   bool sorted = true;        ///< sort each output row by column (false saves the sort)

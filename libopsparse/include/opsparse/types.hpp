@@ -16,6 +16,10 @@ struct pattern {
   constexpr bool operator==(pattern) const noexcept { return true; }
 };
 
+/// Bins of a phase, and so bin streams of a context: enough for the symbolic and numeric bins of
+/// every configuration (policy.hpp).
+inline constexpr int max_bins = 10;
+
 template <class V>
 inline constexpr bool has_values_v = !std::is_same_v<V, pattern>;
 

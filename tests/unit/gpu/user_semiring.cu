@@ -1,6 +1,6 @@
 // A semiring the library does not ship, defined in a few lines and instantiated by the user's
 // own .cu file: (max, ×) over doubles, applied on the GPU with a compare-and-swap loop.
-#include "opsparse/detail/spgemm_impl.cuh"
+#include "opsparse/detail/dispatch/spgemm_impl.cuh"
 #include "user_semiring.hpp"
 
 namespace opsparse {

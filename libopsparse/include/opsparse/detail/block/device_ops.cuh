@@ -6,7 +6,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "opsparse/detail/device_utils.cuh"
+#include "opsparse/detail/util/device_utils.cuh"
+#include "opsparse/detail/util/operands.hpp"
 #include "opsparse/mask.hpp"
 #include "opsparse/semiring.hpp"
 #include "opsparse/types.hpp"
@@ -110,50 +111,7 @@ __device__ __forceinline__ bool mask_keeps(const mask_row& r, index_t key) {
   }
 }
 
-// ---- hashing -----------------------------------------------------------------------------------
-/// How tables are probed (both switchable for the ablation benchmark).
-///   single  one atomicCAS per probe, its returned value reused (paper Algorithms 4-5); false:
-///           nsparse's read first, CAS only when the slot looks empty.
-///   paper   the paper's hash, key*107 mod size.
-/// The default keeps what makes the paper's hash good and removes what makes it fail. Good: keys
-/// a few apart land 107 slots apart, so the lanes of a warp, which read neighbouring entries of a
-/// B row, hit different banks and a run of consecutive columns never collides. Bad: keys that
-/// differ by D collide when 107*D is close to a multiple of the size. A power-of-two table
-/// aliases every multiple of its size: the columns c, c+-W, c+-2W of a grid of width 4096
-/// (delaunay_n24) share a slot in every symbolic table up to 4096; and a grid whose row stride
-/// 5W is 6 more than a multiple of a numeric table (hood's stand-in, 1050 = 2*522 + 6) overlaps
-/// its runs of columns. Hence: each aligned block of 64 keys gets a pseudo-random offset
-/// (Fibonacci hashing of key/64) and keys inside it step 107 slots apart; the sum, a 32-bit
-/// fraction of the table, is scaled to a slot with one multiply-high (no modulo, any size).
-/// Simulated on the stand-ins' rows (probes per insert, paper hash -> this): delaunay_n24's
-/// symbolic table of 64 3.36 -> 1.25, hood's numeric tables 1.86 -> 1.04; banks no worse.
-///   row_sized  a row hashes into the part of its bin's table that it can fill (row_slots;
-///              read by the numeric kernels and symbolic bin 0's)
-///   span_order  spgemm_tuning::span_bitmap_order (read by the numeric block kernels)
-///   bucket_order  spgemm_tuning::bucket_order (read by the numeric block kernels)
-///   bucket_min  the fewest entries a row takes buckets from (128; fewer measured no gain)
-///   merge       spgemm_tuning::merge_equal_rows for the phase (read by the symbolic and numeric
-///               block kernels): -1 never, 0 every row by `width` (2 or 3, 4: runs), 1-100 row by
-///               row, the least share of equal pairs or triples in percent (merge_vote)
-///   triples     automatic: triples where their saving exceeds `triples` percent of the pairs'
-///               (0: pairs only; merge_vote)
-///   runs        automatic: runs where their saving is at least `runs` percent of the chosen
-///               width's (0: no runs; merge_vote)
-///   merged_rows  where not null, the rows that merged in pairs ([0]), triples ([1]) and runs
-///               ([2]) are counted here (spgemm_stats)
-struct hash_policy {
-  bool single = true;
-  bool paper = false;
-  bool row_sized = true;
-  bool span_order = true;
-  bool bucket_order = true;
-  int bucket_min = 128;
-  int merge = -1;
-  int width = 2;
-  int triples = 100;
-  int runs = 0;
-  unsigned long long* merged_rows = nullptr;
-};
+// ---- hashing (the tables' policy, hash_policy, is in util/operands.hpp) ----------------------
 
 /// Slots of a bin's table (`tsize`) that one row uses: the smallest power of two, at least 8,
 /// holding twice `need` keys (the row's nnz in the numeric phase; its products, an upper bound,

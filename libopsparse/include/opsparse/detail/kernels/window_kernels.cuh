@@ -18,7 +18,7 @@
 
 #include <type_traits>
 
-#include "opsparse/detail/kernels.cuh"
+#include "opsparse/detail/kernels/spgemm_kernels.cuh"
 
 namespace opsparse::detail {
 

@@ -49,13 +49,14 @@ struct spgemm_tuning {
   /// across its lanes (product_loops.cuh, for_each_product; first-engine).
   bool flatten_products = true;
   /// Long rows of the shared numeric bins sorted by a CUB block radix sort, not bitonic
-  /// (kernels.cuh, radix_sort_store); since bucket_order, only rows it cannot take.
+  /// (spgemm_kernels.cuh, radix_sort_store); since bucket_order, only rows it cannot take.
   bool radix_sort_rows = true;
   /// A row whose columns span a range whose bitmap fits the table's free slots comes out in
-  /// order by rank in that bitmap, without a sort (kernels.cuh, bitmap_order_store; row-ordering).
+  /// order by rank in that bitmap, without a sort (spgemm_kernels.cuh, bitmap_order_store;
+  /// row-ordering).
   bool span_bitmap_order = true;
   /// Other rows of 128 entries or more come out in order by buckets over their span, filled in
-  /// the table's free memory (kernels.cuh, bucket_order_store; row-ordering).
+  /// the table's free memory (spgemm_kernels.cuh, bucket_order_store; row-ordering).
   bool bucket_order = true;
   /// Neighbouring nonzeros of A whose B rows are equal (FEM node blocks) hashed as one: pairs,
   /// triples or runs, chosen row by row when `automatic` (product_loops.cuh, merge_vote;

@@ -4,8 +4,8 @@
 // entries are independent (apply, union, transpose's gather).
 #include <cuda_runtime.h>
 
-#include "opsparse/detail/device_ops.cuh"
-#include "opsparse/detail/device_utils.cuh"
+#include "opsparse/detail/block/device_ops.cuh"
+#include "opsparse/detail/util/device_utils.cuh"
 #include "opsparse/device_csr.hpp"
 
 namespace opsparse::detail {

@@ -1,34 +1,18 @@
 #pragma once
 // The OpSparse kernels' first steps (paper §4-5.1): products per row (setup) and the two-pass
 // binning in shared memory, plus the types every kernel shares. The symbolic and numeric
-// kernels are in kernels.cuh; the driver in spgemm_impl.cuh picks and launches them.
+// kernels are in spgemm_kernels.cuh; the driver in spgemm_impl.cuh picks and launches them.
 #include <cuda_runtime.h>
 
-#include "opsparse/context.hpp"
-#include "opsparse/detail/device_ops.cuh"
-#include "opsparse/detail/plan_state.hpp"
+#include "opsparse/detail/block/device_ops.cuh"
+#include "opsparse/detail/util/operands.hpp"
 
 namespace opsparse::detail {
-/// Register budget for full occupancy: T/B blocks of B threads (T = 2048 on V100, A100, H100).
-constexpr int threads_per_sm_target = 2048;
-
-struct bin_ranges {
-  offset_t r[max_bins];
-  int n;
-};
-
 __device__ __forceinline__ int bin_of(offset_t v, const bin_ranges& rg) {
   for (int j = 0; j < rg.n - 1; ++j)
     if (v <= rg.r[j]) return j;
   return rg.n - 1;
 }
-
-template <class V>
-struct dev_csr {
-  const offset_t* rpt;
-  const index_t* col;
-  const V* val;
-};
 
 // ---- step 1: products per row, written into C.rpt (no separate array) -------------------------
 /// Groups of 2^rlog lanes per row (the host sizes them to A's average row, at most a warp: rows

@@ -8,19 +8,13 @@
 #include <vector>
 
 #include "opsparse/context.hpp"
+#include "opsparse/detail/dispatch/launch_plan.hpp"
+#include "opsparse/detail/util/operands.hpp"
 #include "opsparse/device_csr.hpp"
 #include "opsparse/plan.hpp"
 #include "opsparse/policy.hpp"
 
 namespace opsparse::detail {
-
-/// Written by the binning kernels, read back into pinned memory in one copy.
-struct bin_counters {
-  unsigned long long rows[max_bins];    ///< rows per bin (pass 1)
-  unsigned long long cursor[max_bins];  ///< fill cursors (pass 2)
-  unsigned long long max_row;           ///< largest row size
-  unsigned long long total;             ///< sum of row sizes
-};
 
 struct plan_state {
   device_buffer<unsigned char> meta;      ///< counters | bins[M] | CUB scan scratch, one allocation
@@ -36,9 +30,6 @@ struct plan_state {
   /// scratch), and their pinned mirror.
   unsigned long long* d_max_b_row = nullptr;
   unsigned long long* h_max_b_row = nullptr;
-  /// h_max_b_row[1] of the last symbolic phase: the numeric phase launches its block kernels
-  /// without the merged loops where no row of A is long enough to vote (merge_min_row).
-  offset_t longest_a_row = 0;
   std::int64_t allocations = 0;
   spgemm_stats stats;
 
@@ -52,17 +43,12 @@ struct plan_state {
 
   // The numeric plan left by the last symbolic phase (for spgemm_numeric).
   bool numeric_ready = false;
-  phase_config num_cfg;
+  launch_plan launch;  ///< the last symbolic phase's launch plan
   std::array<unsigned long long, max_bins> num_rows{};
   unsigned long long num_max_row = 0;
   index_t rows = 0, cols = 0;
   offset_t a_nnz = 0, b_nnz = 0, c_nnz = 0;
-  int glog = 5;             ///< log2 of the threads sharing one nonzero of A (group_log2)
-  bool num_dense = false;   ///< the numeric global bin uses the bitmap + dense accumulator
-  int num_bins = 0;         ///< numeric bins: the shared ones, the long rows' one, the windows'
-  int win_bin = -1;         ///< the bin of the rows in windows (-1: none)
-  int win_blocks = 0;       ///< its blocks (one per SM)
-  int win_columns = 0;      ///< columns a window
+  int win_blocks = 0;       ///< blocks of the rows in windows (one per SM)
   int num_pool_blocks = 0;  ///< blocks of the long rows' bin (dense accumulator or hash pool)
   long long num_pool_table = 0;
 

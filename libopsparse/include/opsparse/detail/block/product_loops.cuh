@@ -1,5 +1,5 @@
 #pragma once
-// The product loops of the one-row-a-block kernels (kernels.cuh): how the
+// The product loops of the one-row-a-block kernels (spgemm_kernels.cuh): how the
 // threads of a block walk the products A(row, j)·B(k, :) of one row of A (for_each_product), and
 // spgemm_tuning::merge_equal_rows' loops over neighbouring nonzeros with equal B rows, in pairs
 // or triples (for_each_merged) and in runs of consecutive columns (for_each_run), with the vote
@@ -8,7 +8,8 @@
 
 #include <type_traits>
 
-#include "opsparse/detail/binning_kernels.cuh"
+#include "opsparse/detail/block/device_ops.cuh"
+#include "opsparse/detail/util/operands.hpp"
 
 namespace opsparse::detail {
 

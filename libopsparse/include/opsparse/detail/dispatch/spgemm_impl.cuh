@@ -1,6 +1,6 @@
 #pragma once
-// The driver of the GPU engine (paper Fig. 1): it sizes the plan, runs the binning, picks each
-// bin's kernel from the derived configuration and launches it on that bin's stream.
+// The driver of the GPU engine (paper Fig. 1): it sizes the plan, runs the binning and launches
+// each bin's kernel on that bin's stream, as the launch plan (launch_plan.cuh) says.
 // Included only by the explicit-instantiation files in libopsparse/src.
 #include <cuda_runtime.h>
 
@@ -8,47 +8,18 @@
 #include <cmath>
 #include <cub/device/device_scan.cuh>
 
-#include "opsparse/detail/kernels.cuh"
-#include "opsparse/detail/launch.hpp"
-#include "opsparse/detail/window_kernels.cuh"
-#include "opsparse/detail/plan_state.hpp"
+#include "opsparse/detail/dispatch/launch_plan.cuh"
+#include "opsparse/detail/dispatch/plan_state.hpp"
+#include "opsparse/detail/kernels/spgemm_kernels.cuh"
+#include "opsparse/detail/kernels/window_kernels.cuh"
+#include "opsparse/detail/util/launch.hpp"
 #include "opsparse/error.hpp"
 #include "opsparse/policy.hpp"
 #include "opsparse/spgemm.hpp"
 
 namespace opsparse::detail {
 
-inline unsigned long long next_pow2(unsigned long long x) {
-  unsigned long long p = 1;
-  while (p < x) p <<= 1;
-  return p;
-}
-
-inline int ceil_log2(long long x) {
-  int l = 0;
-  while ((1LL << l) < x) ++l;
-  return l;
-}
-
 inline std::size_t align_up(std::size_t x, std::size_t a = 256) { return (x + a - 1) / a * a; }
-
-/// Threads that share one nonzero of A walk B's row together. nsparse and the paper use a warp;
-/// when every row of B that the product reads is short, a group as long as the longest of them
-/// (a power of two, at least 2) keeps lanes busy. A few long rows among short ones (web graphs'
-/// hubs) need the whole warp: 4 lanes walking a 2,350-entry hub row left every other group of
-/// the block idle (measured on the webbase-1M stand-in).
-inline int group_log2(unsigned long long longest_b_row) {
-  return std::min(
-      5, std::max(
-             1, ceil_log2(static_cast<long long>(std::max<unsigned long long>(1, longest_b_row)))));
-}
-
-inline bin_ranges ranges_of(const phase_config& cfg, int shared_bins) {
-  bin_ranges rg{};
-  rg.n = shared_bins + 1;  // the last counted bin takes everything above
-  for (int i = 0; i < rg.n; ++i) rg.r[i] = cfg.bins[i].range;
-  return rg;
-}
 
 template <class V>
 dev_csr<V> to_dev(const csr_view<V>& m) {
@@ -91,78 +62,12 @@ inline void run_binning(context& ctx, plan_state& st, const offset_t* sizes, ind
   }
 }
 
-/// With time_phases, the rows that merged (spgemm_tuning::merge_equal_rows): [0] in pairs, [1]
-/// in triples and [2] in runs in the symbolic phase, [3] to [5] in the numeric phase, in the
-/// context's scratch after the longest-B-row and longest-A-row words (launch.hpp). setup_step
-/// clears them, numeric() reads them into spgemm_stats.
-constexpr int merged_row_counter_words = 6;
-inline unsigned long long* merged_row_counters(context& ctx) {
-  return static_cast<unsigned long long*>(ctx.scratch()) + 2;
-}
-
-/// The hash policy of a phase from the options: spgemm_tuning::merge_equal_rows as
-/// hash_policy::merge, width and triples, and with time_phases the phase's counters of rows
-/// merged in pairs, triples and runs (merged_row_counters()[3 * phase] to [3 * phase + 2]).
-/// Automatic, measured on the paper suite (H100 and H200) with every row merged one way or the
-/// other:
-/// - The symbolic phase merges every row, in triples: its keys-only loop over three B rows side
-///   by side costs no more than the plain loop where the rows differ (poisson3Da, filter3D,
-///   cop20k_A within 1-4%; majorbasis 7% faster), and triples beat pairs wherever both merge
-///   (pwtk 1.76 against 1.87 ms, cant 0.73 against 0.94). The vote would cost these rows 6-10%
-///   of the phase: 1.90 ms on pwtk, 1.81 on hood.
-/// - The numeric phase votes row by row (merge_vote): a mismatched pair costs it more (every row
-///   in pairs: filter3D and poisson3Da 1.15-1.25x slower). Triples must save 1.5 times what pairs
-///   save: blocks of 6 unknowns are faster in pairs (pwtk 3.73 against 3.94 ms, shipsec1,
-///   rma10), where triples save a third more; blocks of 3 (cant, consph: 2/3 of the pairs equal)
-///   and conf5's, where they save twice or 1.8 times as much, much faster in triples (cant 1.79
-///   against 2.32 ms, conf5 0.88 against 1.25). A row of mismatched triples costs more than one
-///   of mismatched pairs (every row in triples: filter3D 1.40x, in pairs 1.25x), so triples
-///   merge where 8 of 10 are equal: at 6 of 10 (the saving of 70% equal pairs), bcsstk33, whose
-///   triples are 63% equal, row by row, lost 20% of its numeric phase.
-/// - Runs (for_each_run) where they save at least as much as the width above (numeric_runs 100):
-///   pdb1HYS's numeric phase 4.19 -> 2.39 ms, hood's 2.78 -> 2.60 (blocks of 3 to 7 and of 5, which
-///   pairs and triples from the row's start cut), on the H100. Not over pairs that are all equal:
-///   blocks of 6 took 2-3% longer in runs (shipsec1 2.32 against 2.28 ms, pwtk, rma10), though runs
-///   save 390/480 of the hash operations there and pairs 240. Nor over triples that are all equal:
-///   conf5_4-8x8-05's took 0.97-0.98 ms in runs against 0.88 in triples, where six consecutive
-///   columns hold two triples of different rows with equal lengths and ends, which the proxy joins.
-///   The symbolic phase keeps triples: every row in runs took it 1.35x (hood) to 3.6x (majorbasis)
-///   as long, its slices leaving groups idle, and a list of the row's runs in shared memory (every
-///   group whole runs) 1.4x to 3.6x, its per-run lookup costing more than a short row's products
-///   (docs/experiments/2026-11-21-spgemm-merging-equal-rows.md).
-constexpr int numeric_triples = 150;
-constexpr int numeric_runs = 100;
-inline hash_policy phase_policy(context& ctx, const spgemm_options& opt, int phase) {
-  hash_policy hp{opt.tuning.single_access_hash, opt.tuning.paper_hash, opt.tuning.row_sized_tables,
-                 opt.tuning.span_bitmap_order, opt.tuning.bucket_order};
-  const row_merging m = opt.tuning.merge_equal_rows;
-  const bool vote = m == row_merging::automatic && phase == 1;
-  const int percent = static_cast<int>(std::ceil(100.0 * opt.tuning.merge_numeric_share));
-  hp.merge = m == row_merging::never ? -1 : vote ? std::clamp(percent, 1, 100) : 0;
-  hp.width = m == row_merging::runs ? 4
-             : m == row_merging::pairs || (m == row_merging::automatic && !opt.tuning.merge_triples)
-                 ? 2
-                 : 3;
-  hp.triples = opt.tuning.merge_triples ? numeric_triples : 0;
-  hp.runs = opt.tuning.merge_runs ? numeric_runs : 0;
-  if (opt.time_phases) hp.merged_rows = merged_row_counters(ctx) + 3 * phase;
-  return hp;
-}
-
 /// Whether any row of a bin, rows of `lo` keys or more, can use half its table or less
 /// (row_slots); if none can, its kernel skips the row-size lookup before zeroing the table.
 inline hash_policy for_bin(hash_policy hp, unsigned long long lo, unsigned long long tsize) {
   const unsigned long long s = next_pow2(std::max<unsigned long long>(8, 2 * lo));
   hp.row_sized = hp.row_sized && 2 * s <= tsize;
   return hp;
-}
-
-/// Columns per window of the engine's window kernel (window_rows_kernel with window_writer).
-template <class T>
-int engine_window_columns(const device_info& dev, index_t cols) {
-  return window_columns(
-      dev.smem_per_block_optin, has_values_v<T> ? sizeof(T) : 0, cols,
-      sizeof(typename window_writer<T>::shared_storage) + window_static_smem_bytes());
 }
 
 /// The bin launched k-th of `bins`: the largest rows first (the paper's order) or the smallest.
@@ -186,19 +91,12 @@ void check_product(const csr_view<VA>& a, const csr_view<VB>& b, const Mask& mas
                    "bin 0 takes 2, 4 or 8 lanes a row");
 }
 
-/// B's columns as a shared-memory bitmap (the dense kernels), when they fit.
-struct dense_columns {
-  long long words;    ///< 32-bit words of the bitmap
-  std::size_t bytes;  ///< its shared memory
-  bool fits;          ///< dense kernels usable (and asked for)
-};
-
 /// Step 1: products per row into C.rpt, the longest B row read back with the binning's first
 /// counters; the plan's one metadata allocation issued after the launch, so that it overlaps
 /// the kernel. Returns the bytes of C.rpt's scan.
 template <class VA, class VB, class Mask, class T>
 std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a, const csr_view<VB>& b,
-                       device_csr<T>& c, const Mask& mask, const spgemm_options& opt,
+                       device_csr<T>& c, const Mask& mask, const launch_plan& lp,
                        const pool_ref& mem) {
   const index_t m = a.rows;
   cudaStream_t s = ctx.stream();
@@ -209,17 +107,15 @@ std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a, cons
     st.h_max_b_row = reinterpret_cast<unsigned long long*>(staging + sizeof(bin_counters));
   }
   st.d_max_b_row = static_cast<unsigned long long*>(ctx.scratch());
-  if (opt.time_phases) {
+  if (lp.time_phases) {
     st.ensure_timing_events();
     OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[0], s));
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(merged_row_counters(ctx), 0,
                                       merged_row_counter_words * sizeof(unsigned long long), s));
   }
-  if (!opt.tuning.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
+  if (!lp.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
   {
-    // lanes per row: A's average row rounded up to a power of two, 4 to 32
-    const long long avg = m > 0 ? (static_cast<long long>(a.nnz) + m - 1) / m : 1;
-    const int rlog = std::min(5, std::max(2, ceil_log2(std::max(1ll, avg))));
+    const int rlog = lp.setup_lanes_log2;
     const long long want = ((static_cast<long long>(m) << rlog) + 255) / 256 + 1;
     const long long resident = static_cast<long long>(std::max(dev.sm_count, 1)) *
                                std::max(dev.max_threads_per_sm / 256, 1) * 4;
@@ -237,7 +133,7 @@ std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a, cons
                                                   static_cast<long long>(m) + 1, s));
   const std::size_t off_bins = align_up(sizeof(bin_counters));
   const std::size_t off_scan = off_bins + align_up(static_cast<std::size_t>(m) * sizeof(index_t));
-  if (!opt.tuning.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
+  if (!lp.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
   const std::size_t off_flags = off_scan + align_up(scan_bytes);
   if (st.meta.reserve(off_flags + align_up(sizeof(unsigned)), mem)) ++st.allocations;
   st.d_counters = reinterpret_cast<bin_counters*>(st.meta.data());
@@ -245,7 +141,7 @@ std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a, cons
   st.d_scan_tmp = st.meta.data() + off_scan;
   st.d_b_unsorted = reinterpret_cast<unsigned*>(st.meta.data() + off_flags);
   st.scan_bytes = scan_bytes;
-  if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[1], s));
+  if (lp.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[1], s));
   return scan_bytes;
 }
 
@@ -253,16 +149,14 @@ std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a, cons
 /// table to the dense kernel (bitmap) or the global hash pool, allocated after a kernel runs.
 template <class VA, class VB, class Mask, class T>
 void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const csr_view<VB>& b,
-                   device_csr<T>& c, const Mask& mask, const spgemm_options& opt,
-                   const pool_ref& mem, const phase_config& sym, const unsigned long long* rows,
-                   unsigned long long max_prod, const dense_columns& dc) {
+                   device_csr<T>& c, const Mask& mask, const launch_plan& lp, const pool_ref& mem,
+                   const unsigned long long* rows, unsigned long long max_prod) {
   const device_info& dev = ctx.device();
+  const phase_config& sym = lp.sym;
   const int sym_shared = static_cast<int>(sym.bins.size()) - 1;
-  const long long words = dc.words;
-  const std::size_t dense_bytes = dc.bytes;
-  const bool dense = dc.fits;
-  const int glog = st.glog;
-  const hash_policy hp = phase_policy(ctx, opt, 0);
+  const bool dense = lp.dense;
+  const int glog = lp.glog;
+  const hash_policy& hp = lp.sym_hash;
   ctx.fork();
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < sym_shared; ++i) off[i + 1] = off[i] + rows[i];
@@ -281,15 +175,15 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
         static_cast<int>(std::min<unsigned long long>(rows[sym_shared - 1], 2ull * dev.sm_count));
     while (blocks > 1 && static_cast<unsigned long long>(blocks) * want * 4 > (1ull << 30))
       blocks /= 2;
-    if (!opt.tuning.overlap_allocation)
+    if (!lp.overlap_allocation)
       OPSPARSE_CUDA_TRY(cudaStreamSynchronize(ctx.bin_stream(sym_shared - 1)));
     st.reserve_pool(st.sym_pool, static_cast<std::size_t>(blocks) * want * 4, mem);
     sym_blocks = blocks;
     sym_table = want;
   };
-  if (!opt.tuning.overlap_allocation) sym_pool();
+  if (!lp.overlap_allocation) sym_pool();
   for (int k = 0; k < sym_shared; ++k) {
-    const int bin = launch_bin(k, sym_shared, opt.tuning.large_rows_first);
+    const int bin = launch_bin(k, sym_shared, lp.large_rows_first);
     if (rows[bin] == 0) continue;
     const bin_config& cfg = sym.bins[bin];
     cudaStream_t bs = ctx.bin_stream(bin);
@@ -314,9 +208,7 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
       }
     } else {
       const int overflow = bin == sym_shared - 1 ? sym.overflow_threshold : 0;
-      // rows of at least twice B's columns in products go straight to the dense kernel
-      const offset_t dense_products =
-          overflow && dense && opt.tuning.dense_windows ? 2 * static_cast<offset_t>(b.cols) : 0;
+      const offset_t dense_products = overflow ? lp.dense_products : 0;
       auto launch = [&](auto kernel) {
         allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
         kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), c.rpt(),
@@ -333,9 +225,9 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
       }
       if (overflow && dense) {
         auto k = symbolic_dense_kernel<VA, VB, Mask>;
-        allow_smem(reinterpret_cast<const void*>(k), dense_bytes);
-        k<<<std::min(n, dev.sm_count), dense_block, dense_bytes, bs>>>(
-            bins, n, to_dev(a), to_dev(b), c.rpt(), static_cast<int>(words), glog, mask);
+        allow_smem(reinterpret_cast<const void*>(k), lp.dense_bytes);
+        k<<<std::min(n, dev.sm_count), dense_block, lp.dense_bytes, bs>>>(
+            bins, n, to_dev(a), to_dev(b), c.rpt(), static_cast<int>(lp.dense_words), glog, mask);
         check_launch("symbolic_dense_kernel");
       } else if (overflow) {
         sym_pool();
@@ -345,7 +237,7 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
         check_launch("symbolic_global_kernel");
       }
     }
-    st.bin_finished(0, bin, bs, opt.time_phases);
+    st.bin_finished(0, bin, bs, lp.time_phases);
     sym_pool();
   }
   ctx.join(sym_shared);
@@ -375,7 +267,6 @@ void numeric_pools(context& ctx, plan_state& st, const csr_view<VB>& b,
       check_launch("rows_unsorted_kernel");
     }
     st.win_blocks = static_cast<int>(std::min<unsigned long long>(win_rows, dev.sm_count));
-    st.win_columns = engine_window_columns<T>(dev, b.cols);
   }
   if (long_rows && dense) {
     // one dense accumulator of B.cols values per resident block (one block per SM)
@@ -413,79 +304,42 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   st.bin_ran[0] = {};
   const index_t m = a.rows;
   cudaStream_t s = ctx.stream();
-  const device_info& dev = ctx.device();
+  launch_plan& lp = st.launch;
+  lp = plan_launches<T>(ctx, opt, a.rows, a.nnz, b.cols);
   c.set_shape(m, b.cols, mem);
-  std::size_t scan_bytes = setup_step(ctx, st, a, b, c, mask, opt, mem);
+  std::size_t scan_bytes = setup_step(ctx, st, a, b, c, mask, lp, mem);
 
   // Step 2: symbolic binning on the products per row.
-  const phase_config sym =
-      symbolic_config(dev, opt.tuning.symbolic_range, opt.tuning.symbolic_row_lanes);
-  const int sym_shared = static_cast<int>(sym.bins.size()) - 1;  // bins 0-7 in shared memory
+  const int sym_shared = static_cast<int>(lp.sym.bins.size()) - 1;  // bins 0-7 in shared memory
   unsigned long long rows[max_bins], max_prod = 0, total_prod = 0;
-  run_binning(ctx, st, c.rpt(), m, ranges_of(sym, sym_shared - 1), opt.tuning.shared_binning, rows,
-              max_prod, total_prod);
+  run_binning(ctx, st, c.rpt(), m, lp.sym_ranges, lp.shared_binning, rows, max_prod, total_prod);
   st.stats.products = static_cast<offset_t>(total_prod);
   st.stats.max_row_products = static_cast<offset_t>(max_prod);
   st.stats.symbolic_bin_rows.assign(rows, rows + sym_shared);
-  if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[2], s));
+  if (lp.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[2], s));
 
   // Step 3
   const unsigned long long longest_b_row = m > 0 ? st.h_max_b_row[0] : 0;
-  st.longest_a_row = m > 0 ? static_cast<offset_t>(st.h_max_b_row[1]) : 0;
-  st.stats.max_a_row_nnz = st.longest_a_row;
-  st.glog = group_log2(longest_b_row);
-  if (opt.tuning.flatten_products && st.glog == 5 && b.rows > 0 &&
-      b.nnz < 24 * static_cast<offset_t>(b.rows))
-    st.glog = flat_glog;
-  dense_columns dc;
-  dc.words = (static_cast<long long>(b.cols) + 31) / 32;
-  dc.bytes = dense_smem_bytes(dc.words);
-  dc.fits = opt.tuning.dense_long_rows && dense_columns_fit(dev.smem_per_block_optin, b.cols);
-  const bool dense = dc.fits;
-  symbolic_bins(ctx, st, a, b, c, mask, opt, mem, sym, rows, max_prod, dc);
-  if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[3], s));
+  const offset_t longest_a_row = m > 0 ? static_cast<offset_t>(st.h_max_b_row[1]) : 0;
+  st.stats.max_a_row_nnz = longest_a_row;
+  plan_groups(lp, longest_b_row, longest_a_row, b.rows, b.nnz);
+  symbolic_bins(ctx, st, a, b, c, mask, lp, mem, rows, max_prod);
+  if (lp.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[3], s));
 
   // Step 4: numeric binning on the exact row sizes; nnz(C) from its first pass; in-place scan of
   // C.rpt; C.col and C.val allocated while the second pass and the scan run.
-  const phase_config num = numeric_config(dev, has_values_v<T> ? sizeof(T) : 0,
-                                          opt.tuning.numeric_range, opt.tuning.numeric_row_lanes);
-  const int num_shared = static_cast<int>(num.bins.size()) - 1;  // shared bins, then the global
+  const int num_bins = lp.num_bins();
   unsigned long long max_nnz = 0, total_nnz = 0;
-  bin_ranges num_ranges = ranges_of(num, num_shared);
-  // Rows whose output covers at least opt.dense_row_fraction of C's columns go to the last bin
-  // and its dense accumulator: a hash table would hold nearly every column anyway.
-  const bool windows = dense && opt.tuning.dense_windows;
-  // With windows, the long rows below the dense fraction of a wide C get a bin of their own
-  // (num_shared: the dense accumulator), the dense ones the next (windows).
-  bool split = false;
-  if (windows && opt.tuning.dense_row_fraction > 0) {
-    const offset_t at_least = std::max<offset_t>(
-        opt.tuning.dense_row_min_entries,
-        static_cast<offset_t>(opt.tuning.dense_row_fraction * static_cast<double>(b.cols)));
-    for (int i = 0; i < num_shared; ++i) num_ranges.r[i] = std::min(num_ranges.r[i], at_least);
-    const long long window = engine_window_columns<T>(dev, b.cols);
-    split = (static_cast<long long>(b.cols) + window - 1) / window >
-                opt.tuning.sparse_row_max_windows &&
-            at_least > num_ranges.r[num_shared - 1];
-    if (split) {
-      num_ranges.r[num_shared] = at_least;
-      num_ranges.n = num_shared + 2;
-    }
-  }
-  const int num_bins = num_ranges.n;
-  run_binning(ctx, st, c.rpt(), m, num_ranges, opt.tuning.shared_binning, rows, max_nnz, total_nnz);
+  run_binning(ctx, st, c.rpt(), m, lp.num_ranges, lp.shared_binning, rows, max_nnz, total_nnz);
   OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(st.d_scan_tmp, scan_bytes, c.rpt(), c.rpt(),
                                                   static_cast<long long>(m) + 1, s));
-  if (!opt.tuning.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
+  if (!lp.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
   c.set_nnz(static_cast<offset_t>(total_nnz), mem);
-  st.num_cfg = num;
   for (int i = 0; i < max_bins; ++i) st.num_rows[i] = i < num_bins ? rows[i] : 0;
   st.num_max_row = max_nnz;
-  st.num_dense = dense;
-  st.num_bins = num_bins;
-  st.win_bin = windows ? num_bins - 1 : -1;
-  numeric_pools<T>(ctx, st, b, windows && !split ? 0 : rows[num_shared],
-                   windows ? rows[num_bins - 1] : 0, max_nnz, dense, mem);
+  const int long_bin = lp.long_bin();
+  numeric_pools<T>(ctx, st, b, lp.windows && !lp.split ? 0 : rows[long_bin],
+                   lp.windows ? rows[num_bins - 1] : 0, max_nnz, lp.dense, mem);
   st.rows = m;
   st.cols = b.cols;
   st.a_nnz = a.nnz;
@@ -495,7 +349,7 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   st.stats.nnz = static_cast<offset_t>(total_nnz);
   st.stats.max_row_nnz = static_cast<offset_t>(max_nnz);
   st.stats.numeric_bin_rows.assign(rows, rows + num_bins);
-  if (opt.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[4], s));
+  if (lp.time_phases) OPSPARSE_CUDA_TRY(cudaEventRecord(st.timing[4], s));
 }
 
 /// A numeric bin of one row per block (bins 1-6 and the largest shared bin): the kernel
@@ -504,23 +358,19 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
 template <class Semiring, class VA, class VB, class Mask, class T>
 void numeric_block_bin(const bin_config& cfg, cudaStream_t bs, const index_t* bins, int n,
                        const csr_view<VA>& a, const csr_view<VB>& b, const dev_out<T>& out,
-                       hash_policy hp, int glog, const spgemm_options& opt, const Mask& mask,
-                       long long cols, bool merge) {
+                       hash_policy hp, const launch_plan& lp, const Mask& mask) {
   auto launch = [&](auto kernel, int radix_bits = 0) {
     allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
     kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(
-        bins, to_dev(a), to_dev(b), out, cfg.table_size, hp, glog, opt.sorted, mask, radix_bits);
+        bins, to_dev(a), to_dev(b), out, cfg.table_size, hp, lp.glog, lp.sorted, mask, radix_bits);
     check_launch("numeric_block_kernel");
   };
   // Rows past twice the block's threads are sorted with CUB's block radix sort on the key
   // bits B's columns need, when its temporary storage fits the table's shared memory.
-  const int key_bits = std::max(1, ceil_log2(cols));
   auto radix = [&](auto bs, auto minb) {
     constexpr int E = radix_items_for(decltype(minb)::value);
-    return opt.tuning.radix_sort_rows &&
-                   row_radix<decltype(bs)::value, E, T>::temp_bytes <= cfg.smem_bytes
-               ? key_bits
-               : 0;
+    return row_radix<decltype(bs)::value, E, T>::temp_bytes <= cfg.smem_bytes ? lp.radix_key_bits
+                                                                              : 0;
   };
   using std::integral_constant;
   // The largest shared bin (one block per SM) is compiled for 64 registers a thread.
@@ -535,7 +385,7 @@ void numeric_block_bin(const bin_config& cfg, cudaStream_t bs, const index_t* bi
   auto go = [&](auto threads) {
     constexpr int B = decltype(threads)::value;
     const int bits = radix(threads, integral_constant<int, full / B>{});
-    if (merge)
+    if (lp.merge)
       launch(numeric_block_kernel<B, Semiring, VA, VB, Mask, full / B, true>, bits);
     else
       launch(numeric_block_kernel<B, Semiring, VA, VB, Mask, full / B, false>, bits);
@@ -582,31 +432,30 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
   OPSPARSE_EXPECTS(st.rows == a.rows && st.cols == b.cols && st.a_nnz == a.nnz &&
                        st.b_nnz == b.nnz && c.nnz() == st.c_nnz && c.rows() == a.rows,
                    "spgemm_numeric: A, B or C changed structure since the symbolic phase");
-  const phase_config& num = st.num_cfg;
-  const int num_shared = static_cast<int>(num.bins.size()) - 1;
-  const int glog = st.glog;
-  const hash_policy hp = phase_policy(ctx, opt, 1);
-  // whether a row can merge (numeric_block_kernel): never in flattened products; merge_vote
-  // forces the width (hash_policy::merge 0) or votes on rows of A of merge_min_row nonzeros or more
-  const bool merge =
-      glog < flat_glog && (hp.merge == 0 || (hp.merge > 0 && st.longest_a_row >= merge_min_row));
-  const int num_bins = st.num_bins;
+  // the symbolic phase's plan with this call's own options
+  launch_plan lp = st.launch;
+  plan_numeric_options(lp, ctx, opt, b.cols);
+  const phase_config& num = lp.num;
+  const int long_bin = lp.long_bin();
+  const int glog = lp.glog;
+  const hash_policy& hp = lp.num_hash;
+  const int num_bins = lp.num_bins();
   unsigned long long off[max_bins + 1] = {0};
   for (int i = 0; i < num_bins; ++i) off[i + 1] = off[i] + st.num_rows[i];
   const dev_out<T> out{c.rpt(), c.col(), c.val()};
   st.bin_ran[1] = {};
   ctx.fork();
   for (int k = 0; k < num_bins; ++k) {
-    const int bin = launch_bin(k, num_bins, opt.tuning.large_rows_first);
+    const int bin = launch_bin(k, num_bins, lp.large_rows_first);
     if (st.num_rows[bin] == 0) continue;
-    const bin_config& cfg = num.bins[std::min(bin, num_shared)];
+    const bin_config& cfg = num.bins[std::min(bin, long_bin)];
     cudaStream_t bs = ctx.bin_stream(bin);
     const index_t* bins = st.d_bins + off[bin];
     const int n = static_cast<int>(st.num_rows[bin]);
     const unsigned long long lo =
         bin == 0 ? 0 : static_cast<unsigned long long>(num.bins[bin - 1].range) + 1;
-    if (bin == st.win_bin) {
-      const int window = st.win_columns;
+    if (bin == lp.window_bin()) {
+      const int window = lp.window_columns;
       const std::size_t bytes = window_smem_bytes(window, has_values_v<T> ? sizeof(T) : 0);
       auto kw = window_rows_kernel<Semiring, VA, VB, Mask, window_writer<T>>;
       allow_smem(reinterpret_cast<const void*>(kw), bytes);
@@ -615,24 +464,22 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
                                                     static_cast<index_t>(st.cols), window, flag,
                                                     false, mask, window_writer<T>{out});
       check_launch("window_rows_kernel");
-    } else if (bin == num_shared && st.num_dense) {
-      const long long words = (static_cast<long long>(st.cols) + 31) / 32;
-      const std::size_t bytes = dense_smem_bytes(words);
+    } else if (bin == long_bin && lp.dense) {
       auto kd = numeric_dense_kernel<Semiring, VA, VB, Mask>;
-      allow_smem(reinterpret_cast<const void*>(kd), bytes);
-      kd<<<st.num_pool_blocks, dense_block, bytes, bs>>>(
+      allow_smem(reinterpret_cast<const void*>(kd), lp.dense_bytes);
+      kd<<<st.num_pool_blocks, dense_block, lp.dense_bytes, bs>>>(
           bins, n, to_dev(a), to_dev(b), out, reinterpret_cast<T*>(st.num_pool.data()),
-          st.num_pool_table, static_cast<int>(words), glog, mask);
+          st.num_pool_table, static_cast<int>(lp.dense_words), glog, mask);
       check_launch("numeric_dense_kernel");
-    } else if (bin == num_shared) {
+    } else if (bin == long_bin) {
       const std::size_t vbytes = align_up(static_cast<std::size_t>(st.num_pool_blocks) *
                                           st.num_pool_table * (has_values_v<T> ? sizeof(T) : 0));
       T* pv = reinterpret_cast<T*>(st.num_pool.data());
       int* pk = reinterpret_cast<int*>(st.num_pool.data() + vbytes);
       numeric_global_kernel<Semiring, VA, VB, Mask><<<st.num_pool_blocks, 1024, 0, bs>>>(
           bins, n, to_dev(a), to_dev(b), out, pk, pv, static_cast<unsigned>(st.num_pool_table),
-          for_bin(hp, lo, static_cast<unsigned long long>(st.num_pool_table)), glog, opt.sorted,
-          mask, opt.tuning.radix_sort_rows ? std::max(1, ceil_log2(st.cols)) : 0);
+          for_bin(hp, lo, static_cast<unsigned long long>(st.num_pool_table)), glog, lp.sorted,
+          mask, lp.radix_key_bits);
       check_launch("numeric_global_kernel");
     } else if (cfg.threads_per_row) {
       auto launch = [&](auto km) {
@@ -640,7 +487,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
         const int per_block = cfg.block_threads / cfg.threads_per_row;
         km<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
             bins, n, to_dev(a), to_dev(b), out, cfg.table_size,
-            for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size)), opt.sorted, mask);
+            for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size)), lp.sorted, mask);
         check_launch("numeric_multi_kernel");
       };
       switch (cfg.threads_per_row) {
@@ -651,12 +498,12 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
     } else {
       numeric_block_bin<Semiring>(cfg, bs, bins, n, a, b, out,
                                   for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size)),
-                                  glog, opt, mask, st.cols, merge);
+                                  lp, mask);
     }
-    st.bin_finished(1, bin, bs, opt.time_phases);
+    st.bin_finished(1, bin, bs, lp.time_phases);
   }
   ctx.join(num_bins);
-  if (opt.time_phases) read_phase_times(ctx, st);
+  if (lp.time_phases) read_phase_times(ctx, st);
 }
 
 }  // namespace opsparse::detail

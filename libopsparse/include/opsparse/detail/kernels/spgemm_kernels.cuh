@@ -8,8 +8,8 @@
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 
-#include "opsparse/detail/binning_kernels.cuh"
-#include "opsparse/detail/product_loops.cuh"
+#include "opsparse/detail/kernels/binning_kernels.cuh"
+#include "opsparse/detail/block/product_loops.cuh"
 #include "opsparse/policy.hpp"
 
 namespace opsparse::detail {
