@@ -21,7 +21,10 @@ struct spgemm_tuning {
   bool overlap_allocation = true;  ///< issue allocations after launching kernels (§5.4)
   bool large_rows_first = true;    ///< launch the bins of the largest rows first (§5.5)
   int symbolic_row_lanes = 4;      ///< threads a row in bin 0, symbolic (2, 4 or 8; paper: 4)
-  int numeric_row_lanes = 8;       ///< same, numeric (paper: 8)
+  /// Same, numeric (paper: 8); 0: automatic, 4 where A's rows average under 3.5 nonzeros (8
+  /// lanes would leave more than half idle) and 8 elsewhere (docs/experiments/
+  /// 2026-11-29-spgemm-bin-zero-lanes.md).
+  int numeric_row_lanes = 0;
 
   // Beyond the paper: each measured against its absence in docs/experiments/ (the note named).
   /// false: the paper's hash, key*107 mod size, which aliases columns a power of two apart; the

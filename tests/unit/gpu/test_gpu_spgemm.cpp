@@ -363,6 +363,42 @@ TEST_F(Gpu, EveryBinOfBothPhases) {
   }
 }
 
+// The numeric bin 0's lanes a row, automatic: 4 where A's rows average under 3.5 nonzeros, so
+// that rows of C between the 4-lane and the 8-lane bin 0's ranges leave bin 0; 8 elsewhere. The
+// same C either way, equal to the CPU's.
+TEST_F(Gpu, NumericBinZeroLanesFollowAsRows) {
+  const auto r4 = numeric_config(ctx().device(), sizeof(double), 2.0, 4).bins[0].range;
+  const auto r8 = numeric_config(ctx().device(), sizeof(double), 2.0, 8).bins[0].range;
+  ASSERT_LT(r4 + 4, r8);
+  const index_t cols = 1 << 16;
+  const int c_row = static_cast<int>((r4 + r8) / 2);  // C's rows: above r4, at most r8
+  for (const int a_row : {2, 4}) {
+    SCOPED_TRACE("A's rows of " + std::to_string(a_row));
+    const auto a = rows_of_sizes(std::vector<int>(2000, a_row), cols, 11);
+    const auto b = rows_of_sizes(std::vector<int>(cols, c_row / a_row), cols, 12);
+    const auto want = cpu::spgemm<plus_times<double>>(a, b);
+    for (const int lanes : {0, 8}) {
+      spgemm_options opt;
+      opt.tuning.numeric_row_lanes = lanes;
+      plan p;
+      const auto g = on_gpu<plus_times<double>>(ctx(), p, a, b, nullptr, opt);
+      EXPECT_TRUE(csr_near(g, want, 1e-12));
+      // rows of C that both bins 0 could take (random columns: a few collide)
+      offset_t between = 0;
+      for (index_t i = 0; i < want.rows; ++i) {
+        const offset_t n = want.rpt[i + 1] - want.rpt[i];
+        between += n > r4 && n <= r8;
+      }
+      ASSERT_GT(between, want.rows / 2);
+      const auto& rows = p.stats().numeric_bin_rows;
+      if (lanes == 0 && a_row < 3.5)
+        EXPECT_LE(rows[0], want.rows - between) << "4 lanes: those rows leave bin 0";
+      else
+        EXPECT_GE(rows[0], between) << "8 lanes: bin 0 holds them";
+    }
+  }
+}
+
 // A wide C (2^20 columns: dozens of windows a row): the long rows below the dense fraction take
 // the dense accumulator's bin, the dense ones the windows' bin after it; with a larger
 // sparse_row_max_windows both take the windows, in one bin. Same C either way.

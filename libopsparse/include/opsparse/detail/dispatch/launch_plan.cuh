@@ -98,6 +98,13 @@ inline void plan_numeric_options(launch_plan& lp, context& ctx, const spgemm_opt
              (lp.num_hash.merge == 0 || (lp.num_hash.merge > 0 && lp.merge_vote_rows));
 }
 
+/// Lanes a row in the numeric phase's bin 0: `asked`, or when 0, 4 where A's rows average under
+/// 3.5 nonzeros and 8 elsewhere.
+inline int numeric_row_lanes(int asked, index_t a_rows, offset_t a_nnz) {
+  if (asked) return asked;
+  return 2 * a_nnz < 7 * static_cast<offset_t>(a_rows) ? 4 : 8;
+}
+
 /// The launch plan of C = A·B (values of T) from the options, the device and the shapes.
 template <class T>
 launch_plan plan_launches(context& ctx, const spgemm_options& opt, index_t a_rows, offset_t a_nnz,
@@ -106,7 +113,8 @@ launch_plan plan_launches(context& ctx, const spgemm_options& opt, index_t a_row
   const std::size_t value_bytes = has_values_v<T> ? sizeof(T) : 0;
   launch_plan lp;
   lp.sym = symbolic_config(dev, opt.tuning.symbolic_range, opt.tuning.symbolic_row_lanes);
-  lp.num = numeric_config(dev, value_bytes, opt.tuning.numeric_range, opt.tuning.numeric_row_lanes);
+  lp.num = numeric_config(dev, value_bytes, opt.tuning.numeric_range,
+                          numeric_row_lanes(opt.tuning.numeric_row_lanes, a_rows, a_nnz));
   lp.sym_hash = phase_policy(ctx, opt, 0);
   lp.shared_binning = opt.tuning.shared_binning;
   lp.overlap_allocation = opt.tuning.overlap_allocation;

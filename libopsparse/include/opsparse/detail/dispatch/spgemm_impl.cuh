@@ -86,9 +86,10 @@ void check_product(const csr_view<VA>& a, const csr_view<VB>& b, const Mask& mas
                          ", C is " + std::to_string(a.rows) + "x" + std::to_string(b.cols));
   OPSPARSE_EXPECTS(opt.tuning.symbolic_range >= 1.0 && opt.tuning.numeric_range >= 1.0,
                    "binning range factors must be at least 1");
-  OPSPARSE_EXPECTS(valid_row_lanes(opt.tuning.symbolic_row_lanes) &&
-                       valid_row_lanes(opt.tuning.numeric_row_lanes),
-                   "bin 0 takes 2, 4 or 8 lanes a row");
+  OPSPARSE_EXPECTS(
+      valid_row_lanes(opt.tuning.symbolic_row_lanes) &&
+          (opt.tuning.numeric_row_lanes == 0 || valid_row_lanes(opt.tuning.numeric_row_lanes)),
+      "bin 0 takes 2, 4 or 8 lanes a row (numeric: 0, automatic)");
 }
 
 /// Step 1: products per row into C.rpt, the longest B row read back with the binning's first
