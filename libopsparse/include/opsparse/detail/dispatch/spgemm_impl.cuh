@@ -26,12 +26,6 @@ dev_csr<V> to_dev(const csr_view<V>& m) {
   return {m.rpt, m.col, m.val};
 }
 
-/// The `n` rows listed at `rows` of A·B, as the product's kernels take them.
-template <class VA, class VB>
-bin_rows<VA, VB> rows_of(const index_t* rows, int n, const csr_view<VA>& a, const csr_view<VB>& b) {
-  return {rows, n, to_dev(a), to_dev(b)};
-}
-
 /// Counts rows per bin (pass 1) and reads the counters back into pinned memory (the one host
 /// synchronisation of each binning step: grid sizes depend on it), then fills bins[] (pass 2).
 inline void run_binning(context& ctx, plan_state& st, const offset_t* sizes, index_t m,
@@ -205,7 +199,7 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
         allow_smem(reinterpret_cast<const void*>(k), cfg.smem_bytes);
         const int per_block = cfg.block_threads / cfg.threads_per_row;
         k<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
-            rows_of(bins, n, a, b), c.rpt(), bin_table{cfg.table_size, cfg.pow2, bhp}, mask);
+            bins, n, to_dev(a), to_dev(b), c.rpt(), cfg.table_size, bhp, mask);
         check_launch("symbolic_multi_kernel");
       };
       switch (cfg.threads_per_row) {
@@ -218,9 +212,9 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
       const offset_t dense_products = overflow ? lp.dense_products : 0;
       auto launch = [&](auto kernel) {
         allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
-        kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(
-            rows_of(bins, n, a, b), c.rpt(), bin_table{cfg.table_size, cfg.pow2, bhp}, glog,
-            overflow, dense_products, mask);
+        kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), c.rpt(),
+                                                             cfg.table_size, cfg.pow2, bhp, glog,
+                                                             overflow, dense_products, mask);
         check_launch("symbolic_block_kernel");
       };
       switch (cfg.block_threads) {
@@ -234,12 +228,12 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
         auto k = symbolic_dense_kernel<VA, VB, Mask>;
         allow_smem(reinterpret_cast<const void*>(k), lp.dense_bytes);
         k<<<std::min(n, dev.sm_count), dense_block, lp.dense_bytes, bs>>>(
-            rows_of(bins, n, a, b), c.rpt(), static_cast<int>(lp.dense_words), glog, mask);
+            bins, n, to_dev(a), to_dev(b), c.rpt(), static_cast<int>(lp.dense_words), glog, mask);
         check_launch("symbolic_dense_kernel");
       } else if (overflow) {
         sym_pool();
         symbolic_global_kernel<VA, VB, Mask><<<sym_blocks, 1024, 0, bs>>>(
-            rows_of(bins, n, a, b), c.rpt(), reinterpret_cast<int*>(st.sym_pool.data()),
+            bins, n, to_dev(a), to_dev(b), c.rpt(), reinterpret_cast<int*>(st.sym_pool.data()),
             static_cast<unsigned>(sym_table), hp, glog, mask);
         check_launch("symbolic_global_kernel");
       }
@@ -368,9 +362,8 @@ void numeric_block_bin(const bin_config& cfg, cudaStream_t bs, const index_t* bi
                        hash_policy hp, const launch_plan& lp, const Mask& mask) {
   auto launch = [&](auto kernel, int radix_bits = 0) {
     allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
-    kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(rows_of(bins, n, a, b), out,
-                                                         bin_table{cfg.table_size, cfg.pow2, hp},
-                                                         lp.glog, lp.sorted, mask, radix_bits);
+    kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(
+        bins, to_dev(a), to_dev(b), out, cfg.table_size, hp, lp.glog, lp.sorted, mask, radix_bits);
     check_launch("numeric_block_kernel");
   };
   // Rows past twice the block's threads are sorted with CUB's block radix sort on the key
@@ -476,8 +469,8 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
       auto kd = numeric_dense_kernel<Semiring, VA, VB, Mask>;
       allow_smem(reinterpret_cast<const void*>(kd), lp.dense_bytes);
       kd<<<st.num_pool_blocks, dense_block, lp.dense_bytes, bs>>>(
-          rows_of(bins, n, a, b), out, reinterpret_cast<T*>(st.num_pool.data()), st.num_pool_table,
-          static_cast<int>(lp.dense_words), glog, mask);
+          bins, n, to_dev(a), to_dev(b), out, reinterpret_cast<T*>(st.num_pool.data()),
+          st.num_pool_table, static_cast<int>(lp.dense_words), glog, mask);
       check_launch("numeric_dense_kernel");
     } else if (bin == long_bin) {
       const std::size_t vbytes = align_up(static_cast<std::size_t>(st.num_pool_blocks) *
@@ -485,7 +478,7 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
       T* pv = reinterpret_cast<T*>(st.num_pool.data());
       int* pk = reinterpret_cast<int*>(st.num_pool.data() + vbytes);
       numeric_global_kernel<Semiring, VA, VB, Mask><<<st.num_pool_blocks, 1024, 0, bs>>>(
-          rows_of(bins, n, a, b), out, pk, pv, static_cast<unsigned>(st.num_pool_table),
+          bins, n, to_dev(a), to_dev(b), out, pk, pv, static_cast<unsigned>(st.num_pool_table),
           for_bin(hp, lo, static_cast<unsigned long long>(st.num_pool_table)), glog, lp.sorted,
           mask, lp.radix_key_bits);
       check_launch("numeric_global_kernel");
@@ -494,10 +487,8 @@ void numeric(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& b
         allow_smem(reinterpret_cast<const void*>(km), cfg.smem_bytes);
         const int per_block = cfg.block_threads / cfg.threads_per_row;
         km<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
-            rows_of(bins, n, a, b), out,
-            bin_table{cfg.table_size, cfg.pow2,
-                      for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size))},
-            lp.sorted, mask);
+            bins, n, to_dev(a), to_dev(b), out, cfg.table_size,
+            for_bin(hp, lo, static_cast<unsigned long long>(cfg.table_size)), lp.sorted, mask);
         check_launch("numeric_multi_kernel");
       };
       switch (cfg.threads_per_row) {

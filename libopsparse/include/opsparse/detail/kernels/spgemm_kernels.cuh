@@ -20,13 +20,8 @@ namespace opsparse::detail {
 template <int TPR, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(multi_row_block_threads,
                                   threads_per_sm_target / multi_row_block_threads)
-    symbolic_multi_kernel(bin_rows<VA, VB> in, offset_t* crpt, bin_table tab, Mask mask) {
-  const index_t* bins = in.rows;
-  const dev_csr<VA>& a = in.a;
-  const dev_csr<VB>& b = in.b;
-  const int n_rows = in.n;
-  const int tsize = tab.size;
-  const hash_policy& hp = tab.hp;
+    symbolic_multi_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
+                          offset_t* crpt, int tsize, hash_policy hp, Mask mask) {
   extern __shared__ int smem_i[];
   constexpr int R = multi_row_block_threads / TPR;
   const int r = threadIdx.x / TPR, lane = threadIdx.x % TPR;
@@ -67,19 +62,11 @@ __global__ void __launch_bounds__(multi_row_block_threads,
 /// with C.rpt[row] = -1 for the global-memory kernel (paper: threshold 0.8 of the table); so is,
 /// at once, a row of at least `dense_products` products (> 0 when the dense kernels take them:
 /// twice C's columns make a row nearly dense, too long for any table).
-// (The structs are read in place, __grid_constant__: copies of them cost this kernel 8 bytes
-// more of spills.)
 template <int BS, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
-    symbolic_block_kernel(const __grid_constant__ bin_rows<VA, VB> in, offset_t* crpt,
-                          const __grid_constant__ bin_table tab, int glog, int overflow,
+    symbolic_block_kernel(const index_t* bins, dev_csr<VA> a, dev_csr<VB> b, offset_t* crpt,
+                          int tsize, bool pow2, hash_policy hp, int glog, int overflow,
                           offset_t dense_products, Mask mask) {
-  const index_t* bins = in.rows;
-  const dev_csr<VA>& a = in.a;
-  const dev_csr<VB>& b = in.b;
-  const int tsize = tab.size;
-  const hash_policy& hp = tab.hp;
-  const bool pow2 = tab.pow2;
   extern __shared__ int smem_i[];
   int* table = smem_i;
   int* s_nnz = smem_i + tsize;
@@ -139,12 +126,9 @@ __global__ void __launch_bounds__(BS, threads_per_sm_target / BS)
 /// bin; each block owns one table of `tsize` (a power of two) entries in `pool`.
 template <class VA, class VB, class Mask>
 __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
-    symbolic_global_kernel(bin_rows<VA, VB> in, offset_t* crpt, int* pool, unsigned tsize,
-                           hash_policy hp, int glog, Mask mask) {
-  const index_t* bins = in.rows;
-  const dev_csr<VA>& a = in.a;
-  const dev_csr<VB>& b = in.b;
-  const int n_rows = in.n;
+    symbolic_global_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
+                           offset_t* crpt, int* pool, unsigned tsize, hash_policy hp, int glog,
+                           Mask mask) {
   __shared__ int s_nnz, s_todo;
   int* table = pool + static_cast<size_t>(blockIdx.x) * tsize;
   const int tid = threadIdx.x;
@@ -193,14 +177,9 @@ __device__ __forceinline__ void store_entry(const dev_out<T>& c, offset_t at, in
 template <int TPR, class S, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(multi_row_block_threads,
                                   threads_per_sm_target / multi_row_block_threads)
-    numeric_multi_kernel(bin_rows<VA, VB> in, dev_out<typename S::value_type> c, bin_table tab,
-                         bool sorted, Mask mask) {
-  const index_t* bins = in.rows;
-  const dev_csr<VA>& a = in.a;
-  const dev_csr<VB>& b = in.b;
-  const int n_rows = in.n;
-  const int tsize = tab.size;
-  const hash_policy& hp = tab.hp;
+    numeric_multi_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
+                         dev_out<typename S::value_type> c, int tsize, hash_policy hp, bool sorted,
+                         Mask mask) {
   using T = typename S::value_type;
   constexpr int R = multi_row_block_threads / TPR;
   extern __shared__ __align__(16) unsigned char smem_c[];
@@ -534,13 +513,9 @@ __device__ __forceinline__ void store_in_column_order(int* keys, T* vals, int n,
 template <int BS, class S, class VA, class VB, class Mask, int MINB = threads_per_sm_target / BS,
           bool MERGE = true>
 __global__ void __launch_bounds__(BS, MINB)
-    numeric_block_kernel(bin_rows<VA, VB> in, dev_out<typename S::value_type> c, bin_table tab,
-                         int glog, bool sorted, Mask mask, int radix_bits) {
-  const index_t* bins = in.rows;
-  const dev_csr<VA>& a = in.a;
-  const dev_csr<VB>& b = in.b;
-  const int tsize = tab.size;
-  const hash_policy& hp = tab.hp;
+    numeric_block_kernel(const index_t* bins, dev_csr<VA> a, dev_csr<VB> b,
+                         dev_out<typename S::value_type> c, int tsize, hash_policy hp, int glog,
+                         bool sorted, Mask mask, int radix_bits) {
   using T = typename S::value_type;
   extern __shared__ __align__(16) unsigned char smem_c[];
   T* vals = reinterpret_cast<T*>(smem_c);
@@ -633,13 +608,10 @@ __global__ void __launch_bounds__(BS, MINB)
 /// table (radix_bits > 0: the key bits of B's columns) or, for short rows, a bitonic sort.
 template <class S, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(1024, threads_per_sm_target / 1024)
-    numeric_global_kernel(bin_rows<VA, VB> in, dev_out<typename S::value_type> c, int* pool_keys,
+    numeric_global_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
+                          dev_out<typename S::value_type> c, int* pool_keys,
                           typename S::value_type* pool_vals, unsigned tsize, hash_policy hp,
                           int glog, bool sorted, Mask mask, int radix_bits) {
-  const index_t* bins = in.rows;
-  const dev_csr<VA>& a = in.a;
-  const dev_csr<VB>& b = in.b;
-  const int n_rows = in.n;
   using T = typename S::value_type;
   __shared__ int s_off;
   __shared__ global_radix_storage s_radix;
@@ -704,11 +676,8 @@ inline bool dense_columns_fit(std::size_t smem_per_block_optin, long long cols) 
 
 template <class VA, class VB, class Mask>
 __global__ void __launch_bounds__(dense_block, 1)
-    symbolic_dense_kernel(bin_rows<VA, VB> in, offset_t* crpt, int words, int glog, Mask mask) {
-  const index_t* bins = in.rows;
-  const dev_csr<VA>& a = in.a;
-  const dev_csr<VB>& b = in.b;
-  const int n_rows = in.n;
+    symbolic_dense_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
+                          offset_t* crpt, int words, int glog, Mask mask) {
   extern __shared__ __align__(16) unsigned bitmap[];
   __shared__ int s_nnz, s_todo;
   const int tid = threadIdx.x;
@@ -739,13 +708,9 @@ __global__ void __launch_bounds__(dense_block, 1)
 
 template <class S, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(dense_block, 1)
-    numeric_dense_kernel(bin_rows<VA, VB> in, dev_out<typename S::value_type> c,
-                         typename S::value_type* pool, long long pool_stride, int words, int glog,
-                         Mask mask) {
-  const index_t* bins = in.rows;
-  const dev_csr<VA>& a = in.a;
-  const dev_csr<VB>& b = in.b;
-  const int n_rows = in.n;
+    numeric_dense_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
+                         dev_out<typename S::value_type> c, typename S::value_type* pool,
+                         long long pool_stride, int words, int glog, Mask mask) {
   using T = typename S::value_type;
   extern __shared__ __align__(16) unsigned bitmap[];
   __shared__ typename dense_scan::TempStorage scan_tmp;

@@ -74,20 +74,4 @@ struct hash_policy {
   unsigned long long* merged_rows = nullptr;
 };
 
-/// A bin's rows and the product's operands, as every kernel of the product takes them.
-template <class VA, class VB>
-struct bin_rows {
-  const index_t* rows;  ///< the bin's rows of A
-  int n;                ///< how many
-  dev_csr<VA> a;
-  dev_csr<VB> b;
-};
-
-/// A bin's shared-memory tables: slots a row (a power of two when `pow2`) and how they hash.
-struct bin_table {
-  int size;
-  bool pow2;
-  hash_policy hp;
-};
-
 }  // namespace opsparse::detail
