@@ -105,13 +105,6 @@ inline int numeric_row_lanes(int asked, index_t a_rows, offset_t a_nnz) {
   return 2 * a_nnz < 7 * static_cast<offset_t>(a_rows) ? 4 : 8;
 }
 
-/// Products of A with fewer rows queue symbolic bin 0 and the numeric scan before the host waits
-/// for a binning step's counts (queue_ahead). Measured on the H200: products of 0.2-0.4M rows
-/// 5-13% faster, webbase-1M (1M rows) unchanged, delaunay_n24 (16.8M) 4% slower, each binning
-/// step 0.3 ms longer for a reason not found
-/// (docs/experiments/2026-11-29-spgemm-queued-bin-zero.md).
-constexpr index_t queue_ahead_max_rows = index_t{1} << 21;
-
 /// The launch plan of C = A·B (values of T) from the options, the device and the shapes.
 template <class T>
 launch_plan plan_launches(context& ctx, const spgemm_options& opt, index_t a_rows, offset_t a_nnz,
@@ -126,7 +119,6 @@ launch_plan plan_launches(context& ctx, const spgemm_options& opt, index_t a_row
   lp.shared_binning = opt.tuning.shared_binning;
   lp.overlap_allocation = opt.tuning.overlap_allocation;
   lp.flatten = opt.tuning.flatten_products;
-  lp.queue_ahead = a_rows < queue_ahead_max_rows;
   plan_numeric_options(lp, ctx, opt, b_cols);
 
   // lanes a row of the setup kernel: A's average row rounded up to a power of two, 4 to 32

@@ -160,9 +160,7 @@ __global__ void __launch_bounds__(1024)
   }
 }
 
-/// Pass 2: row ids written to their bin's section of the one bins[M] array; when pass 1 found
-/// every row in bin 0, bins[i] = i without comparisons (paper Algorithm 3), decided here so that
-/// the host need not wait for the counts before queueing this pass.
+/// Pass 2: row ids written to their bin's section of the one bins[M] array.
 template <bool SHARED>
 __global__ void __launch_bounds__(1024)
     bin_fill_kernel(const offset_t* sizes, index_t m, bin_ranges rg, bin_counters* c,
@@ -170,13 +168,9 @@ __global__ void __launch_bounds__(1024)
   __shared__ unsigned int s_rows[max_bins];
   __shared__ unsigned long long s_base[max_bins];
   const int tid = threadIdx.x;
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + tid;
-  if (c->max_row <= static_cast<unsigned long long>(rg.r[0])) {  // uniform in the grid
-    if (i < m) bins[i] = static_cast<index_t>(i);
-    return;
-  }
   if (tid < max_bins) s_rows[tid] = 0;
   __syncthreads();
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + tid;
   int b = -1;
   if (i < m) b = bin_of(sizes[i], rg);
   if (!SHARED) {
@@ -206,6 +200,13 @@ __global__ void __launch_bounds__(1024)
   if (b >= 0 && lane == leader) at = atomicAdd(&s_rows[b], static_cast<unsigned>(__popc(same)));
   at = __shfl_sync(0xffffffffu, at, leader);
   if (b >= 0) bins[s_base[b] + at + rank] = static_cast<index_t>(i);
+}
+
+/// Every row in bin 0: bins[i] = i, no comparisons (paper Algorithm 3).
+template <class I>
+__global__ void bin_identity_kernel(I m, I* bins) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < m) bins[i] = static_cast<index_t>(i);
 }
 
 }  // namespace opsparse::detail
