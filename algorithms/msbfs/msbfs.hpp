@@ -70,8 +70,10 @@ enum class direction { automatic, push, pull };
 direction parse_direction(const std::string& s);
 const char* to_string(direction d);
 
-/// Where F, V and A live and the products run. One implementation per engine; the algorithm
-/// (run_batches) is written once over this interface.
+/// Where F, V and A live and the levels run. The algorithm (run_batches) is written once over
+/// this interface, and the push levels as products once over the execution spaces
+/// (msbfs_space.hpp); the GPU adds its pull levels on bitmaps, the CPU's own backend levels on
+/// bitmaps (msbfs_cpu.cpp).
 class backend {
  public:
   virtual ~backend() = default;
@@ -107,6 +109,9 @@ class backend {
 };
 
 std::unique_ptr<backend> make_cpu_backend(int threads = 0);
+/// The push levels as products (msbfs_space.hpp) on the CPU engine: what the GPU backend runs
+/// before it pulls, on the host; it never pulls. The CPU's backend is make_cpu_backend's.
+std::unique_ptr<backend> make_cpu_product_backend(int threads = 0);
 #if OPSPARSE_HAS_GPU_ENGINE
 /// Uses the current CUDA device: one context and one plan for every level of every batch.
 std::unique_ptr<backend> make_gpu_backend();

@@ -16,6 +16,9 @@
 // (100k levels of one vertex) is linear, where the sparse product over n columns and the merge
 // V ∪ F (rewriting V) every level made it quadratic (46 s against 7 ms).
 // V as a matrix (levels()) is rebuilt at the end of a batch from a log of each level's new bits.
+// The product formulation itself runs on the CPU engine too (make_cpu_product_backend,
+// msbfs_space.hpp's levels over cpu_space: the GPU's push levels, checked against this
+// backend without a GPU).
 #include <omp.h>
 
 #include <algorithm>
@@ -23,8 +26,10 @@
 #include <numeric>
 
 #include "msbfs/msbfs.hpp"
+#include "msbfs/msbfs_space.hpp"
 #include "opsparse/cpu/graph_ops.hpp"
 #include "opsparse/error.hpp"
+#include "opsparse/space.hpp"
 
 namespace opsparse::msbfs {
 
@@ -369,6 +374,10 @@ class cpu_backend final : public backend {
 
 std::unique_ptr<backend> make_cpu_backend(int threads) {
   return std::make_unique<cpu_backend>(threads);
+}
+
+std::unique_ptr<backend> make_cpu_product_backend(int threads) {
+  return std::make_unique<space_backend<cpu_space>>("cpu-products", threads);
 }
 
 }  // namespace opsparse::msbfs

@@ -1,23 +1,23 @@
-// msbfs::backend on the GPU engine: one opsparse::context and one opsparse::plan for every level
-// of every batch; A, F and V stay on the device, and every buffer is grow-only, so once the
-// largest level has been seen a level allocates nothing.
-//   push  F ← (F·A)<¬V> with the engine (any_pair, complemented mask), then V ← V ∪ F with the
-//         new level as F's value (ewise_add, disjoint: F was computed under ¬V); the summaries
-//         are row reductions of V (reduce_rows).
-//   pull  (after the switch, see msbfs.hpp) F and V as bitmaps, n × W 64-bit words, W = ⌈b/64⌉;
-//         one kernel per level: each (vertex, word) ORs its in-neighbours' frontier words, and
-//         the new bits are counted per source in shared memory, so that the per-source reached
-//         count, level sum and eccentricity are kept up to date without V.
+// msbfs::backend on the GPU engine: msbfs_space.hpp's push levels over gpu_space (one context
+// and one plan for every level of every batch; A, F and V stay on the device, every buffer
+// grow-only, so once the largest level has been seen a level allocates nothing), and what is the
+// GPU's own: the pull levels on bitmaps and the switch to them (msbfs.hpp).
+//   pull  F and V as bitmaps, n × W 64-bit words, W = ⌈b/64⌉; one kernel per level: each
+//         (vertex, word) ORs its in-neighbours' frontier words, and the new bits are counted
+//         per source in shared memory, so that the per-source reached count, level sum and
+//         eccentricity are kept up to date without V.
 // A level reads back one small block of counters (nnz(F), and before a push the cost of the
 // next push, which the switch rule needs).
 #include <algorithm>
 #include <utility>
 
 #include "msbfs/msbfs.hpp"
+#include "msbfs/msbfs_space.hpp"
 #include "opsparse/context.hpp"
 #include "opsparse/detail/util/device_utils.cuh"
 #include "opsparse/detail/util/launch.hpp"
 #include "opsparse/device_csr.hpp"
+#include "opsparse/gpu_space.cuh"
 #include "opsparse/graph_ops.cuh"
 #include "opsparse/spgemm.hpp"
 
@@ -191,96 +191,10 @@ __global__ void finish_pull_level_kernel(index_t rows, level_t level, unsigned* 
   }
 }
 
-class gpu_backend final : public backend {
+class gpu_backend final : public space_backend<gpu_space> {
  public:
-  const char* name() const override { return "gpu"; }
+  gpu_backend() : space_backend<gpu_space>("gpu") {}
 
-  void load(const host_csr<pattern>& a, bool symmetric) override {
-    OPSPARSE_EXPECTS(a.rows == a.cols, "BFS needs a square adjacency matrix");
-    a_.assign(a, stream());
-    symmetric_ = symmetric;
-    has_transpose_ = false;
-    heavy_n_ = -1;
-  }
-
-  void configure(direction dir, bool keep_levels) override {
-    dir_ = dir;
-    keep_levels_ = keep_levels;
-  }
-
-  void start(const std::vector<index_t>& sources) override {
-    // F_0 and V_0 have one entry per row: built on the host (b entries) and uploaded.
-    const index_t b = static_cast<index_t>(sources.size());
-    host_csr<pattern> f(b, a_.cols());
-    host_csr<level_t> v(b, a_.cols());
-    for (index_t r = 0; r < b; ++r) {
-      OPSPARSE_EXPECTS(sources[r] >= 0 && sources[r] < a_.rows(), "source out of range");
-      f.col.push_back(sources[r]);
-      f.rpt[r + 1] = r + 1;
-    }
-    v.rpt = f.rpt;
-    v.col = f.col;
-    v.val.assign(sources.size(), 0);
-    f_.assign(f, stream());
-    v_.assign(v, stream());
-    pulling_ = false;
-    push_levels_ = pull_levels_ = 0;
-  }
-
-  offset_t advance(level_t level) override {
-    const index_t rows = f_.rows();
-    if (rows == 0 || a_.nnz() == 0) return 0;
-    if (!pulling_) {
-      if (f_.nnz() == 0) return 0;
-      if (dir_ != direction::push && !keep_levels_ && pull_fits(rows)) {
-        const unsigned long long push_cost = next_push_products();
-        const long long W = words(rows);
-        const bool pays =
-            push_cost * pull_word_per_product > static_cast<unsigned long long>(a_.nnz()) * W;
-        const bool too_big = v_.nnz() + f_.nnz() > 2 * static_cast<long long>(a_.rows()) * W;
-        if (dir_ == direction::pull || pays || too_big) switch_to_pull(push_cost);
-      }
-    }
-    if (pulling_) return pull(level);
-    return push(level);
-  }
-
-  std::vector<source_summary> summarise() override {
-    const index_t rows = v_.rows();
-    std::vector<source_summary> out(static_cast<std::size_t>(rows));
-    if (rows == 0) return out;
-    if (!pulling_) summarise_levels(rows);
-    const std::size_t n = static_cast<std::size_t>(rows);
-    std::vector<long long> reached(n), level_sum(n);
-    std::vector<int> ecc(n);
-    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(reached.data(), reached_.data(), n * sizeof(long long),
-                                      cudaMemcpyDeviceToHost, stream()));
-    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(level_sum.data(), level_sum_.data(), n * sizeof(long long),
-                                      cudaMemcpyDeviceToHost, stream()));
-    OPSPARSE_CUDA_TRY(cudaMemcpyAsync(ecc.data(), ecc_.data(), n * sizeof(int),
-                                      cudaMemcpyDeviceToHost, stream()));
-    ctx_.synchronize();
-    for (std::size_t r = 0; r < n; ++r) {
-      out[r].reached = reached[r];
-      out[r].level_sum = level_sum[r];
-      out[r].eccentricity = ecc[r];
-    }
-    return out;
-  }
-
-  host_csr<level_t> levels() override {
-    OPSPARSE_EXPECTS(!pulling_, "levels() needs configure(..., keep_levels = true) before start()");
-    ctx_.synchronize();
-    return v_.download(stream());
-  }
-
-  offset_t products() const override { return products_; }
-  offset_t edges_traversed() const override { return edges_; }
-  const char* last_level_note() const override { return pulling_ ? "pull" : "push"; }
-  std::string last_batch_note() const override {
-    if (pull_levels_ == 0) return "push";
-    return "push " + std::to_string(push_levels_) + ", pull " + std::to_string(pull_levels_);
-  }
   offset_t batch_budget() const override {
     // Bits per bitmap: three bitmaps (V, F, next F) within a quarter of the free memory (the
     // batch is at most 1024 sources: default_batch). No other cap: R-MAT 24 ran 4 batches of
@@ -292,70 +206,36 @@ class gpu_backend final : public backend {
     return std::max<offset_t>(offset_t{1} << 20, by_memory);
   }
 
- private:
-  cudaStream_t stream() const { return ctx_.stream(); }
-  static long long words(index_t rows) {
-    return (static_cast<long long>(rows) + word_bits - 1) / word_bits;
+ protected:
+  void loaded() override {
+    has_transpose_ = false;
+    heavy_n_ = -1;
   }
 
   /// The pull kernel counts a level's new bits per source in shared memory.
-  bool pull_fits(index_t rows) const {
+  bool can_pull(index_t rows) const override {
     const std::size_t need = static_cast<std::size_t>(words(rows)) * word_bits * sizeof(unsigned);
-    return need + ctx_.device().smem_reserved_per_block <= ctx_.device().smem_per_block_optin;
+    const device_info& dev = ctx().device();
+    return need + dev.smem_reserved_per_block <= dev.smem_per_block_optin;
   }
 
-  /// Σ deg(v) over F's entries (one readback).
-  unsigned long long next_push_products() {
-    return static_cast<unsigned long long>(
-        reduce<plus_monoid<offset_t>>(ctx_, f_.view(), row_length_of{a_.rpt()}));
-  }
-
-  /// Each source's reached count, level sum and eccentricity from V's rows.
-  void summarise_levels(index_t rows) {
-    const std::size_t n = static_cast<std::size_t>(rows);
-    reached_.reserve(n);
-    level_sum_.reserve(n);
-    ecc_.reserve(n);
-    reduce_rows<plus_monoid<long long>>(ctx_, v_.view(), count_one<long long>{}, reached_.data());
-    reduce_rows<plus_monoid<long long>>(ctx_, v_.view(), value_as<long long>{}, level_sum_.data());
-    reduce_rows<max_monoid<int>>(ctx_, v_.view(), value_as<int>{}, ecc_.data());
-  }
-
-  unsigned long long* pinned_counters() {
-    return static_cast<unsigned long long*>(ctx_.pinned(4 * sizeof(unsigned long long)));
-  }
-
-  offset_t push(level_t level) {
-    spgemm<any_pair>(ctx_, plan_, f_.view(), a_.view(), next_f_, device_mask<complement_mask>(v_));
-    products_ += plan_.stats().products;
-    edges_ += plan_.stats().products;
-    ++push_levels_;
-    std::swap(f_, next_f_);
-    const offset_t f_nnz = f_.nnz();
-    if (f_nnz == 0) {
-      ctx_.synchronize();
-      return 0;
-    }
-    ewise_add(ctx_, v_.view(), f_.view(), union_fill<level_t>{level}, next_v_, /*disjoint=*/true);
-    std::swap(v_, next_v_);
-    return f_nnz;
-  }
-
-  /// The vertices pull_heavy_kernel takes (once per graph and direction; one readback).
-  void list_heavy(const device_csr<pattern>& t) {
-    if (heavy_n_ >= 0) return;
-    heavy_.reserve(static_cast<std::size_t>(t.rows()));
-    heavy_n_ = rows_longer_than(ctx_, t.view(), heavy_degree, heavy_.data());
+  /// Pulling pays once the next push's products, at pull_word_per_product words each, exceed a
+  /// pull's nnz(A) words per 64 sources, or when V would outgrow the bitmaps.
+  bool pull_pays(offset_t push_cost, offset_t entries) const override {
+    const long long W = words(batch_rows());
+    const bool pays = static_cast<unsigned long long>(push_cost) * pull_word_per_product >
+                      static_cast<unsigned long long>(graph_nnz()) * W;
+    return pays || entries > 2 * static_cast<long long>(vertices()) * W;
   }
 
   /// F and V to bitmaps, V's summaries to the per-source counters; `pending` (the products the
   /// push of F would have made) becomes the edges the first pull level expands.
-  void switch_to_pull(unsigned long long pending) {
-    const index_t rows = f_.rows(), n = a_.rows();
+  void switch_to_pull(offset_t pending) override {
+    const index_t rows = batch_rows(), n = vertices();
     const long long W = words(rows);
     const std::size_t cells = static_cast<std::size_t>(n) * static_cast<std::size_t>(W);
-    if (!symmetric_ && !has_transpose_) {  // Aᵀ only for a graph not known to be symmetric
-      transpose(ctx_, a_.view(), at_);
+    if (!symmetric() && !has_transpose_) {  // Aᵀ only for a graph not known to be symmetric
+      transpose(ctx(), graph().view(), at_);
       has_transpose_ = true;
     }
     visited_.reserve(cells);
@@ -368,14 +248,16 @@ class gpu_backend final : public backend {
     OPSPARSE_CUDA_TRY(
         cudaMemsetAsync(level_count_.data(), 0, W * word_bits * sizeof(unsigned), stream()));
     const unsigned row_grid = detail::warp_grid_for(rows, block);
-    scatter_rows_kernel<<<row_grid, block, 0, stream()>>>(rows, v_.rpt(), v_.col(),
+    const device_csr<level_t>& v = visited();
+    const device_csr<pattern>& f = frontier();
+    scatter_rows_kernel<<<row_grid, block, 0, stream()>>>(rows, v.rpt(), v.col(),
                                                           static_cast<int>(W), visited_.data());
     check_launch("scatter_rows_kernel");
-    scatter_rows_kernel<<<row_grid, block, 0, stream()>>>(rows, f_.rpt(), f_.col(),
+    scatter_rows_kernel<<<row_grid, block, 0, stream()>>>(rows, f.rpt(), f.col(),
                                                           static_cast<int>(W), front_.data());
     check_launch("scatter_rows_kernel");
     // the pull levels keep the summaries up to date from here
-    summarise_levels(rows);
+    summarise_levels();
     // sources past the batch (the last word's spare bits) count as done from the start
     OPSPARSE_CUDA_TRY(
         cudaMemsetAsync(done_.data(), 0, static_cast<std::size_t>(W) * sizeof(word), stream()));
@@ -385,15 +267,15 @@ class gpu_backend final : public backend {
       OPSPARSE_CUDA_TRY(cudaMemcpyAsync(done_.data() + (W - 1), &spare, sizeof(word),
                                         cudaMemcpyHostToDevice, stream()));
     }
-    list_heavy(symmetric_ ? a_ : at_);
-    pending_ = pending;
-    pulling_ = true;
+    list_heavy(symmetric() ? graph() : at_);
+    pending_ = static_cast<unsigned long long>(pending);
   }
 
-  offset_t pull(level_t level) {
-    const index_t rows = f_.rows(), n = a_.rows();
+  offset_t pull(level_t level) override {
+    const index_t rows = batch_rows(), n = vertices();
     const int W = static_cast<int>(words(rows));
-    const device_csr<pattern>& t = symmetric_ ? a_ : at_;
+    const device_csr<pattern>& a = graph();
+    const device_csr<pattern>& t = symmetric() ? a : at_;
     counters_.reserve(4);
     OPSPARSE_CUDA_TRY(
         cudaMemsetAsync(counters_.data(), 0, 4 * sizeof(unsigned long long), stream()));
@@ -403,55 +285,66 @@ class gpu_backend final : public backend {
           pull_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
       pull_smem_allowed_ = smem;
     }
+    const device_info& dev = ctx().device();
     const long long items = static_cast<long long>(n) * W;
-    const long long resident = static_cast<long long>(ctx_.device().sm_count) *
-                               std::max(ctx_.device().max_threads_per_sm / block, 1);
+    const long long resident =
+        static_cast<long long>(dev.sm_count) * std::max(dev.max_threads_per_sm / block, 1);
     const unsigned grid = static_cast<unsigned>(
         std::max<long long>(1, std::min<long long>(grid_for(items), resident)));
-    pull_kernel<<<grid, block, smem, stream()>>>(n, W, t.rpt(), t.col(), a_.rpt(), front_.data(),
+    pull_kernel<<<grid, block, smem, stream()>>>(n, W, t.rpt(), t.col(), a.rpt(), front_.data(),
                                                  done_.data(), visited_.data(), next_front_.data(),
                                                  level_count_.data(), counters_.data());
     check_launch("pull_kernel");
     if (heavy_n_ > 0) {
-      const long long heavy_grid = std::min<long long>(heavy_n_, 4LL * ctx_.device().sm_count);
+      const long long heavy_grid = std::min<long long>(heavy_n_, 4LL * dev.sm_count);
       pull_heavy_kernel<<<static_cast<unsigned>(heavy_grid), heavy_block, 0, stream()>>>(
-          heavy_.data(), heavy_n_, W, t.rpt(), t.col(), a_.rpt(), front_.data(), done_.data(),
+          heavy_.data(), heavy_n_, W, t.rpt(), t.col(), a.rpt(), front_.data(), done_.data(),
           visited_.data(), next_front_.data(), level_count_.data(), counters_.data());
       check_launch("pull_heavy_kernel");
     }
     finish_pull_level_kernel<<<grid_for(rows), block, 0, stream()>>>(
         rows, level, level_count_.data(),
-        summaries{reached_.data(), level_sum_.data(), ecc_.data()}, done_.data());
+        summaries{reached().data(), level_sum().data(), eccentricity().data()}, done_.data());
     check_launch("finish_pull_level_kernel");
     unsigned long long* h = pinned_counters();
     OPSPARSE_CUDA_TRY(cudaMemcpyAsync(h, counters_.data(), 2 * sizeof(unsigned long long),
                                       cudaMemcpyDeviceToHost, stream()));
-    ctx_.synchronize();
+    ctx().synchronize();
     // This level expanded the frontier it started from; the new one is expanded next time.
-    edges_ += static_cast<offset_t>(pending_);
+    add_edges(static_cast<offset_t>(pending_));
     pending_ = h[1];
-    ++pull_levels_;
     std::swap(front_, next_front_);
     return static_cast<offset_t>(h[0]);
   }
 
-  context ctx_;
-  plan plan_;
-  device_csr<pattern> a_, at_, f_, next_f_;
-  device_csr<level_t> v_, next_v_;
-  device_buffer<long long> reached_, level_sum_;  ///< per source (summaries)
-  device_buffer<int> ecc_;
+ private:
+  context& ctx() { return space().ctx; }
+  const context& ctx() const { return space().ctx; }
+  cudaStream_t stream() const { return space().stream(); }
+  static long long words(index_t rows) {
+    return (static_cast<long long>(rows) + word_bits - 1) / word_bits;
+  }
+
+  unsigned long long* pinned_counters() {
+    return static_cast<unsigned long long*>(ctx().pinned(4 * sizeof(unsigned long long)));
+  }
+
+  /// The vertices pull_heavy_kernel takes (once per graph and direction; one readback).
+  void list_heavy(const device_csr<pattern>& t) {
+    if (heavy_n_ >= 0) return;
+    heavy_.reserve(static_cast<std::size_t>(t.rows()));
+    heavy_n_ = rows_longer_than(ctx(), t.view(), heavy_degree, heavy_.data());
+  }
+
+  device_csr<pattern> at_;
   device_buffer<word> visited_, front_, next_front_, done_;
   device_buffer<unsigned> level_count_;
   device_buffer<index_t> heavy_;  ///< vertices with > heavy_degree in-neighbours
   long long heavy_n_ = -1;        ///< -1: not listed for this graph yet
   device_buffer<unsigned long long> counters_;
-  direction dir_ = direction::automatic;
-  bool keep_levels_ = false, symmetric_ = false, has_transpose_ = false, pulling_ = false;
+  bool has_transpose_ = false;
   unsigned long long pending_ = 0;
   std::size_t pull_smem_allowed_ = 0;
-  int push_levels_ = 0, pull_levels_ = 0;
-  offset_t products_ = 0, edges_ = 0;
 };
 
 }  // namespace

@@ -96,11 +96,13 @@ void permute(gpu_space& sp, const device_csr<V>& a, const device_buffer<index_t>
   permute(sp.ctx, a.view(), a.rows(), order.data(), new_of_old.data(), out);
 }
 
-/// C<M> = A·B over S with M's structure. An empty operand makes an empty C without a launch.
-template <class S, class VA, class VB, class VM>
+/// C<M> = A·B over S with M's structure (Mask: structural_mask, or complement_mask for C<¬M>).
+/// An empty operand (or an empty structural mask) makes an empty C without a launch.
+template <class S, class Mask = structural_mask, class VA, class VB, class VM>
 void spgemm(gpu_space& sp, const device_csr<VA>& a, const device_csr<VB>& b,
             const device_csr<VM>& m, device_csr<typename S::value_type>& c) {
-  if (a.nnz() == 0 || b.nnz() == 0 || m.nnz() == 0) {
+  const bool empty_mask = Mask::kind == mask_kind::structural && m.nnz() == 0;
+  if (a.nnz() == 0 || b.nnz() == 0 || empty_mask) {
     c.set_shape(a.rows(), b.cols());
     OPSPARSE_CUDA_TRY(cudaMemsetAsync(
         c.rpt(), 0, (static_cast<std::size_t>(a.rows()) + 1) * sizeof(offset_t), sp.stream()));
@@ -108,8 +110,17 @@ void spgemm(gpu_space& sp, const device_csr<VA>& a, const device_csr<VB>& b,
     sp.last_products = 0;
     return;
   }
-  spgemm<S>(sp.ctx, sp.plan, a.view(), b.view(), c, device_mask<structural_mask>(m));
+  spgemm<S>(sp.ctx, sp.plan, a.view(), b.view(), c, device_mask<Mask>(m));
   sp.last_products = sp.plan.stats().products;
+}
+template <class VA, class VB, class Rule, class R>
+void ewise_add(gpu_space& sp, const device_csr<VA>& a, const device_csr<VB>& b, Rule rule,
+               device_csr<R>& out, bool disjoint = false) {
+  ewise_add(sp.ctx, a.view(), b.view(), rule, out, disjoint);
+}
+template <class V>
+row_length_of row_lengths(const gpu_space&, const device_csr<V>& b) {
+  return row_length_of{b.rpt()};
 }
 /// The ⊕ of C<M> = A·B over S, fused: C is never formed.
 template <class S, class VA, class VB, class VM>

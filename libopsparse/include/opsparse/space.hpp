@@ -15,7 +15,10 @@
 //   invert_permutation(sp, order, n, out)         out[order[i]] = i
 //   gather(sp, src, idx, n, out)                  out[i] = src[idx[i]]
 //   permute(sp, a, order, new_of_old, out)        P·A·Pᵀ, rows sorted again
-//   spgemm<S>(sp, a, b, mask, c)                  C<M> = A·B over semiring S
+//   spgemm<S>(sp, a, b, mask, c)                  C<M> = A·B over semiring S (M's structure;
+//   spgemm<S, complement_mask>(sp, a, b, mask, c)   C<¬M>: the entries M does not have)
+//   ewise_add(sp, a, b, rule, out, disjoint)      the union of A's and B's entries (graph_ops.hpp)
+//   row_lengths(sp, b)                            row_length_of B's rows, for reduce over A
 //   spgemm_reduce<S>(sp, a, b, mask)              the ⊕ of C<M> = A·B (C is not formed where the
 //                                                 engine fuses the two: Space::fuses_reduce)
 //   reduce<M>(sp, a, f), reduce_rows<M>(sp, a, f, out, accumulate), reduce_cols<M>(...)
@@ -112,12 +115,23 @@ void permute(cpu_space& sp, const host_csr<V>& a, const std::vector<index_t>& or
   out = cpu::permute(a, order, &new_of_old);
 }
 
-/// C<M> = A·B over S with M's structure (structural_mask).
-template <class S, class VA, class VB, class VM>
+/// C<M> = A·B over S with M's structure (Mask: structural_mask, or complement_mask for C<¬M>).
+template <class S, class Mask = structural_mask, class VA, class VB, class VM>
 void spgemm(cpu_space& sp, const host_csr<VA>& a, const host_csr<VB>& b, const host_csr<VM>& m,
             host_csr<typename S::value_type>& c) {
-  c = cpu::spgemm<S>(a, b, cpu::host_mask<structural_mask>(m), sp.options);
+  c = cpu::spgemm<S>(a, b, cpu::host_mask<Mask>(m), sp.options);
   sp.last_products = cpu::count_products(a, b);
+}
+/// (The CPU's union finds common entries row by row whether or not `disjoint`.)
+template <class VA, class VB, class Rule, class R>
+void ewise_add(cpu_space& sp, const host_csr<VA>& a, const host_csr<VB>& b, Rule rule,
+               host_csr<R>& out, bool /*disjoint*/ = false) {
+  const cpu::scoped_threads team(sp.options.threads);
+  out = cpu::ewise_add(a, b, rule);
+}
+template <class V>
+row_length_of row_lengths(const cpu_space&, const host_csr<V>& b) {
+  return row_length_of{b.rpt.data()};
 }
 template <class Monoid, class V, class F>
 typename Monoid::value_type reduce(cpu_space& sp, const host_csr<V>& a, F f) {

@@ -1,7 +1,8 @@
 // opsparse-msbfs on small graphs against a plain queue BFS: directed and undirected, disconnected
 // graphs, sources without edges, duplicate sources, depth limits, every batch size and direction;
 // a 100k-vertex path and a road-like grid (high diameter) with the CPU backend's work bounded
-// by its frontiers; the source parsing and the command line (outputs, exit codes and messages).
+// by its frontiers; the push levels as products on the CPU engine (the GPU's formulation); the
+// source parsing and the command line (outputs, exit codes and messages).
 #include <unistd.h>
 
 #include <filesystem>
@@ -163,6 +164,62 @@ TEST(Msbfs, RandomGraphsOnSeveralThreads) {
     SCOPED_TRACE(undirected ? "undirected" : "directed");
     const auto a = bfs::graph_pattern(adj, undirected);
     check_sources(a, bfs::random_sources(n, 150, 4), 0, -1, 3);
+  }
+}
+
+/// The push levels as products (msbfs_space.hpp, the GPU backend's levels before it pulls) on
+/// the CPU engine: every row against queue BFS, the products those of the push, and the same
+/// summaries whether V is kept or not; no pull whatever the direction asked.
+void check_product_levels(const host_csr<pattern>& a, const std::vector<index_t>& sources,
+                          index_t batch, level_t max_depth = -1) {
+  for (bfs::direction dir : all_directions) {
+    SCOPED_TRACE(std::string("products, direction ") + bfs::to_string(dir) + ", batch " +
+                 std::to_string(batch) + ", max depth " + std::to_string(max_depth));
+    auto be = bfs::make_cpu_product_backend(2);
+    EXPECT_STREQ(be->name(), "cpu-products");
+    bfs::options opt;
+    opt.batch = batch;
+    opt.max_depth = max_depth;
+    opt.dir = dir;
+    opt.keep_levels = true;
+    const auto r = bfs::search(*be, a, sources, opt);
+    ASSERT_EQ(r.levels.rows, static_cast<index_t>(sources.size()));
+    EXPECT_EQ(opsparse::check(r.levels), "");
+    for (std::size_t k = 0; k < sources.size(); ++k)
+      EXPECT_TRUE(same_as_queue_bfs(a, r, k, sources[k], max_depth));
+    EXPECT_EQ(be->products(), push_products(a, sources, max_depth));
+    EXPECT_EQ(be->edges_traversed(), be->products());
+    EXPECT_EQ(be->last_batch_note(), "push");
+    opt.keep_levels = false;
+    const auto s = bfs::search(*be, a, sources, opt);
+    ASSERT_EQ(s.summary.size(), r.summary.size());
+    for (std::size_t k = 0; k < s.summary.size(); ++k) {
+      EXPECT_EQ(s.summary[k].reached, r.summary[k].reached);
+      EXPECT_EQ(s.summary[k].level_sum, r.summary[k].level_sum);
+      EXPECT_EQ(s.summary[k].eccentricity, r.summary[k].eccentricity);
+    }
+  }
+}
+
+TEST(Msbfs, ProductLevelsOnTheCpuEqualQueueBfs) {
+  const auto path = adjacency(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}});
+  const auto pieces = adjacency(7, {{0, 1}, {1, 2}, {2, 0}, {3, 4}, {6, 6}});
+  for (bool undirected : {false, true}) {
+    SCOPED_TRACE(undirected ? "undirected" : "directed");
+    check_product_levels(bfs::graph_pattern(path, undirected), all_vertices(6), 0);
+    for (level_t d : {0, 1, 3})
+      check_product_levels(bfs::graph_pattern(path, undirected), {0, 2}, 1, d);
+    check_product_levels(bfs::graph_pattern(pieces, undirected), {5, 6, 0, 0, 3}, 2);
+  }
+  check_product_levels(bfs::graph_pattern(host_csr<double>(4, 4), false), all_vertices(4), 0);
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const index_t n = static_cast<index_t>(40 + 60 * seed);
+    const auto adj = opsparse::test::random_csr<double>(n, n, 0.6 + 0.8 * seed, seed + 20);
+    for (bool undirected : {false, true}) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + (undirected ? " undirected" : " directed"));
+      const auto a = bfs::graph_pattern(adj, undirected);
+      for (index_t b : {0, 7, 64}) check_product_levels(a, all_vertices(n), b);
+    }
   }
 }
 
