@@ -206,63 +206,73 @@ std::vector<index_t> grid_dims(double points, int d, index_t min_side) {
   return dims;
 }
 
+/// The in-host links of web_standin: hosts are consecutive id ranges (a crawl ordered by URL)
+/// with power-law sizes; each page links to its host's first `nav` pages (the navigation menu;
+/// nav >= host size: a random dense block) with the probability that puts a `host_share`
+/// fraction of the `nnz` entries inside hosts. Pages of one host share out-links, which repeats
+/// products of A*A as in real web graphs. Appended to (r, c).
+void host_links(const web_params& w, index_t n, offset_t nnz, std::uint64_t seed,
+                std::vector<index_t>& r, std::vector<index_t>& c) {
+  if (w.host_share <= 0 || w.max_host <= 1) return;
+  rng g(derive(seed, 0x4057));
+  std::vector<double> cum;
+  double total = 0;
+  for (index_t s = 1; s <= w.max_host; ++s)
+    cum.push_back(total += std::pow(static_cast<double>(s), -w.host_exponent));
+  std::vector<index_t> host_start{0};
+  double pairs = 0;
+  while (host_start.back() < n) {
+    const index_t h0 = host_start.back();
+    const index_t size = std::min<index_t>(
+        n - h0,
+        1 + static_cast<index_t>(std::upper_bound(cum.begin(), cum.end(), g.uniform() * total) -
+                                 cum.begin()));
+    const index_t menu = std::min(size, w.nav);
+    pairs += static_cast<double>(size) * menu - menu;
+    host_start.push_back(h0 + size);
+  }
+  const double p_nav =
+      pairs > 0 ? std::min(1.0, w.host_share * static_cast<double>(nnz) / pairs) : 0.0;
+  for (std::size_t h = 0; h + 1 < host_start.size(); ++h) {
+    const index_t h0 = host_start[h], size = host_start[h + 1] - h0;
+    const index_t menu = std::min(size, w.nav);
+    for (index_t i = h0; i < h0 + size; ++i)
+      for (index_t j = h0; j < h0 + menu; ++j)
+        if (j != i && g.uniform() < p_nav) {
+          r.push_back(i);
+          c.push_back(j);
+        }
+  }
+}
+
+/// The column labels of web_standin's R-MAT links: the row labels, except for a random
+/// (1 - shared) fraction of the vertices, whose labels are shuffled among themselves. This sets
+/// how far in- and out-degrees correlate, hence the number of products of A*A.
+std::vector<index_t> column_labels(const std::vector<index_t>& row_label, double shared,
+                                   std::uint64_t seed) {
+  std::vector<index_t> col_label = row_label;
+  rng g(derive(seed, 0x7002));
+  std::vector<index_t> moved;
+  for (index_t v = 0; v < static_cast<index_t>(row_label.size()); ++v)
+    if (g.uniform() >= shared) moved.push_back(v);
+  std::vector<index_t> labels;
+  for (index_t v : moved) labels.push_back(col_label[v]);
+  for (std::size_t i = labels.size(); i > 1; --i) std::swap(labels[i - 1], labels[g.below(i)]);
+  for (std::size_t k = 0; k < moved.size(); ++k) col_label[moved[k]] = labels[k];
+  return col_label;
+}
+
 host_csr<double> web_standin(const web_params& w, index_t n, offset_t nnz, std::uint64_t seed,
                              value_kind values) {
   if (n < 2) throw std::invalid_argument("web stand-in: n must be >= 2");
   int levels = 1;
   while ((index_t(1) << levels) < n && levels < 30) ++levels;
-  // Hosts: consecutive id ranges (a crawl ordered by URL) with power-law sizes; each page links
-  // to its host's first `nav` pages (the navigation menu; nav >= host size: a random dense block)
-  // with the probability that puts a `host_share` fraction of the entries inside hosts. Pages of
-  // one host share out-links, which repeats products of A*A as in real web graphs.
   std::vector<index_t> r, cl;
-  if (w.host_share > 0 && w.max_host > 1) {
-    rng g(derive(seed, 0x4057));
-    std::vector<double> cum;
-    double total = 0;
-    for (index_t s = 1; s <= w.max_host; ++s)
-      cum.push_back(total += std::pow(static_cast<double>(s), -w.host_exponent));
-    std::vector<index_t> host_start{0};
-    double pairs = 0;
-    while (host_start.back() < n) {
-      const index_t h0 = host_start.back();
-      const index_t size = std::min<index_t>(
-          n - h0,
-          1 + static_cast<index_t>(std::upper_bound(cum.begin(), cum.end(), g.uniform() * total) -
-                                   cum.begin()));
-      const index_t menu = std::min(size, w.nav);
-      pairs += static_cast<double>(size) * menu - menu;
-      host_start.push_back(h0 + size);
-    }
-    const double p_nav =
-        pairs > 0 ? std::min(1.0, w.host_share * static_cast<double>(nnz) / pairs) : 0.0;
-    for (std::size_t h = 0; h + 1 < host_start.size(); ++h) {
-      const index_t h0 = host_start[h], size = host_start[h + 1] - h0;
-      const index_t menu = std::min(size, w.nav);
-      for (index_t i = h0; i < h0 + size; ++i)
-        for (index_t j = h0; j < h0 + menu; ++j)
-          if (j != i && g.uniform() < p_nav) {
-            r.push_back(i);
-            cl.push_back(j);
-          }
-    }
-  }
-  // Out-of-host links: R-MAT on 2^levels ids folded onto n (id * n >> levels). Rows get a random
-  // labelling; columns the same labelling except for a random (1 - shared) fraction of the
-  // vertices, shuffled among themselves: this sets how far in- and out-degrees correlate, hence
-  // the number of products of A*A.
+  host_links(w, n, nnz, seed, r, cl);
+  // Out-of-host links: R-MAT on 2^levels ids folded onto n (id * n >> levels), rows under a
+  // random labelling, columns under column_labels'.
   const std::vector<index_t> row_label = random_permutation(n, derive(seed, 0x7001));
-  std::vector<index_t> col_label = row_label;
-  {
-    rng g(derive(seed, 0x7002));
-    std::vector<index_t> moved;
-    for (index_t v = 0; v < n; ++v)
-      if (g.uniform() >= w.shared) moved.push_back(v);
-    std::vector<index_t> labels;
-    for (index_t v : moved) labels.push_back(col_label[v]);
-    for (std::size_t i = labels.size(); i > 1; --i) std::swap(labels[i - 1], labels[g.below(i)]);
-    for (std::size_t k = 0; k < moved.size(); ++k) col_label[moved[k]] = labels[k];
-  }
+  const std::vector<index_t> col_label = column_labels(row_label, w.shared, seed);
   if (w.diagonal)
     for (index_t i = 0; i < n; ++i) {
       r.push_back(i);
