@@ -8,6 +8,7 @@ namespace opsparse {
 namespace detail {
 plan_state::plan_state() = default;
 plan_state::~plan_state() {
+  if (counted) OPSPARSE_CUDA_TRY_NO_THROW(cudaEventDestroy(counted));
   for (auto& e : timing)
     if (e) OPSPARSE_CUDA_TRY_NO_THROW(cudaEventDestroy(e));
   for (auto& ph : bin_done)
@@ -20,6 +21,10 @@ void plan_state::ensure_timing_events() {
   for (auto& ph : bin_done)
     for (auto& e : ph)
       if (!e) OPSPARSE_CUDA_TRY(cudaEventCreate(&e));
+}
+cudaEvent_t plan_state::counted_event() {
+  if (!counted) OPSPARSE_CUDA_TRY(cudaEventCreateWithFlags(&counted, cudaEventDisableTiming));
+  return counted;
 }
 void plan_state::bin_finished(int ph, int bin, cudaStream_t s, bool timing_on) {
   if (!timing_on) return;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -360,6 +361,49 @@ TEST_F(Gpu, EveryBinOfBothPhases) {
   for (const auto& [sym_lanes, num_lanes] : lanes) {
     SCOPED_TRACE("bin 0 lanes " + std::to_string(sym_lanes) + ", " + std::to_string(num_lanes));
     every_bin_of_both_phases(sym_lanes, num_lanes);
+  }
+}
+
+// Symbolic bin 0's kernel is queued before the host knows the bin's rows: it reads their count
+// on the device, on a grid for every row of A. Every row in bin 0 (the fill's bins[i] = i), rows
+// of bin 0 among longer ones, and no row in bin 0, each with three times the rows the device
+// holds at once, and 2M rows; the same C as the CPU's and the bins' rows as counted.
+TEST_F(Gpu, SymbolicBinZeroReadsItsRowsOnTheDevice) {
+  const device_info& dev = ctx().device();
+  for (const int lanes : {2, 4, 8}) {
+    SCOPED_TRACE("bin 0 lanes " + std::to_string(lanes));
+    const auto sym = symbolic_config(dev, spgemm_options{}.tuning.symbolic_range, lanes);
+    const bin_config& b0 = sym.bins[0];
+    const long long resident = static_cast<long long>(dev.sm_count) * b0.blocks_per_sm *
+                               (b0.block_threads / b0.threads_per_row);
+    const int m = static_cast<int>(3 * resident + 77);
+    const index_t cols = 1 << 20;
+    const auto b = band(cols, 3);  // a row of A of k entries: 3k products
+    const int small = 1, large = static_cast<int>(b0.range);  // 3 and 3 x range products
+    ASSERT_GT(3 * large, b0.range);
+    struct shape {
+      const char* name;
+      int every;  // one row in |every| is large (1: all, 0: none; < 0: `many` rows)
+    };
+    // rows enough for several steps of every binning block (a bin_grid chunk)
+    const int many = (1 << 21) + 5;
+    for (const shape sh : {shape{"all in bin 0", 0}, shape{"mixed", 97}, shape{"none", 1},
+                           shape{"mixed, many rows", -97}}) {
+      SCOPED_TRACE(sh.name);
+      if (sh.every < 0 && lanes != 4) continue;
+      std::vector<int> sizes(sh.every == 1 ? 4000 : sh.every < 0 ? many : m, small);
+      if (sh.every != 0)
+        for (std::size_t i = 0; i < sizes.size(); i += std::abs(sh.every)) sizes[i] = large;
+      const auto a = rows_of_sizes(sizes, cols, 17);
+      spgemm_options opt;
+      opt.tuning.symbolic_row_lanes = lanes;
+      plan p;
+      const auto g = on_gpu<plus_times<double>>(ctx(), p, a, b, nullptr, opt);
+      EXPECT_TRUE(csr_near(g, cpu::spgemm<plus_times<double>>(a, b), 1e-12));
+      offset_t in_bin0 = 0;
+      for (const int n : sizes) in_bin0 += 3 * n <= b0.range;
+      EXPECT_EQ(p.stats().symbolic_bin_rows.at(0), in_bin0);
+    }
   }
 }
 

@@ -119,6 +119,7 @@ launch_plan plan_launches(context& ctx, const spgemm_options& opt, index_t a_row
   lp.shared_binning = opt.tuning.shared_binning;
   lp.overlap_allocation = opt.tuning.overlap_allocation;
   lp.flatten = opt.tuning.flatten_products;
+  lp.binning = make_bin_grid(a_rows, dev.sm_count, dev.max_threads_per_sm);
   plan_numeric_options(lp, ctx, opt, b_cols);
 
   // lanes a row of the setup kernel: A's average row rounded up to a power of two, 4 to 32

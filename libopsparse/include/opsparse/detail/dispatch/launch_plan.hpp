@@ -25,6 +25,7 @@ struct launch_plan {
   bool flatten = true;             ///< spgemm_tuning::flatten_products
 
   // From the operands' shapes.
+  bin_grid binning;             ///< the binning passes' blocks and their rows (A's rows)
   int setup_lanes_log2 = 2;     ///< lanes a row of the setup kernel: A's mean row, 4 to 32
   bin_ranges sym_ranges{};      ///< rows per symbolic bin (products)
   long long dense_words = 0;    ///< B's columns as a shared-memory bitmap: its 32-bit words

@@ -35,6 +35,7 @@ struct plan_state {
 
   // Carved from `meta` for the current product.
   bin_counters* d_counters = nullptr;
+  unsigned* d_block_rows = nullptr;  ///< each binning block's rows per bin (pass 1 for pass 2)
   index_t* d_bins = nullptr;
   void* d_scan_tmp = nullptr;
   std::size_t scan_bytes = 0;
@@ -52,6 +53,9 @@ struct plan_state {
   int num_pool_blocks = 0;  ///< blocks of the long rows' bin (dense accumulator or hash pool)
   long long num_pool_table = 0;
 
+  /// Recorded after a binning step's counters reach pinned memory (read_bins waits for it alone,
+  /// not for the fill and the scan queued behind it).
+  cudaEvent_t counted = nullptr;
   std::array<cudaEvent_t, 6> timing{};
   /// With time_phases: recorded on each bin's stream after its kernels (symbolic, numeric).
   std::array<std::array<cudaEvent_t, max_bins>, 2> bin_done{};
@@ -61,6 +65,8 @@ struct plan_state {
   ~plan_state();
   /// Phase events are made only for the first product that asks for phase times.
   void ensure_timing_events();
+  /// The `counted` event, made on first use.
+  cudaEvent_t counted_event();
   /// Records phase `ph`'s (0 symbolic, 1 numeric) bin event on `s` when timing.
   void bin_finished(int ph, int bin, cudaStream_t s, bool timing_on);
   /// Each bin's end relative to `start` (ms; 0 where it did not run). Call once all ended.

@@ -26,40 +26,48 @@ dev_csr<V> to_dev(const csr_view<V>& m) {
   return {m.rpt, m.col, m.val};
 }
 
-/// Counts rows per bin (pass 1) and reads the counters back into pinned memory (the one host
-/// synchronisation of each binning step: grid sizes depend on it), then fills bins[] (pass 2).
-inline void run_binning(context& ctx, plan_state& st, const offset_t* sizes, index_t m,
-                        const bin_ranges& rg, bool shared, unsigned long long out_rows[max_bins],
-                        unsigned long long& out_max, unsigned long long& out_total) {
+/// Queues a binning step on the plan's bin_grid: counts rows per bin (pass 1), copies the
+/// counters into pinned memory and fills bins[] (pass 2), with no host synchronisation
+/// (read_bins waits for the counts).
+inline void start_binning(context& ctx, plan_state& st, const offset_t* sizes, index_t m,
+                          const bin_ranges& rg, const bin_grid& g, bool shared) {
   cudaStream_t s = ctx.stream();
+  if (m == 0) return;
+  OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.d_counters, 0, sizeof(bin_counters), s));
+  const unsigned grid = static_cast<unsigned>(g.blocks);
+  if (shared)
+    bin_count_kernel<true>
+        <<<grid, bin_block_threads, 0, s>>>(sizes, m, g.chunk, rg, st.d_counters, st.d_block_rows);
+  else
+    bin_count_kernel<false>
+        <<<grid, bin_block_threads, 0, s>>>(sizes, m, g.chunk, rg, st.d_counters, st.d_block_rows);
+  check_launch("bin_count_kernel");
+  OPSPARSE_CUDA_TRY(cudaMemcpyAsync(st.h_counters, st.d_counters, sizeof(bin_counters),
+                                    cudaMemcpyDeviceToHost, s));
+  OPSPARSE_CUDA_TRY(cudaEventRecord(st.counted_event(), s));
+  if (shared)
+    bin_fill_kernel<true><<<grid, bin_block_threads, 0, s>>>(sizes, m, g.chunk, rg, st.d_counters,
+                                                             st.d_block_rows, st.d_bins);
+  else
+    bin_fill_kernel<false><<<grid, bin_block_threads, 0, s>>>(sizes, m, g.chunk, rg, st.d_counters,
+                                                              st.d_block_rows, st.d_bins);
+  check_launch("bin_fill_kernel");
+}
+
+/// Waits for the binning's counts (the one host synchronisation of each binning step: grid
+/// sizes depend on them) and reads them: rows per bin, the largest row and the total.
+inline void read_bins(plan_state& st, index_t m, const bin_ranges& rg,
+                      unsigned long long out_rows[max_bins], unsigned long long& out_max,
+                      unsigned long long& out_total) {
   if (m == 0) {
     for (int i = 0; i < max_bins; ++i) out_rows[i] = 0;
     out_max = out_total = 0;
     return;
   }
-  OPSPARSE_CUDA_TRY(cudaMemsetAsync(st.d_counters, 0, sizeof(bin_counters), s));
-  const unsigned grid = static_cast<unsigned>((static_cast<long long>(m) + 1023) / 1024);
-  if (shared)
-    bin_count_kernel<true><<<grid, 1024, 0, s>>>(sizes, m, rg, st.d_counters);
-  else
-    bin_count_kernel<false><<<grid, 1024, 0, s>>>(sizes, m, rg, st.d_counters);
-  check_launch("bin_count_kernel");
-  OPSPARSE_CUDA_TRY(cudaMemcpyAsync(st.h_counters, st.d_counters, sizeof(bin_counters),
-                                    cudaMemcpyDeviceToHost, s));
-  OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
+  OPSPARSE_CUDA_TRY(cudaEventSynchronize(st.counted));
   for (int i = 0; i < max_bins; ++i) out_rows[i] = i < rg.n ? st.h_counters->rows[i] : 0;
   out_max = st.h_counters->max_row;
   out_total = st.h_counters->total;
-  if (out_max <= static_cast<unsigned long long>(rg.r[0])) {
-    bin_identity_kernel<index_t><<<grid, 1024, 0, s>>>(m, st.d_bins);
-    check_launch("bin_identity_kernel");
-  } else if (shared) {
-    bin_fill_kernel<true><<<grid, 1024, 0, s>>>(sizes, m, rg, st.d_counters, st.d_bins);
-    check_launch("bin_fill_kernel");
-  } else {
-    bin_fill_kernel<false><<<grid, 1024, 0, s>>>(sizes, m, rg, st.d_counters, st.d_bins);
-    check_launch("bin_fill_kernel");
-  }
 }
 
 /// Whether any row of a bin, rows of `lo` keys or more, can use half its table or less
@@ -125,19 +133,22 @@ std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a, cons
     setup_kernel<VA, VB, Mask>
         <<<grid, 256, 0, s>>>(m, to_dev(a), to_dev(b), c.rpt(), mask, st.d_max_b_row, rlog);
     check_launch("setup_kernel");
-    // read back with the binning counters (run_binning synchronises once for both)
+    // read back with the binning counters (read_bins synchronises once for both)
     OPSPARSE_CUDA_TRY(cudaMemcpyAsync(st.h_max_b_row, st.d_max_b_row,
                                       2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
   }
   std::size_t scan_bytes = 0;
   OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, c.rpt(), c.rpt(),
                                                   static_cast<long long>(m) + 1, s));
-  const std::size_t off_bins = align_up(sizeof(bin_counters));
+  const std::size_t off_blocks = align_up(sizeof(bin_counters));
+  const std::size_t off_bins = off_blocks + align_up(static_cast<std::size_t>(lp.binning.blocks) *
+                                                     max_bins * sizeof(unsigned));
   const std::size_t off_scan = off_bins + align_up(static_cast<std::size_t>(m) * sizeof(index_t));
   if (!lp.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
   const std::size_t off_flags = off_scan + align_up(scan_bytes);
   if (st.meta.reserve(off_flags + align_up(sizeof(unsigned)), mem)) ++st.allocations;
   st.d_counters = reinterpret_cast<bin_counters*>(st.meta.data());
+  st.d_block_rows = reinterpret_cast<unsigned*>(st.meta.data() + off_blocks);
   st.d_bins = reinterpret_cast<index_t*>(st.meta.data() + off_bins);
   st.d_scan_tmp = st.meta.data() + off_scan;
   st.d_b_unsorted = reinterpret_cast<unsigned*>(st.meta.data() + off_flags);
@@ -146,8 +157,38 @@ std::size_t setup_step(context& ctx, plan_state& st, const csr_view<VA>& a, cons
   return scan_bytes;
 }
 
-/// Step 3: the symbolic kernels, one stream per bin, largest rows first; rows past bin 7's
-/// table to the dense kernel (bitmap) or the global hash pool, allocated after a kernel runs.
+/// Step 3's bin 0, queued on its stream right after the binning's fill: its row count is read
+/// on the device, so it runs while the host waits for the counts of the other bins. Its grid
+/// covers every row of A; the blocks past the bin's rows return at once.
+template <class VA, class VB, class Mask, class T>
+void symbolic_bin_zero(context& ctx, plan_state& st, const csr_view<VA>& a, const csr_view<VB>& b,
+                       device_csr<T>& c, const Mask& mask, const launch_plan& lp) {
+  const index_t m = a.rows;
+  if (m == 0) return;
+  const bin_config& cfg = lp.sym.bins[0];
+  ctx.fork();
+  cudaStream_t bs = ctx.bin_stream(0);
+  const hash_policy& hp = lp.sym_hash;  // row-sized tables in bin 0 only (symbolic_bins says why)
+  const int per_block = cfg.block_threads / cfg.threads_per_row;
+  const auto grid = static_cast<unsigned>((static_cast<long long>(m) + per_block - 1) / per_block);
+  auto launch = [&](auto k) {
+    allow_smem(reinterpret_cast<const void*>(k), cfg.smem_bytes);
+    k<<<grid, cfg.block_threads, cfg.smem_bytes, bs>>>(st.d_bins, &st.d_counters->rows[0],
+                                                       to_dev(a), to_dev(b), c.rpt(),
+                                                       cfg.table_size, hp, mask);
+    check_launch("symbolic_multi_kernel");
+  };
+  switch (cfg.threads_per_row) {
+    case 2: launch(symbolic_multi_kernel<2, VA, VB, Mask>); break;
+    case 4: launch(symbolic_multi_kernel<4, VA, VB, Mask>); break;
+    default: launch(symbolic_multi_kernel<8, VA, VB, Mask>); break;
+  }
+  st.bin_finished(0, 0, bs, lp.time_phases);
+}
+
+/// Step 3: the symbolic kernels of bins 1 and up, one stream per bin, largest rows first; rows past
+/// bin 7's table to the dense kernel (bitmap) or the global hash pool, allocated after a kernel
+/// runs.
 template <class VA, class VB, class Mask, class T>
 void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const csr_view<VB>& b,
                    device_csr<T>& c, const Mask& mask, const launch_plan& lp, const pool_ref& mem,
@@ -185,7 +226,7 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
   if (!lp.overlap_allocation) sym_pool();
   for (int k = 0; k < sym_shared; ++k) {
     const int bin = launch_bin(k, sym_shared, lp.large_rows_first);
-    if (rows[bin] == 0) continue;
+    if (bin == 0 || rows[bin] == 0) continue;  // bin 0 is queued by symbolic_bin_zero
     const bin_config& cfg = sym.bins[bin];
     cudaStream_t bs = ctx.bin_stream(bin);
     const index_t* bins = st.d_bins + off[bin];
@@ -193,50 +234,35 @@ void symbolic_bins(context& ctx, plan_state& st, const csr_view<VA>& a, const cs
     // row-sized tables in bin 0 only: a larger row's products rarely bound its nnz tightly
     // enough to halve its table, and the lookup would delay zeroing the table
     hash_policy bhp = hp;
-    bhp.row_sized = hp.row_sized && bin == 0;
-    if (cfg.threads_per_row) {
-      auto launch = [&](auto k) {
-        allow_smem(reinterpret_cast<const void*>(k), cfg.smem_bytes);
-        const int per_block = cfg.block_threads / cfg.threads_per_row;
-        k<<<(n + per_block - 1) / per_block, cfg.block_threads, cfg.smem_bytes, bs>>>(
-            bins, n, to_dev(a), to_dev(b), c.rpt(), cfg.table_size, bhp, mask);
-        check_launch("symbolic_multi_kernel");
-      };
-      switch (cfg.threads_per_row) {
-        case 2: launch(symbolic_multi_kernel<2, VA, VB, Mask>); break;
-        case 4: launch(symbolic_multi_kernel<4, VA, VB, Mask>); break;
-        default: launch(symbolic_multi_kernel<8, VA, VB, Mask>); break;
-      }
-    } else {
-      const int overflow = bin == sym_shared - 1 ? sym.overflow_threshold : 0;
-      const offset_t dense_products = overflow ? lp.dense_products : 0;
-      auto launch = [&](auto kernel) {
-        allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
-        kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), c.rpt(),
-                                                             cfg.table_size, cfg.pow2, bhp, glog,
-                                                             overflow, dense_products, mask);
-        check_launch("symbolic_block_kernel");
-      };
-      switch (cfg.block_threads) {
-        case 64: launch(symbolic_block_kernel<64, VA, VB, Mask>); break;
-        case 128: launch(symbolic_block_kernel<128, VA, VB, Mask>); break;
-        case 256: launch(symbolic_block_kernel<256, VA, VB, Mask>); break;
-        case 512: launch(symbolic_block_kernel<512, VA, VB, Mask>); break;
-        default: launch(symbolic_block_kernel<1024, VA, VB, Mask>); break;
-      }
-      if (overflow && dense) {
-        auto k = symbolic_dense_kernel<VA, VB, Mask>;
-        allow_smem(reinterpret_cast<const void*>(k), lp.dense_bytes);
-        k<<<std::min(n, dev.sm_count), dense_block, lp.dense_bytes, bs>>>(
-            bins, n, to_dev(a), to_dev(b), c.rpt(), static_cast<int>(lp.dense_words), glog, mask);
-        check_launch("symbolic_dense_kernel");
-      } else if (overflow) {
-        sym_pool();
-        symbolic_global_kernel<VA, VB, Mask><<<sym_blocks, 1024, 0, bs>>>(
-            bins, n, to_dev(a), to_dev(b), c.rpt(), reinterpret_cast<int*>(st.sym_pool.data()),
-            static_cast<unsigned>(sym_table), hp, glog, mask);
-        check_launch("symbolic_global_kernel");
-      }
+    bhp.row_sized = false;
+    const int overflow = bin == sym_shared - 1 ? sym.overflow_threshold : 0;
+    const offset_t dense_products = overflow ? lp.dense_products : 0;
+    auto launch = [&](auto kernel) {
+      allow_smem(reinterpret_cast<const void*>(kernel), cfg.smem_bytes);
+      kernel<<<n, cfg.block_threads, cfg.smem_bytes, bs>>>(bins, to_dev(a), to_dev(b), c.rpt(),
+                                                           cfg.table_size, cfg.pow2, bhp, glog,
+                                                           overflow, dense_products, mask);
+      check_launch("symbolic_block_kernel");
+    };
+    switch (cfg.block_threads) {
+      case 64: launch(symbolic_block_kernel<64, VA, VB, Mask>); break;
+      case 128: launch(symbolic_block_kernel<128, VA, VB, Mask>); break;
+      case 256: launch(symbolic_block_kernel<256, VA, VB, Mask>); break;
+      case 512: launch(symbolic_block_kernel<512, VA, VB, Mask>); break;
+      default: launch(symbolic_block_kernel<1024, VA, VB, Mask>); break;
+    }
+    if (overflow && dense) {
+      auto k = symbolic_dense_kernel<VA, VB, Mask>;
+      allow_smem(reinterpret_cast<const void*>(k), lp.dense_bytes);
+      k<<<std::min(n, dev.sm_count), dense_block, lp.dense_bytes, bs>>>(
+          bins, n, to_dev(a), to_dev(b), c.rpt(), static_cast<int>(lp.dense_words), glog, mask);
+      check_launch("symbolic_dense_kernel");
+    } else if (overflow) {
+      sym_pool();
+      symbolic_global_kernel<VA, VB, Mask><<<sym_blocks, 1024, 0, bs>>>(
+          bins, n, to_dev(a), to_dev(b), c.rpt(), reinterpret_cast<int*>(st.sym_pool.data()),
+          static_cast<unsigned>(sym_table), hp, glog, mask);
+      check_launch("symbolic_global_kernel");
     }
     st.bin_finished(0, bin, bs, lp.time_phases);
     sym_pool();
@@ -310,10 +336,12 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   c.set_shape(m, b.cols, mem);
   std::size_t scan_bytes = setup_step(ctx, st, a, b, c, mask, lp, mem);
 
-  // Step 2: symbolic binning on the products per row.
+  // Step 2: symbolic binning on the products per row; bin 0's kernel queued behind it.
   const int sym_shared = static_cast<int>(lp.sym.bins.size()) - 1;  // bins 0-7 in shared memory
   unsigned long long rows[max_bins], max_prod = 0, total_prod = 0;
-  run_binning(ctx, st, c.rpt(), m, lp.sym_ranges, lp.shared_binning, rows, max_prod, total_prod);
+  start_binning(ctx, st, c.rpt(), m, lp.sym_ranges, lp.binning, lp.shared_binning);
+  symbolic_bin_zero(ctx, st, a, b, c, mask, lp);
+  read_bins(st, m, lp.sym_ranges, rows, max_prod, total_prod);
   st.stats.products = static_cast<offset_t>(total_prod);
   st.stats.max_row_products = static_cast<offset_t>(max_prod);
   st.stats.symbolic_bin_rows.assign(rows, rows + sym_shared);
@@ -331,9 +359,10 @@ void symbolic(context& ctx, plan& p, const csr_view<VA>& a, const csr_view<VB>& 
   // C.rpt; C.col and C.val allocated while the second pass and the scan run.
   const int num_bins = lp.num_bins();
   unsigned long long max_nnz = 0, total_nnz = 0;
-  run_binning(ctx, st, c.rpt(), m, lp.num_ranges, lp.shared_binning, rows, max_nnz, total_nnz);
+  start_binning(ctx, st, c.rpt(), m, lp.num_ranges, lp.binning, lp.shared_binning);
   OPSPARSE_CUDA_TRY(cub::DeviceScan::ExclusiveSum(st.d_scan_tmp, scan_bytes, c.rpt(), c.rpt(),
                                                   static_cast<long long>(m) + 1, s));
+  read_bins(st, m, lp.num_ranges, rows, max_nnz, total_nnz);
   if (!lp.overlap_allocation) OPSPARSE_CUDA_TRY(cudaStreamSynchronize(s));
   c.set_nnz(static_cast<offset_t>(total_nnz), mem);
   for (int i = 0; i < max_bins; ++i) st.num_rows[i] = i < num_bins ? rows[i] : 0;

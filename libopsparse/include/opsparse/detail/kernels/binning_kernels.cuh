@@ -8,10 +8,13 @@
 #include "opsparse/detail/util/operands.hpp"
 
 namespace opsparse::detail {
+/// The bin of a row of size v: the ranges below v (they never decrease), unrolled so that the
+/// ranges are read from the kernel's parameters rather than a copy in local memory.
 __device__ __forceinline__ int bin_of(offset_t v, const bin_ranges& rg) {
-  for (int j = 0; j < rg.n - 1; ++j)
-    if (v <= rg.r[j]) return j;
-  return rg.n - 1;
+  int b = 0;
+#pragma unroll
+  for (int j = 0; j < max_bins - 1; ++j) b += j < rg.n - 1 && v > rg.r[j];
+  return b;
 }
 
 // ---- step 1: products per row, written into C.rpt (no separate array) -------------------------
@@ -111,102 +114,128 @@ __global__ void __launch_bounds__(256, threads_per_sm_target / 256)
 }
 
 // ---- steps 2 and 4: binning (paper Algorithms 1-3) -------------------------------------------
-/// Pass 1: rows per bin counted with shared-memory atomics, one global atomic per bin per block;
-/// the largest row and the total tracked alike. SHARED=false: the global-atomic ablation.
+/// Pass 1 (on a bin_grid): rows per bin counted with shared-memory atomics (a warp's lanes of one
+/// bin add themselves with one), each block's counts written to block_rows[block][bin] for pass 2
+/// and added to the totals with one global atomic per bin; the largest row and the total alike.
+/// SHARED=false: the global-atomic ablation (one atomic per row and counter; no block_rows).
 template <bool SHARED>
-__global__ void __launch_bounds__(1024)
-    bin_count_kernel(const offset_t* sizes, index_t m, bin_ranges rg, bin_counters* c) {
+__global__ void __launch_bounds__(bin_block_threads, 2)
+    bin_count_kernel(const offset_t* sizes, index_t m, long long chunk, bin_ranges rg,
+                     bin_counters* c, unsigned* block_rows) {
   __shared__ unsigned int s_rows[max_bins];
   __shared__ unsigned long long s_max, s_total;
   const int tid = threadIdx.x;
   if (tid < max_bins) s_rows[tid] = 0;
   if (tid == 0) s_max = 0, s_total = 0;
   __syncthreads();
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + tid;
-  unsigned long long v = 0;
-  if (i < m) {
-    v = static_cast<unsigned long long>(sizes[i]);
-    const int b = bin_of(static_cast<offset_t>(v), rg);
-    if (SHARED) {
-      // the lanes of a warp that fall into the same bin add themselves with one atomic
-      const unsigned same = __match_any_sync(__activemask(), b);
-      if ((threadIdx.x & 31) == __ffs(same) - 1)
-        atomicAdd(&s_rows[b], static_cast<unsigned>(__popc(same)));
-    } else {
-      atomicAdd(&c->rows[b], 1ull);
-      atomicMax(&c->max_row, v);
-      atomicAdd(&c->total, v);
+  const long long lo = static_cast<long long>(blockIdx.x) * chunk;
+  const long long hi = lo + chunk < m ? lo + chunk : m;
+  unsigned long long most = 0, sum = 0;
+  // the bound is the block's: every lane of a warp reaches each match
+  for (long long base = lo; base < hi; base += bin_block_threads * bin_rows_a_step) {
+    offset_t v[bin_rows_a_step];
+#pragma unroll
+    for (int u = 0; u < bin_rows_a_step; ++u) {
+      const long long i = base + u * bin_block_threads + tid;
+      v[u] = i < hi ? sizes[i] : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < bin_rows_a_step; ++u) {
+      const bool row = base + u * bin_block_threads + tid < hi;
+      const int b = row ? bin_of(v[u], rg) : -1;
+      const auto x = static_cast<unsigned long long>(v[u]);
+      if (SHARED) {
+        most = x > most ? x : most;
+        sum += x;
+        const unsigned same = __match_any_sync(0xffffffffu, b);
+        if (b >= 0 && (tid & 31) == __ffs(same) - 1)
+          atomicAdd(&s_rows[b], static_cast<unsigned>(__popc(same)));
+      } else if (row) {
+        atomicAdd(&c->rows[b], 1ull);
+        atomicMax(&c->max_row, x);
+        atomicAdd(&c->total, x);
+      }
     }
   }
-  if (SHARED) {
-    // Warp-aggregated: one shared atomic per warp for the maximum and the total.
-    unsigned long long wmax = v, wsum = v;
-    for (int o = 16; o > 0; o >>= 1) {
-      const unsigned long long x = __shfl_down_sync(0xffffffffu, wmax, o);
-      wmax = x > wmax ? x : wmax;
-      wsum += __shfl_down_sync(0xffffffffu, wsum, o);
-    }
-    if ((tid & 31) == 0 && wmax) {
-      atomicMax(&s_max, wmax);
-      atomicAdd(&s_total, wsum);
-    }
-    __syncthreads();
-    if (tid < rg.n && s_rows[tid])
-      atomicAdd(&c->rows[tid], static_cast<unsigned long long>(s_rows[tid]));
-    if (tid == 0) {
-      if (s_max) atomicMax(&c->max_row, s_max);
-      if (s_total) atomicAdd(&c->total, s_total);
-    }
+  if (!SHARED) return;
+  // one shared atomic a warp for the maximum and the total, one global atomic a block
+  for (int o = 16; o > 0; o >>= 1) {
+    const unsigned long long x = __shfl_down_sync(0xffffffffu, most, o);
+    most = x > most ? x : most;
+    sum += __shfl_down_sync(0xffffffffu, sum, o);
   }
-}
-
-/// Pass 2: row ids written to their bin's section of the one bins[M] array.
-template <bool SHARED>
-__global__ void __launch_bounds__(1024)
-    bin_fill_kernel(const offset_t* sizes, index_t m, bin_ranges rg, bin_counters* c,
-                    index_t* bins) {
-  __shared__ unsigned int s_rows[max_bins];
-  __shared__ unsigned long long s_base[max_bins];
-  const int tid = threadIdx.x;
-  if (tid < max_bins) s_rows[tid] = 0;
-  __syncthreads();
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + tid;
-  int b = -1;
-  if (i < m) b = bin_of(sizes[i], rg);
-  if (!SHARED) {
-    if (b >= 0) {
-      unsigned long long off = 0;
-      for (int j = 0; j < b; ++j) off += c->rows[j];
-      bins[off + atomicAdd(&c->cursor[b], 1ull)] = static_cast<index_t>(i);
-    }
-    return;
+  if ((tid & 31) == 0 && most) {
+    atomicMax(&s_max, most);
+    atomicAdd(&s_total, sum);
   }
-  // Warp-aggregated, as in pass 1: the lowest lane of each bin's group adds the group's count.
-  const unsigned same = __match_any_sync(0xffffffffu, b);
-  const int lane = tid & 31, leader = __ffs(same) - 1;
-  const unsigned rank = __popc(same & ((1u << lane) - 1u));
-  if (b >= 0 && lane == leader) atomicAdd(&s_rows[b], static_cast<unsigned>(__popc(same)));
   __syncthreads();
   if (tid < rg.n) {
-    unsigned long long off = 0;
-    for (int j = 0; j < tid; ++j) off += c->rows[j];
-    s_base[tid] = off + (s_rows[tid] ? atomicAdd(&c->cursor[tid],
-                                                 static_cast<unsigned long long>(s_rows[tid]))
-                                     : 0ull);
-    s_rows[tid] = 0;
+    block_rows[static_cast<long long>(blockIdx.x) * max_bins + tid] = s_rows[tid];
+    if (s_rows[tid]) atomicAdd(&c->rows[tid], static_cast<unsigned long long>(s_rows[tid]));
   }
-  __syncthreads();
-  unsigned at = 0;
-  if (b >= 0 && lane == leader) at = atomicAdd(&s_rows[b], static_cast<unsigned>(__popc(same)));
-  at = __shfl_sync(0xffffffffu, at, leader);
-  if (b >= 0) bins[s_base[b] + at + rank] = static_cast<index_t>(i);
+  if (tid == 0) {
+    if (s_max) atomicMax(&c->max_row, s_max);
+    if (s_total) atomicAdd(&c->total, s_total);
+  }
 }
 
-/// Every row in bin 0: bins[i] = i, no comparisons (paper Algorithm 3).
-template <class I>
-__global__ void bin_identity_kernel(I m, I* bins) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < m) bins[i] = static_cast<index_t>(i);
+/// Pass 2 (on the same bin_grid): row ids written to their bin's section of the one bins[M] array,
+/// each block's rows of a bin after those of the blocks before it (block_rows: no global atomics);
+/// when pass 1 found every row in bin 0, bins[i] = i without comparisons (paper Algorithm 3),
+/// decided here so that the host need not wait for the counts before queueing this pass.
+template <bool SHARED>
+__global__ void __launch_bounds__(bin_block_threads, 2)
+    bin_fill_kernel(const offset_t* sizes, index_t m, long long chunk, bin_ranges rg,
+                    bin_counters* c, const unsigned* block_rows, index_t* bins) {
+  __shared__ unsigned long long s_base[max_bins];
+  __shared__ unsigned int s_at[max_bins];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const long long lo = static_cast<long long>(blockIdx.x) * chunk;
+  const long long hi = lo + chunk < m ? lo + chunk : m;
+  if (c->max_row <= static_cast<unsigned long long>(rg.r[0])) {  // uniform in the grid
+    for (long long i = lo + tid; i < hi; i += bin_block_threads) bins[i] = static_cast<index_t>(i);
+    return;
+  }
+  if (SHARED) {
+    // warp w: bin w's rows in the bins below it and in the blocks before this one
+    if (warp < rg.n) {
+      unsigned long long before = lane < warp ? c->rows[lane] : 0;
+      for (unsigned k = lane; k < blockIdx.x; k += 32)
+        before += block_rows[static_cast<long long>(k) * max_bins + warp];
+      for (int o = 16; o > 0; o >>= 1) before += __shfl_down_sync(0xffffffffu, before, o);
+      if (lane == 0) s_base[warp] = before, s_at[warp] = 0;
+    }
+    __syncthreads();
+  }
+  for (long long base = lo; base < hi; base += bin_block_threads * bin_rows_a_step) {
+    offset_t v[bin_rows_a_step];
+#pragma unroll
+    for (int u = 0; u < bin_rows_a_step; ++u) {
+      const long long i = base + u * bin_block_threads + tid;
+      v[u] = i < hi ? sizes[i] : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < bin_rows_a_step; ++u) {
+      const long long i = base + u * bin_block_threads + tid;
+      const int b = i < hi ? bin_of(v[u], rg) : -1;
+      if (!SHARED) {
+        if (b >= 0) {
+          unsigned long long off = 0;
+          for (int j = 0; j < b; ++j) off += c->rows[j];
+          bins[off + atomicAdd(&c->cursor[b], 1ull)] = static_cast<index_t>(i);
+        }
+        continue;
+      }
+      // the lowest lane of each bin's group takes the group's places with one shared atomic
+      const unsigned same = __match_any_sync(0xffffffffu, b);
+      const int leader = __ffs(same) - 1;
+      const unsigned rank = __popc(same & ((1u << lane) - 1u));
+      unsigned at = 0;
+      if (b >= 0 && lane == leader) at = atomicAdd(&s_at[b], static_cast<unsigned>(__popc(same)));
+      at = __shfl_sync(0xffffffffu, at, leader);
+      if (b >= 0) bins[s_base[b] + at + rank] = static_cast<index_t>(i);
+    }
+  }
 }
 
 }  // namespace opsparse::detail

@@ -16,18 +16,21 @@ namespace opsparse::detail {
 
 // ---- step 3: symbolic ---------------------------------------------------------------------------
 /// Several rows per block (multi_row_block_threads / TPR), TPR threads per row, each thread
-/// walking whole B rows (bin 0).
+/// walking whole B rows (bin 0). The bin's row count is read on the device (the binning's
+/// counter), so the kernel is queued before the host knows it, on a grid for every row of A.
 template <int TPR, class VA, class VB, class Mask>
 __global__ void __launch_bounds__(multi_row_block_threads,
                                   threads_per_sm_target / multi_row_block_threads)
-    symbolic_multi_kernel(const index_t* bins, int n_rows, dev_csr<VA> a, dev_csr<VB> b,
-                          offset_t* crpt, int tsize, hash_policy hp, Mask mask) {
+    symbolic_multi_kernel(const index_t* bins, const unsigned long long* bin_rows, dev_csr<VA> a,
+                          dev_csr<VB> b, offset_t* crpt, int tsize, hash_policy hp, Mask mask) {
   extern __shared__ int smem_i[];
   constexpr int R = multi_row_block_threads / TPR;
+  const unsigned first = blockIdx.x * R, n_rows = static_cast<unsigned>(*bin_rows);
+  if (first >= n_rows) return;  // uniform in the block
   const int r = threadIdx.x / TPR, lane = threadIdx.x % TPR;
   int* table = smem_i + r * tsize;
   int* s_nnz = smem_i + R * tsize + r;
-  const long long rid = static_cast<long long>(blockIdx.x) * R + r;
+  const unsigned rid = first + r;
   const index_t row = rid < n_rows ? bins[rid] : -1;
   // crpt holds the row's products here (setup), an upper bound of its nnz
   const unsigned ts = row < 0 ? 0u : hp.row_sized ? row_slots(tsize, crpt[row]) : tsize;

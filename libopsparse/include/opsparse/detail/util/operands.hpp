@@ -25,10 +25,33 @@ struct bin_ranges {
 /// Written by the binning kernels, read back into pinned memory in one copy.
 struct bin_counters {
   unsigned long long rows[max_bins];    ///< rows per bin (pass 1)
-  unsigned long long cursor[max_bins];  ///< fill cursors (pass 2)
+  unsigned long long cursor[max_bins];  ///< fill cursors (pass 2 of the global-atomic ablation)
   unsigned long long max_row;           ///< largest row size
   unsigned long long total;             ///< sum of row sizes
 };
+
+/// The binning passes' grid: block k takes rows [k * chunk, (k + 1) * chunk), bin_rows_a_step
+/// rows a thread at a time, and the grid is what the device holds at once, so that a block's
+/// barriers, atomics and first loads are paid once a chunk rather than once every 1,024 rows
+/// (docs/experiments/2026-11-29-spgemm-queued-bin-zero.md).
+constexpr int bin_block_threads = 1024;
+constexpr int bin_rows_a_step = 4;
+struct bin_grid {
+  int blocks = 0;
+  long long chunk = 0;
+};
+/// The grid for M rows on `sms` multiprocessors of `threads_per_sm` threads each.
+inline bin_grid make_bin_grid(long long m, int sms, int threads_per_sm) {
+  if (m <= 0) return {};
+  const long long step = static_cast<long long>(bin_block_threads) * bin_rows_a_step;
+  const long long per_sm = threads_per_sm >= 2 * bin_block_threads ? 2 : 1;
+  const long long resident = static_cast<long long>(sms > 0 ? sms : 1) * per_sm;
+  const long long steps = (m + step - 1) / step;
+  bin_grid g;
+  g.chunk = (steps + resident - 1) / resident * step;
+  g.blocks = static_cast<int>((m + g.chunk - 1) / g.chunk);
+  return g;
+}
 
 /// How tables are probed (both switchable for the ablation benchmark).
 ///   single  one atomicCAS per probe, its returned value reused (paper Algorithms 4-5); false:
