@@ -176,7 +176,9 @@ host_csr<double> rmat(int scale, int edge_factor, std::uint64_t seed) {
 }
 
 /// spgemm_reduce against the CPU engine: row sums of C<M> = A·B, their total and the products
-/// enumerated (every product of a row whose mask row is not empty).
+/// enumerated (those of a row whose mask row is not empty; where B is large and every row of it
+/// sorted, only the entries of B rows longer than a warp that lie between the least and the
+/// greatest column of the mask row).
 template <class S, class VA, class VB>
 ::testing::AssertionResult reduce_matches(context& ctx, plan& p, const host_csr<VA>& a,
                                           const host_csr<VB>& b, const host_csr<pattern>& m,
@@ -195,6 +197,9 @@ template <class S, class VA, class VB>
   const auto c = cpu::spgemm<S>(a, b, cpu::host_mask<structural_mask>(m));
   double want_total = 0, scale = 0;
   offset_t want_products = 0;
+  bool ranged = b.nnz() >= spgemm_reduce_range_min_entries;
+  for (index_t k = 0; k < b.rows; ++k)
+    ranged = ranged && std::is_sorted(b.col.begin() + b.rpt[k], b.col.begin() + b.rpt[k + 1]);
   for (index_t i = 0; i < a.rows; ++i) {
     double row = 0, row_scale = 0;
     for (offset_t q = c.rpt[i]; q < c.rpt[i + 1]; ++q) {
@@ -205,9 +210,15 @@ template <class S, class VA, class VB>
       return ::testing::AssertionFailure() << "row " << i << ": GPU " << got[i] << ", CPU " << row;
     want_total += row;
     scale += row_scale;
-    if (m.rpt[i + 1] > m.rpt[i])
-      for (offset_t q = a.rpt[i]; q < a.rpt[i + 1]; ++q)
-        want_products += b.rpt[a.col[q] + 1] - b.rpt[a.col[q]];
+    if (m.rpt[i + 1] == m.rpt[i]) continue;
+    const auto [lo, hi] =
+        std::minmax_element(m.col.begin() + m.rpt[i], m.col.begin() + m.rpt[i + 1]);
+    for (offset_t q = a.rpt[i]; q < a.rpt[i + 1]; ++q) {
+      const offset_t start = b.rpt[a.col[q]], end = b.rpt[a.col[q] + 1];
+      const bool whole = !ranged || end - start <= 32;  // column_range::min_entries
+      for (offset_t e = start; e < end; ++e)
+        want_products += whole || (b.col[e] >= *lo && b.col[e] <= *hi);
+    }
   }
   if (std::abs(static_cast<double>(total) - want_total) > rel * scale)
     return ::testing::AssertionFailure() << "total: GPU " << total << ", CPU " << want_total;
@@ -215,6 +226,25 @@ template <class S, class VA, class VB>
     return ::testing::AssertionFailure()
            << "products: GPU " << p.stats().products << ", CPU " << want_products;
   return ::testing::AssertionSuccess() << total;
+}
+
+/// The undirected simple graph of g: symmetric, no self-loops.
+host_csr<pattern> undirected(const host_csr<pattern>& g) {
+  std::vector<std::vector<index_t>> rows(static_cast<std::size_t>(g.rows));
+  for (index_t i = 0; i < g.rows; ++i)
+    for (offset_t k = g.rpt[i]; k < g.rpt[i + 1]; ++k)
+      if (g.col[k] != i) {
+        rows[i].push_back(g.col[k]);
+        rows[g.col[k]].push_back(i);
+      }
+  host_csr<pattern> sym(g.rows, g.cols);
+  for (index_t i = 0; i < g.rows; ++i) {
+    std::sort(rows[i].begin(), rows[i].end());
+    rows[i].erase(std::unique(rows[i].begin(), rows[i].end()), rows[i].end());
+    sym.col.insert(sym.col.end(), rows[i].begin(), rows[i].end());
+    sym.rpt[i + 1] = static_cast<offset_t>(sym.col.size());
+  }
+  return sym;
 }
 
 host_csr<pattern> strictly_lower(const host_csr<pattern>& a) {
@@ -1364,6 +1394,26 @@ TEST_F(Gpu, MaskedReduceEveryPath) {
   EXPECT_TRUE((reduce_matches<plus_times<double>>(ctx(), p, a, b, m, 1e-12)));
   EXPECT_TRUE(
       (reduce_matches<plus_pair<i64>>(ctx(), p, convert<pattern>(a), convert<pattern>(b), m, 0.0)));
+  // B's rows (here 40 entries, longer than a warp) walked between a mask row's least and
+  // greatest column (both ends cut: the first and last sixteenth of each row's range dropped),
+  // and whole where B is unsorted.
+  const auto wide = band(1 << 16, 40);
+  host_csr<pattern> inner(m.rows, m.cols);
+  for (index_t i = 0; i < m.rows; ++i) {
+    if (m.rpt[i + 1] > m.rpt[i]) {
+      const index_t lo = m.col[m.rpt[i]], span = m.col[m.rpt[i + 1] - 1] - lo;
+      for (offset_t k = m.rpt[i]; k < m.rpt[i + 1]; ++k)
+        if (m.col[k] - lo >= span / 16 && lo + span - m.col[k] >= span / 16)
+          inner.col.push_back(m.col[k]);
+    }
+    inner.rpt[i + 1] = static_cast<offset_t>(inner.col.size());
+  }
+  EXPECT_GT(inner.rpt[5] - inner.rpt[4], 16384);  // still the bitmap row
+  EXPECT_TRUE((reduce_matches<plus_times<double>>(ctx(), p, a, wide, inner, 1e-12)));
+  EXPECT_TRUE(
+      (reduce_matches<plus_times<double>>(ctx(), p, a, shuffled_rows(wide, 5), inner, 1e-12)));
+  EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, convert<pattern>(a),
+                                              convert<pattern>(shuffled_rows(wide, 6)), m, 0.0)));
   // Empty operands and a reused plan: nothing allocated on a repeat of the same sizes.
   host_csr<pattern> empty(5, 5);
   EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, empty, empty, empty, 0.0)));
@@ -1377,26 +1427,14 @@ TEST_F(Gpu, MaskedReduceOnGraphsAndSharedMatrices) {
   using i64 = long long;
   plan p;
   // Triangle counting on a power-law graph: sum(C<L> = L·L), and Burkhardt's C<A> = A·A.
-  const auto g = convert<pattern>(rmat(14, 16, 5));
-  host_csr<pattern> sym(g.rows, g.cols);
-  {
-    std::vector<std::vector<index_t>> rows(static_cast<std::size_t>(g.rows));
-    for (index_t i = 0; i < g.rows; ++i)
-      for (offset_t k = g.rpt[i]; k < g.rpt[i + 1]; ++k)
-        if (g.col[k] != i) {
-          rows[i].push_back(g.col[k]);
-          rows[g.col[k]].push_back(i);
-        }
-    for (index_t i = 0; i < g.rows; ++i) {
-      std::sort(rows[i].begin(), rows[i].end());
-      rows[i].erase(std::unique(rows[i].begin(), rows[i].end()), rows[i].end());
-      sym.col.insert(sym.col.end(), rows[i].begin(), rows[i].end());
-      sym.rpt[i + 1] = static_cast<offset_t>(sym.col.size());
-    }
-  }
+  const auto sym = undirected(convert<pattern>(rmat(14, 16, 5)));
   const auto l = strictly_lower(sym);
   EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, l, l, l, 0.0)));
   EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, sym, sym, sym, 0.0)));
+  // One large enough for B's rows to be walked within each mask row's columns.
+  const auto big = strictly_lower(undirected(convert<pattern>(rmat(17, 16, 9))));
+  ASSERT_GE(big.nnz(), spgemm_reduce_range_min_entries);
+  EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, big, big, big, 0.0)));
   // Every shared matrix, as triangle counting and as a valued masked product.
   if (!opsparse::test::datasets_dir().empty() &&
       std::filesystem::is_directory(opsparse::test::datasets_dir() + "/matrices")) {

@@ -17,6 +17,26 @@ namespace opsparse::detail {
 /// glog value that selects the flattened loop (group sizes are 2^0..2^5).
 constexpr int flat_glog = 6;
 
+/// The part of a B row a product loop walks: all of it.
+struct whole_rows {
+  __device__ __forceinline__ void operator()(offset_t&, offset_t&) const {}
+};
+
+/// The part of a sorted B row whose columns lie in [lo, hi]: a product whose row can only keep
+/// those columns (a mask row's range) skips the rest. Rows longer than a warp only (a shorter
+/// one costs a warp at most a round; the search's loads would lengthen small products): two
+/// loads when the row lies inside, a binary search of the row for each end that does not.
+struct column_range {
+  static constexpr offset_t min_entries = 33;
+  const index_t* col;
+  index_t lo, hi;
+  __device__ __forceinline__ void operator()(offset_t& start, offset_t& end) const {
+    if (end - start < min_entries) return;
+    if (__ldg(col + start) < lo) start = lower_bound(col, start + 1, end, lo);
+    if (start < end && __ldg(col + end - 1) > hi) end = lower_bound(col, start, end - 1, hi + 1);
+  }
+};
+
 /// Calls f(a_value, p) for the products A(row, j)·B(k, p) that thread `tid` of `nthreads` takes,
 /// p indexing B's entries; f returns true to stop this thread (flattened: its warp), or void.
 ///   glog 0..5  groups of 2^glog threads share one nonzero of A, their lanes walk B's row
@@ -26,20 +46,23 @@ constexpr int flat_glog = 6;
 ///              32nd product, finding its nonzero by a 5-step search over the scan in registers
 ///              (shuffles): all lanes stay busy whatever the B rows' lengths, which groups sized
 ///              for the longest row do not when most rows are short (web graphs).
+/// clip(start, end) narrows each B row's entries [start, end) to those f may keep (whole_rows:
+/// none skipped; column_range: a mask row's columns).
 /// PAIRED (groups only, a functor returning void): each group takes two nonzeros of A per step
 /// and walks their B rows side by side, two chains of loads in flight instead of one. Measured
 /// on the paper suite (H100): the symbolic phase of the FEM classes 10-16% faster; the numeric
 /// kernels, whose functor holds more registers, 5-20% slower, so only the symbolic phase pairs.
-template <bool PAIRED = false, class VA, class VB, class F>
+template <bool PAIRED = false, class VA, class VB, class F, class Clip = whole_rows>
 __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev_csr<VB>& b,
                                                  index_t row, int tid, int nthreads, int glog,
-                                                 F&& f) {
+                                                 F&& f, const Clip& clip = {}) {
   // A functor returning void never stops (no vote per round of products).
   constexpr bool never_stops = std::is_void_v<decltype(f(VA{}, offset_t{}))>;
   const offset_t lo = a.rpt[row], hi = a.rpt[row + 1];
   if (glog < flat_glog) {
     const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = nthreads >> glog;
     if constexpr (PAIRED && never_stops) {
+      static_assert(std::is_same_v<Clip, whole_rows>, "the paired loop walks whole rows");
       for (offset_t j = lo + gid; j < hi; j += 2 * ng) {
         const offset_t j2 = j + ng;
         const bool two = j2 < hi;
@@ -59,8 +82,9 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
       for (offset_t j = lo + gid; j < hi; j += ng) {
         const index_t k = __ldg(a.col + j);
         const VA av = load_value(a.val, j);
-        const offset_t pe = __ldg(b.rpt + k + 1);
-        for (offset_t p = __ldg(b.rpt + k) + lane; p < pe; p += g) {
+        offset_t ps = __ldg(b.rpt + k), pe = __ldg(b.rpt + k + 1);
+        clip(ps, pe);
+        for (offset_t p = ps + lane; p < pe; p += g) {
           if constexpr (never_stops) {
             f(av, p);
           } else if (f(av, p)) {
@@ -94,7 +118,9 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
     if (e < hi) {
       const index_t k = __ldg(a.col + e);
       start = __ldg(b.rpt + k);
-      len = __ldg(b.rpt + k + 1) - start;
+      offset_t end = __ldg(b.rpt + k + 1);
+      clip(start, end);
+      len = end - start;
       av = load_value(a.val, e);
     }
     const offset_t inc = warp_inclusive_sum(len);

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "opsparse/detail/kernels/reduce_kernels.cuh"
+#include "opsparse/detail/kernels/window_kernels.cuh"
 #include "opsparse/detail/dispatch/plan_state.hpp"
 #include "opsparse/detail/dispatch/spgemm_impl.cuh"
 #include "opsparse/error.hpp"
@@ -116,8 +117,16 @@ typename Semiring::value_type spgemm_reduce(context& ctx, plan& p, const csr_vie
   cudaStream_t s = ctx.stream();
   const device_info& dev = ctx.device();
 
-  init_kernel<T><<<1, 32, 0, s>>>(ctr, total, Semiring::identity());
+  const bool range = b.rows > 0 && b.nnz >= spgemm_reduce_range_min_entries;
+  init_kernel<T><<<1, 32, 0, s>>>(ctr, total, Semiring::identity(), !range);
   detail::check_launch("spgemm_reduce init");
+  if (range) {  // the kernels walk only a mask row's range of a B row where B is sorted
+    const long long warps = (static_cast<long long>(b.rows) * 32 + 255) / 256;
+    detail::rows_unsorted_kernel<<<static_cast<unsigned>(std::min(warps, 32ll * dev.sm_count)), 256,
+                                   0, s>>>(b.rows, b.rpt, b.col,
+                                           reinterpret_cast<unsigned*>(ctr + b_unsorted));
+    detail::check_launch("spgemm_reduce rows_unsorted_kernel");
+  }
   const long long want = (static_cast<long long>(a.rows) + rows_warps - 1) / rows_warps;
   const long long resident = static_cast<long long>(std::max(dev.sm_count, 1)) *
                              std::max(dev.max_threads_per_sm / rows_block, 1) * 4;

@@ -14,8 +14,13 @@
 //          all-zero between rows by clearing exactly the bits the row set.
 // Products are enumerated by the engine's own loop, for_each_product (block/product_loops.cuh),
 // flattened across the warp (and, in the long kernel, shared by all warps when A's row is short):
-// rows of B of any length keep every lane busy.
+// rows of B of any length keep every lane busy. Where B is large and its rows are sorted
+// (checked on the device before the kernels), each B row longer than a warp is walked only
+// between the least and the greatest column of the mask row: for triangles (C<L> = U·L,
+// vertices by descending degree) half the products.
 #include <cuda_runtime.h>
+
+#include <climits>
 
 #include "opsparse/detail/block/device_ops.cuh"
 #include "opsparse/detail/block/product_loops.cuh"
@@ -35,8 +40,15 @@ constexpr int long_block_small = 512;      ///< ... with a table three blocks ca
 constexpr int long_warps = long_block / warp;
 
 /// Counters in the plan's reduce_meta: long rows listed, products, longest listed mask row,
-/// long rows handed out.
-enum counter { n_long = 0, n_products = 1, max_long_mask = 2, n_taken = 3, n_counters = 4 };
+/// long rows handed out, whether a row of B is unsorted (rows_unsorted_kernel's flag).
+enum counter {
+  n_long = 0,
+  n_products = 1,
+  max_long_mask = 2,
+  n_taken = 3,
+  b_unsorted = 4,
+  n_counters = 5
+};
 
 __device__ __forceinline__ unsigned fib_hash(index_t key, int shift) {
   return (static_cast<unsigned>(key) * 2654435769u) >> shift;
@@ -84,19 +96,32 @@ struct add_op {
   }
 };
 
+/// The columns of B a mask row can keep: [lo, hi] where B's rows are sorted, else every column.
+struct mask_columns {
+  bool sorted;
+  index_t lo = INT_MAX, hi = -1;
+  __device__ __forceinline__ void add(index_t key) {
+    lo = min(lo, key);
+    hi = max(hi, key);
+  }
+};
+
 /// ⊕ over this thread's products of A's row `row` (for_each_product with `nthreads` threads,
-/// flattened) whose column of B is in `set`; counts them into `products`.
+/// flattened) whose column of B is in `set`, B's rows walked within `cols`; counts the products
+/// into `products`.
 template <class S, class VA, class VB, class Set>
-__device__ __forceinline__ typename S::value_type row_products(const dev_csr<VA>& a,
-                                                               const dev_csr<VB>& b, index_t row,
-                                                               int tid, int nthreads,
-                                                               const Set& set,
-                                                               unsigned long long& products) {
+__device__ __forceinline__ typename S::value_type row_products(
+    const dev_csr<VA>& a, const dev_csr<VB>& b, index_t row, int tid, int nthreads, const Set& set,
+    const mask_columns& cols, unsigned long long& products) {
   typename S::value_type acc = S::identity();
-  for_each_product(a, b, row, tid, nthreads, flat_glog, [&](VA av, offset_t p) {
+  const auto f = [&](VA av, offset_t p) {
     ++products;
     if (set.has(__ldg(b.col + p))) acc = S::add(acc, S::multiply(av, load_value(b.val, p)));
-  });
+  };
+  if (cols.sorted)
+    for_each_product(a, b, row, tid, nthreads, flat_glog, f, column_range{b.col, cols.lo, cols.hi});
+  else
+    for_each_product(a, b, row, tid, nthreads, flat_glog, f);
   return acc;
 }
 
@@ -110,6 +135,7 @@ __global__ void __launch_bounds__(rows_block)
   const int wid = threadIdx.x / warp, lane = threadIdx.x % warp;
   T acc_all = S::identity();
   unsigned long long products = 0;
+  const bool sorted = *reinterpret_cast<const unsigned*>(ctr + b_unsorted) == 0;
   for (long long i = blockIdx.x * static_cast<long long>(rows_warps) + wid; i < rows;
        i += static_cast<long long>(gridDim.x) * rows_warps) {
     const offset_t mlo = __ldg(m.rpt + i), mhi = __ldg(m.rpt + i + 1);
@@ -133,9 +159,16 @@ __global__ void __launch_bounds__(rows_block)
     const shared_set set{tables[wid], size - 1, 32 - lg};
     for (unsigned s = lane; s < size; s += warp) set.tab[s] = -1;
     __syncwarp();
-    for (offset_t p = mlo + lane; p < mhi; p += warp) set.insert(__ldg(m.col + p));
+    mask_columns cols{sorted};
+    for (offset_t p = mlo + lane; p < mhi; p += warp) {
+      const index_t key = __ldg(m.col + p);
+      set.insert(key);
+      cols.add(key);
+    }
+    cols.lo = warp_reduce(cols.lo, min_op{});
+    cols.hi = warp_reduce(cols.hi, max_op{});
     __syncwarp();
-    T acc = row_products<S>(a, b, static_cast<index_t>(i), lane, warp, set, products);
+    T acc = row_products<S>(a, b, static_cast<index_t>(i), lane, warp, set, cols, products);
     acc = warp_reduce(acc, add_op<S>{});
     if (lane == 0) {
       if (row_sums != nullptr) row_sums[i] = acc;
@@ -150,6 +183,20 @@ __global__ void __launch_bounds__(rows_block)
   }
 }
 
+/// The block's mask columns: every thread's range merged through `lo`/`hi` (shared, reset by
+/// thread 0 before the row). Syncs the block: the row's set is complete on return.
+__device__ __forceinline__ void block_columns(mask_columns& cols, index_t& lo, index_t& hi) {
+  cols.lo = warp_reduce(cols.lo, min_op{});
+  cols.hi = warp_reduce(cols.hi, max_op{});
+  if (threadIdx.x % warp == 0 && cols.hi >= 0) {
+    atomicMin(&lo, cols.lo);
+    atomicMax(&hi, cols.hi);
+  }
+  __syncthreads();
+  cols.lo = lo;
+  cols.hi = hi;
+}
+
 /// BS threads: long_block (one block an SM, 64 registers) or long_block_small (three, 40
 /// registers: 75% occupancy where the table is small).
 template <class S, class VA, class VB, int BS>
@@ -161,13 +208,19 @@ __global__ void __launch_bounds__(BS, BS == long_block ? 1 : 3)
   extern __shared__ index_t table[];
   __shared__ T partial[BS / warp];
   __shared__ unsigned long long row_slot;
+  __shared__ index_t row_lo, row_hi;  // the row's least and greatest mask column
   const int wid = threadIdx.x / warp, lane = threadIdx.x % warp;
   const unsigned long long nlong = ctr[n_long];
+  const bool sorted = *reinterpret_cast<const unsigned*>(ctr + b_unsorted) == 0;
   unsigned* bits = pool != nullptr ? pool + blockIdx.x * pool_words : nullptr;
   T acc_all = S::identity();
   unsigned long long products = 0;
   while (true) {
-    if (threadIdx.x == 0) row_slot = atomicAdd(ctr + n_taken, 1ull);
+    if (threadIdx.x == 0) {
+      row_slot = atomicAdd(ctr + n_taken, 1ull);
+      row_lo = INT_MAX;
+      row_hi = -1;
+    }
     __syncthreads();
     const unsigned long long r = row_slot;
     if (r >= nlong) break;
@@ -175,6 +228,7 @@ __global__ void __launch_bounds__(BS, BS == long_block ? 1 : 3)
     const offset_t mlo = __ldg(m.rpt + i), mhi = __ldg(m.rpt + i + 1);
     const offset_t mn = mhi - mlo;
     const bool in_shared = 2 * mn <= (offset_t{1} << table_log2);
+    mask_columns cols{sorted};
     T acc;
     if (in_shared) {
       int lg = 5;
@@ -183,16 +237,21 @@ __global__ void __launch_bounds__(BS, BS == long_block ? 1 : 3)
       const shared_set set{table, size - 1, 32 - lg};
       for (unsigned s = threadIdx.x; s < size; s += BS) table[s] = -1;
       __syncthreads();
-      for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) set.insert(__ldg(m.col + p));
-      __syncthreads();
-      acc = row_products<S>(a, b, i, threadIdx.x, BS, set, products);
+      for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) {
+        const index_t key = __ldg(m.col + p);
+        set.insert(key);
+        cols.add(key);
+      }
+      block_columns(cols, row_lo, row_hi);
+      acc = row_products<S>(a, b, i, threadIdx.x, BS, set, cols, products);
     } else {
       for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) {
         const index_t key = __ldg(m.col + p);
         atomicOr(bits + (key >> 5), 1u << (key & 31));
+        cols.add(key);
       }
-      __syncthreads();
-      acc = row_products<S>(a, b, i, threadIdx.x, BS, bitmap_set{bits}, products);
+      block_columns(cols, row_lo, row_hi);
+      acc = row_products<S>(a, b, i, threadIdx.x, BS, bitmap_set{bits}, cols, products);
     }
     acc = warp_reduce(acc, add_op<S>{});
     if (lane == 0) partial[wid] = acc;
@@ -215,9 +274,10 @@ __global__ void __launch_bounds__(BS, BS == long_block ? 1 : 3)
   if (threadIdx.x == 0 && acc_all != S::identity()) accumulate<S>(total, acc_all);
 }
 
+/// Zeroes the counters; `whole_rows` marks B unsorted so that the kernels walk B's rows whole.
 template <class T>
-__global__ void init_kernel(unsigned long long* ctr, T* total, T identity) {
-  if (threadIdx.x < n_counters) ctr[threadIdx.x] = 0;
+__global__ void init_kernel(unsigned long long* ctr, T* total, T identity, bool whole_rows) {
+  if (threadIdx.x < n_counters) ctr[threadIdx.x] = threadIdx.x == b_unsorted && whole_rows;
   if (threadIdx.x == 0) *total = identity;
 }
 

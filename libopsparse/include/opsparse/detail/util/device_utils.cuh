@@ -50,6 +50,12 @@ struct max_op {
     return a < b ? b : a;
   }
 };
+struct min_op {
+  template <class T>
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    return b < a ? b : a;
+  }
+};
 template <class T>
 __device__ __forceinline__ T warp_sum(T x) {
   return warp_reduce(x, sum_op{});
