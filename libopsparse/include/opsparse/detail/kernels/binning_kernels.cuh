@@ -114,6 +114,17 @@ __global__ void __launch_bounds__(256, threads_per_sm_target / 256)
 }
 
 // ---- steps 2 and 4: binning (paper Algorithms 1-3) -------------------------------------------
+/// The sizes of a step's rows of [base, hi): bin_rows_a_step a thread, bin_block_threads apart
+/// (0 past hi), all loads issued before any is used.
+__device__ __forceinline__ void load_step(const offset_t* sizes, long long base, long long hi,
+                                          int tid, offset_t (&v)[bin_rows_a_step]) {
+#pragma unroll
+  for (int u = 0; u < bin_rows_a_step; ++u) {
+    const long long i = base + u * bin_block_threads + tid;
+    v[u] = i < hi ? sizes[i] : 0;
+  }
+}
+
 /// Pass 1 (on a bin_grid): rows per bin counted with shared-memory atomics (a warp's lanes of one
 /// bin add themselves with one), each block's counts written to block_rows[block][bin] for pass 2
 /// and added to the totals with one global atomic per bin; the largest row and the total alike.
@@ -134,11 +145,7 @@ __global__ void __launch_bounds__(bin_block_threads, 2)
   // the bound is the block's: every lane of a warp reaches each match
   for (long long base = lo; base < hi; base += bin_block_threads * bin_rows_a_step) {
     offset_t v[bin_rows_a_step];
-#pragma unroll
-    for (int u = 0; u < bin_rows_a_step; ++u) {
-      const long long i = base + u * bin_block_threads + tid;
-      v[u] = i < hi ? sizes[i] : 0;
-    }
+    load_step(sizes, base, hi, tid, v);
 #pragma unroll
     for (int u = 0; u < bin_rows_a_step; ++u) {
       const bool row = base + u * bin_block_threads + tid < hi;
@@ -157,25 +164,26 @@ __global__ void __launch_bounds__(bin_block_threads, 2)
       }
     }
   }
-  if (!SHARED) return;
-  // one shared atomic a warp for the maximum and the total, one global atomic a block
-  for (int o = 16; o > 0; o >>= 1) {
-    const unsigned long long x = __shfl_down_sync(0xffffffffu, most, o);
-    most = x > most ? x : most;
-    sum += __shfl_down_sync(0xffffffffu, sum, o);
-  }
-  if ((tid & 31) == 0 && most) {
-    atomicMax(&s_max, most);
-    atomicAdd(&s_total, sum);
-  }
-  __syncthreads();
-  if (tid < rg.n) {
-    block_rows[static_cast<long long>(blockIdx.x) * max_bins + tid] = s_rows[tid];
-    if (s_rows[tid]) atomicAdd(&c->rows[tid], static_cast<unsigned long long>(s_rows[tid]));
-  }
-  if (tid == 0) {
-    if (s_max) atomicMax(&c->max_row, s_max);
-    if (s_total) atomicAdd(&c->total, s_total);
+  if constexpr (SHARED) {
+    // one shared atomic a warp for the maximum and the total, one global atomic a block
+    for (int o = 16; o > 0; o >>= 1) {
+      const unsigned long long x = __shfl_down_sync(0xffffffffu, most, o);
+      most = x > most ? x : most;
+      sum += __shfl_down_sync(0xffffffffu, sum, o);
+    }
+    if ((tid & 31) == 0 && most) {
+      atomicMax(&s_max, most);
+      atomicAdd(&s_total, sum);
+    }
+    __syncthreads();
+    if (tid < rg.n) {
+      block_rows[static_cast<long long>(blockIdx.x) * max_bins + tid] = s_rows[tid];
+      if (s_rows[tid]) atomicAdd(&c->rows[tid], static_cast<unsigned long long>(s_rows[tid]));
+    }
+    if (tid == 0) {
+      if (s_max) atomicMax(&c->max_row, s_max);
+      if (s_total) atomicAdd(&c->total, s_total);
+    }
   }
 }
 
@@ -209,11 +217,7 @@ __global__ void __launch_bounds__(bin_block_threads, 2)
   }
   for (long long base = lo; base < hi; base += bin_block_threads * bin_rows_a_step) {
     offset_t v[bin_rows_a_step];
-#pragma unroll
-    for (int u = 0; u < bin_rows_a_step; ++u) {
-      const long long i = base + u * bin_block_threads + tid;
-      v[u] = i < hi ? sizes[i] : 0;
-    }
+    load_step(sizes, base, hi, tid, v);
 #pragma unroll
     for (int u = 0; u < bin_rows_a_step; ++u) {
       const long long i = base + u * bin_block_threads + tid;
