@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <numeric>
+#include <random>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -429,6 +431,38 @@ TEST(CpuSpgemm, ComplementMask) {
     const auto out = cpu::spgemm<opsparse::plus_times<double>>(a, b, mask);
     EXPECT_EQ(in.nnz() + out.nnz(), cpu::spgemm<opsparse::plus_times<double>>(a, b).nnz());
   }
+}
+
+TEST(CpuSpgemm, StructuralMaskOverLongRowsOfB) {
+  // B rows of about 60 entries, walked only within each mask row's columns when B is sorted:
+  // mask rows in narrow windows (both ends of the B rows cut), single columns, and the whole
+  // width; the same with B's rows shuffled, which must be walked whole.
+  const auto a = test::random_csr<double>(200, 300, 4, 90);
+  const auto b = test::random_csr<double>(300, 2000, 60, 91);
+  host_csr<pattern> m(200, 2000);
+  std::mt19937_64 rng(92);
+  for (index_t i = 0; i < 200; ++i) {
+    const index_t width = i % 3 == 0 ? 2000 : i % 3 == 1 ? 1 : 150;
+    const index_t first = static_cast<index_t>(rng() % (2001 - width));
+    for (index_t j = first; j < first + width; ++j)
+      if (width == 1 || rng() % 4 == 0) m.col.push_back(j);
+    m.rpt[i + 1] = static_cast<offset_t>(m.col.size());
+  }
+  const auto mask = cpu::host_mask<opsparse::structural_mask>(m);
+  check_variants<opsparse::plus_times<double>>(a, b, mask, &m);
+  check_variants<opsparse::plus_pair<std::int64_t>>(opsparse::convert<pattern>(a),
+                                                    opsparse::convert<pattern>(b), mask, &m);
+  host_csr<double> shuffled = b;
+  for (index_t k = 0; k < b.rows; ++k) {
+    std::vector<offset_t> perm(static_cast<std::size_t>(b.rpt[k + 1] - b.rpt[k]));
+    std::iota(perm.begin(), perm.end(), b.rpt[k]);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    for (std::size_t t = 0; t < perm.size(); ++t) {
+      shuffled.col[b.rpt[k] + t] = b.col[perm[t]];
+      shuffled.val[b.rpt[k] + t] = b.val[perm[t]];
+    }
+  }
+  check_variants<opsparse::plus_times<double>>(a, shuffled, mask, &m);
 }
 
 TEST(CpuSpgemm, MaskSearchPath) {
