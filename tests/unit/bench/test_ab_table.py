@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench/ab_table.py on opsparse-bench's CSV (its header from bench/report.cpp): per matrix the
 median of each side's runs and B/A, their geometric mean, a matrix missing on one side listed,
-a product not checked ok named with exit status 1, and the usage with exit status 2."""
+B's speed-ups over cuSPARSE where its runs timed it, a product not checked ok named with exit
+status 1, and the usage with exit status 2."""
 import csv
 import math
 import os
@@ -17,13 +18,16 @@ fields = "".join(re.findall(r'"([^"]*)"', header)).split(",")
 script = os.path.join(root, "bench", "ab_table.py")
 
 
-def write(path, rows):
+def write(path, rows, speedups=None):
+    """rows: (matrix, ms_median, check); speedups: {matrix: (speedup, speedup_pool)}."""
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
         for matrix, ms, check in rows:
+            s, sp = (speedups or {}).get(matrix, (0, 0))
             w.writerow({k: "" for k in fields} | {"matrix": matrix, "variant": "opsparse",
-                                                  "ms_median": ms, "check": check})
+                                                  "ms_median": ms, "check": check,
+                                                  "speedup": s, "speedup_pool": sp})
 
 
 def run(*args):
@@ -58,6 +62,20 @@ with tempfile.TemporaryDirectory() as d:
     assert t["only_a"][2] == "missing", t["only_a"]
     want = math.exp((math.log(0.75) + math.log(1.5)) / 2)
     assert f"Geometric mean of B/A: {want:.4f} over 2 matrices." in r.stdout, r.stdout
+    assert "cuSPARSE" not in r.stdout, r.stdout  # no B run timed it
+    # B's runs that timed cuSPARSE: their speed-ups' medians and geometric means
+    write(p["b1"], [("m1", 0.9, ok), ("m2", 3.0, ok)], {"m1": (4.0, 2.0), "m2": (2.0, 1.0)})
+    write(p["b2"], [("m1", 0.6, ok), ("m2", 3.0, ok)], {"m1": (6.0, 3.0), "m2": (8.0, 1.5)})
+    r = run(p["a1"], p["a2"], p["a3"], "--", p["b1"], p["b2"], p["b3"])
+    assert r.returncode == 0, r.stderr
+    t = table(r.stdout)
+    assert t["m1"][6:8] == ["5.00", "2.50"], t["m1"]
+    assert t["m2"][6:8] == ["5.00", "1.25"], t["m2"]
+    assert t["only_a"][6:8] == ["", ""], t["only_a"]
+    assert "B × cuSPARSE: geometric mean 5.00 over 2 matrices, lowest 5.00." in r.stdout, r.stdout
+    want = math.sqrt(2.5 * 1.25)
+    assert (f"B × cuSPARSE, pooled: geometric mean {want:.2f} over 2 matrices, lowest 1.25."
+            in r.stdout), r.stdout
     # a product that failed its check on one side
     write(p["b3"], [("m1", 1.0, "MISMATCH vs CPU engine: row 3"), ("m2", 3.0, ok)])
     r = run(p["a1"], "--", p["b3"])
@@ -67,4 +85,5 @@ with tempfile.TemporaryDirectory() as d:
     for args in ((p["a1"], p["b1"]), ("--", p["b1"]), (p["a1"], "--")):
         r = run(*args)
         assert r.returncode == 2 and "Usage" in r.stderr, (args, r.returncode, r.stderr)
-print("ab_table: medians, ratios, geometric mean, missing rows, failed checks and usage as expected")
+print("ab_table: medians, ratios, geometric means, speed-ups over cuSPARSE, missing rows, failed "
+      "checks and usage as expected")
