@@ -114,14 +114,13 @@ __device__ __forceinline__ typename S::value_type row_products(
     const dev_csr<VA>& a, const dev_csr<VB>& b, index_t row, int tid, int nthreads, const Set& set,
     const mask_columns& cols, unsigned long long& products) {
   typename S::value_type acc = S::identity();
-  const auto f = [&](VA av, offset_t p) {
-    ++products;
-    if (set.has(__ldg(b.col + p))) acc = S::add(acc, S::multiply(av, load_value(b.val, p)));
-  };
-  if (cols.sorted)
-    for_each_product(a, b, row, tid, nthreads, flat_glog, f, column_range{b.col, cols.lo, cols.hi});
-  else
-    for_each_product(a, b, row, tid, nthreads, flat_glog, f);
+  for_each_product(
+      a, b, row, tid, nthreads, flat_glog,
+      [&](VA av, offset_t p) {
+        ++products;
+        if (set.has(__ldg(b.col + p))) acc = S::add(acc, S::multiply(av, load_value(b.val, p)));
+      },
+      column_range{b.col, cols.lo, cols.sorted ? cols.hi : column_range::whole});
   return acc;
 }
 
