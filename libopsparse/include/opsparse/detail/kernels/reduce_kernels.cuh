@@ -4,9 +4,10 @@
 //
 // Every row of A goes through one of two kernels:
 //   rows   one warp per row, for mask rows of at most warp_mask_limit entries (and A rows of at
-//          most warp_a_limit): the mask row is put into the warp's own shared hash set, sized to
-//          the row (>= 2 slots per entry, so an absent key meets an empty slot soon), then the
-//          row's products are enumerated 32 at a time and probed once each.
+//          most warp_a_limit): the mask row is put into the warp's own shared table, as bits of
+//          its column range where that spans at most the table's bits, else as a hash set sized
+//          to the row (>= 2 slots per entry, so an absent key meets an empty slot soon), then
+//          the row's products are enumerated 32 at a time and probed once each.
 //   long   one block per row (rows fetched from a counter, so that one long row does not hold
 //          up a static share of the others): the block's shared hash set when the mask row fits
 //          half of it (the table is as large as the device's per-block shared memory allows);
@@ -75,6 +76,22 @@ struct shared_set {
       if (s == -1) return false;
       h = (h + 1) & mask;
     }
+  }
+};
+
+/// A mask row whose columns span at most a table's bits, as bits of [lo, lo + span) in shared
+/// memory: one load a probe, no hashing and no probe sequence.
+struct range_bits {
+  unsigned* bits;
+  index_t lo;
+  unsigned span;
+  __device__ __forceinline__ void insert(index_t key) const {
+    const unsigned d = static_cast<unsigned>(key - lo);
+    atomicOr(bits + (d >> 5), 1u << (d & 31));
+  }
+  __device__ __forceinline__ bool has(index_t key) const {
+    const unsigned d = static_cast<unsigned>(key - lo);
+    return d < span && ((bits[d >> 5] >> (d & 31)) & 1u);
   }
 };
 
@@ -152,22 +169,31 @@ __global__ void __launch_bounds__(rows_block)
       }
       continue;
     }
-    int lg = 5;
-    while ((offset_t{1} << lg) < 2 * mn) ++lg;
-    const unsigned size = 1u << lg;
-    const shared_set set{tables[wid], size - 1, 32 - lg};
-    for (unsigned s = lane; s < size; s += warp) set.tab[s] = -1;
-    __syncwarp();
+    // The mask row's range first: a bitmap of it when it fits the warp's table, else a hash set.
     mask_columns cols{sorted};
-    for (offset_t p = mlo + lane; p < mhi; p += warp) {
-      const index_t key = __ldg(m.col + p);
-      set.insert(key);
-      cols.add(key);
-    }
+    for (offset_t p = mlo + lane; p < mhi; p += warp) cols.add(__ldg(m.col + p));
     cols.lo = warp_reduce(cols.lo, min_op{});
     cols.hi = warp_reduce(cols.hi, max_op{});
-    __syncwarp();
-    T acc = row_products<S>(a, b, static_cast<index_t>(i), lane, warp, set, cols, products);
+    const unsigned span = static_cast<unsigned>(cols.hi - cols.lo) + 1;
+    T acc;
+    if (span <= (32u << warp_table_log2)) {
+      const range_bits set{reinterpret_cast<unsigned*>(tables[wid]), cols.lo, span};
+      for (unsigned w = lane; w < (span + 31) / 32; w += warp) set.bits[w] = 0;
+      __syncwarp();
+      for (offset_t p = mlo + lane; p < mhi; p += warp) set.insert(__ldg(m.col + p));
+      __syncwarp();
+      acc = row_products<S>(a, b, static_cast<index_t>(i), lane, warp, set, cols, products);
+    } else {
+      int lg = 5;
+      while ((offset_t{1} << lg) < 2 * mn) ++lg;
+      const unsigned size = 1u << lg;
+      const shared_set set{tables[wid], size - 1, 32 - lg};
+      for (unsigned s = lane; s < size; s += warp) set.tab[s] = -1;
+      __syncwarp();
+      for (offset_t p = mlo + lane; p < mhi; p += warp) set.insert(__ldg(m.col + p));
+      __syncwarp();
+      acc = row_products<S>(a, b, static_cast<index_t>(i), lane, warp, set, cols, products);
+    }
     acc = warp_reduce(acc, add_op<S>{});
     if (lane == 0) {
       if (row_sums != nullptr) row_sums[i] = acc;
