@@ -9,10 +9,11 @@
 //          to the row (>= 2 slots per entry, so an absent key meets an empty slot soon), then
 //          the row's products are enumerated 32 at a time and probed once each.
 //   long   one block per row (rows fetched from a counter, so that one long row does not hold
-//          up a static share of the others): the block's shared hash set when the mask row fits
-//          half of it (the table is as large as the device's per-block shared memory allows);
-//          beyond that a bitmap of B's columns in global memory, one per resident block, kept
-//          all-zero between rows by clearing exactly the bits the row set.
+//          up a static share of the others): the block's shared table (as large as the device's
+//          per-block shared memory allows) as bits of the mask row's column range where that
+//          fits, else as a hash set when the mask row fits half of it; beyond that a bitmap of
+//          B's columns in global memory, one per resident block, kept all-zero between rows by
+//          clearing exactly the bits the row set.
 // Products are enumerated by the engine's own loop, for_each_product (block/product_loops.cuh),
 // flattened across the warp (and, in the long kernel, shared by all warps when A's row is short):
 // rows of B of any length keep every lane busy. Where B is large and its rows are sorted
@@ -209,7 +210,7 @@ __global__ void __launch_bounds__(rows_block)
 }
 
 /// The block's mask columns: every thread's range merged through `lo`/`hi` (shared, reset by
-/// thread 0 before the row). Syncs the block: the row's set is complete on return.
+/// thread 0 before the row). Syncs the block.
 __device__ __forceinline__ void block_columns(mask_columns& cols, index_t& lo, index_t& hi) {
   cols.lo = warp_reduce(cols.lo, min_op{});
   cols.hi = warp_reduce(cols.hi, max_op{});
@@ -252,30 +253,38 @@ __global__ void __launch_bounds__(BS, BS == long_block ? 1 : 3)
     const index_t i = long_rows[r];
     const offset_t mlo = __ldg(m.rpt + i), mhi = __ldg(m.rpt + i + 1);
     const offset_t mn = mhi - mlo;
-    const bool in_shared = 2 * mn <= (offset_t{1} << table_log2);
+    // The mask row's range first: bits of it in the table where they fit, else a hash set in
+    // the table where the row fits half of it, else the block's bitmap in global memory.
     mask_columns cols{sorted};
+    for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) cols.add(__ldg(m.col + p));
+    block_columns(cols, row_lo, row_hi);
+    const unsigned span = static_cast<unsigned>(cols.hi - cols.lo) + 1;
+    const bool in_bits = span <= (32u << table_log2);
+    const bool in_global = !in_bits && 2 * mn > (offset_t{1} << table_log2);
     T acc;
-    if (in_shared) {
+    if (in_bits) {
+      const range_bits set{reinterpret_cast<unsigned*>(table), cols.lo, span};
+      for (unsigned w = threadIdx.x; w < (span + 31) / 32; w += BS) set.bits[w] = 0;
+      __syncthreads();
+      for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) set.insert(__ldg(m.col + p));
+      __syncthreads();
+      acc = row_products<S>(a, b, i, threadIdx.x, BS, set, cols, products);
+    } else if (!in_global) {
       int lg = 5;
       while ((offset_t{1} << lg) < 2 * mn) ++lg;
       const unsigned size = 1u << lg;
       const shared_set set{table, size - 1, 32 - lg};
       for (unsigned s = threadIdx.x; s < size; s += BS) table[s] = -1;
       __syncthreads();
-      for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) {
-        const index_t key = __ldg(m.col + p);
-        set.insert(key);
-        cols.add(key);
-      }
-      block_columns(cols, row_lo, row_hi);
+      for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) set.insert(__ldg(m.col + p));
+      __syncthreads();
       acc = row_products<S>(a, b, i, threadIdx.x, BS, set, cols, products);
     } else {
       for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) {
         const index_t key = __ldg(m.col + p);
         atomicOr(bits + (key >> 5), 1u << (key & 31));
-        cols.add(key);
       }
-      block_columns(cols, row_lo, row_hi);
+      __syncthreads();
       acc = row_products<S>(a, b, i, threadIdx.x, BS, bitmap_set{bits}, cols, products);
     }
     acc = warp_reduce(acc, add_op<S>{});
@@ -289,7 +298,7 @@ __global__ void __launch_bounds__(BS, BS == long_block ? 1 : 3)
         acc_all = S::add(acc_all, v);
       }
     }
-    if (!in_shared)
+    if (in_global)
       for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS)
         atomicExch(bits + (__ldg(m.col + p) >> 5), 0u);
     __syncthreads();  // cleared before the next row sets bits or reuses the table and row_slot
