@@ -88,7 +88,7 @@ class backend {
   /// Derives L = tril(A,-1) or U = triu(A,1) from the current A.
   virtual void extract(operand which) = 0;
   /// C<M> = X·Y over plus_pair; returns sum(C). With `keep`, C is kept for add_vertex_counts;
-  /// without, a backend may compute sum(C) without forming C (the GPU fuses the reduction).
+  /// without, a backend may compute sum(C) without forming C (both engines fuse the reduction).
   virtual std::int64_t product(operand x, operand y, operand mask, bool keep = true) = 0;
   /// sum(C<M> = X·Y) over plus_pair for matrices the caller gives (a tile of a product counted
   /// in parts: count_triangles with options::parts); A, L, U and C are left as they were.

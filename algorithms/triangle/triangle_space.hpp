@@ -1,10 +1,10 @@
 #pragma once
 // triangle::backend written once over an execution space (opsparse/space.hpp): the degree
 // relabelling (degree_order, P·A·Pᵀ by permute), L = tril(A,-1) and U = triu(A,1) by select,
-// the masked plus_pair products, sum(C) by reduce (or fused into the product where the space
-// does that) and the per-vertex counts by reduce_rows/reduce_cols, all on the space. The engines
-// instantiate it: triangle_cpu.cpp (cpu_space) and triangle_gpu.cu (gpu_space, which adds only
-// its warm-up).
+// the masked plus_pair products, sum(C) fused into the product (spgemm_reduce; reduce over a
+// formed C where C is kept) and the per-vertex counts by reduce_rows/reduce_cols, all on the space.
+// The engines instantiate it: triangle_cpu.cpp (cpu_space) and triangle_gpu.cu (gpu_space, which
+// adds only its warm-up).
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -120,11 +120,10 @@ class space_backend : public backend {
   Space& space() { return sp_; }
 
  private:
-  /// sum(C<M> = X·Y), C kept in *keep when given (for the vertex counts), else fused where the
-  /// space fuses the reduction, else formed and dropped.
+  /// sum(C<M> = X·Y), C kept in *keep when given (for the vertex counts), else never formed.
   std::int64_t count(const matrix<pattern>& x, const matrix<pattern>& y, const matrix<pattern>& m,
                      matrix<count_t>* keep) {
-    if (keep == nullptr && Space::fuses_reduce) {
+    if (keep == nullptr) {
       info_.fused = true;
       const count_t s = spgemm_reduce<sum>(sp_, x, y, m);
       info_.products = products(sp_);

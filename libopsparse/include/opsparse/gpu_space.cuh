@@ -24,7 +24,6 @@ struct gpu_space {
   using matrix = device_csr<V>;
   template <class T>
   using vector = device_buffer<T>;
-  static constexpr bool fuses_reduce = true;
 
   context ctx;
   opsparse::plan plan;

@@ -19,8 +19,7 @@
 //   spgemm<S, complement_mask>(sp, a, b, mask, c)   C<¬M>: the entries M does not have)
 //   ewise_add(sp, a, b, rule, out, disjoint)      the union of A's and B's entries (graph_ops.hpp)
 //   row_lengths(sp, b)                            row_length_of B's rows, for reduce over A
-//   spgemm_reduce<S>(sp, a, b, mask)              the ⊕ of C<M> = A·B (C is not formed where the
-//                                                 engine fuses the two: Space::fuses_reduce)
+//   spgemm_reduce<S>(sp, a, b, mask)              the ⊕ of C<M> = A·B, C never formed
 //   reduce<M>(sp, a, f), reduce_rows<M>(sp, a, f, out, accumulate), reduce_cols<M>(...)
 //   products(sp) / synchronize(sp)                the last product's multiplications; the
 //                                                 space's work finished
@@ -49,7 +48,6 @@ struct cpu_space {
   using matrix = host_csr<V>;
   template <class T>
   using vector = std::vector<T>;
-  static constexpr bool fuses_reduce = false;
 
   cpu::options options;
   offset_t last_products = 0;
@@ -138,14 +136,12 @@ typename Monoid::value_type reduce(cpu_space& sp, const host_csr<V>& a, F f) {
   const cpu::scoped_threads team(sp.options.threads);
   return cpu::reduce<Monoid>(a, f);
 }
-/// The ⊕ of C<M> = A·B over S (S's ⊕, S being a monoid too), C formed and dropped: the CPU
-/// engine has no fused reduction.
+/// The ⊕ of C<M> = A·B over S, C never formed (cpu::spgemm_reduce).
 template <class S, class VA, class VB, class VM>
 typename S::value_type spgemm_reduce(cpu_space& sp, const host_csr<VA>& a, const host_csr<VB>& b,
                                      const host_csr<VM>& m) {
-  host_csr<typename S::value_type> c;
-  spgemm<S>(sp, a, b, m, c);
-  return reduce<S>(sp, c, value_as<typename S::value_type>{});
+  sp.last_products = cpu::count_products(a, b);
+  return cpu::spgemm_reduce<S>(a, b, cpu::host_mask<structural_mask>(m), nullptr, sp.options);
 }
 template <class Monoid, class V, class F>
 void reduce_rows(cpu_space& sp, const host_csr<V>& a, F f,

@@ -465,6 +465,67 @@ TEST(CpuSpgemm, StructuralMaskOverLongRowsOfB) {
   check_variants<opsparse::plus_times<double>>(a, shuffled, mask, &m);
 }
 
+/// cpu::spgemm_reduce against the formed C<M>: every row's sum and the total, with both
+/// accumulators and one thread or the default (the same bits either way).
+template <class S, class VA, class VB>
+void check_reduce(const host_csr<VA>& a, const host_csr<VB>& b, const host_csr<pattern>& m) {
+  using T = typename S::value_type;
+  const auto mask = cpu::host_mask<opsparse::structural_mask>(m);
+  const auto c = cpu::spgemm<S>(a, b, mask);
+  std::vector<T> want(static_cast<std::size_t>(a.rows), S::identity());
+  T want_total = S::identity();
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (offset_t p = c.rpt[i]; p < c.rpt[i + 1]; ++p) want[i] = S::add(want[i], c.val[p]);
+    want_total = S::add(want_total, want[i]);
+  }
+  const double rel = tolerance<T>();
+  for (auto kind : {cpu::accumulator_kind::automatic, cpu::accumulator_kind::dense,
+                    cpu::accumulator_kind::hash}) {
+    cpu::options o;
+    o.accumulator = kind;
+    std::vector<T> got(static_cast<std::size_t>(a.rows));
+    const T total = cpu::spgemm_reduce<S>(a, b, mask, got.data(), o);
+    auto near = [rel](T x, T y) {  // (min_plus: an empty row's +inf on both sides)
+      return x == y || std::abs(static_cast<double>(x) - static_cast<double>(y)) <=
+                           rel * (1 + std::abs(static_cast<double>(y)));
+    };
+    for (index_t i = 0; i < a.rows; ++i)
+      ASSERT_TRUE(near(got[i], want[i])) << "row " << i << ": " << got[i] << " against " << want[i]
+                                         << ", accumulator " << static_cast<int>(kind);
+    EXPECT_TRUE(near(total, want_total)) << total << " against " << want_total;
+    o.threads = 1;
+    EXPECT_EQ(cpu::spgemm_reduce<S>(a, b, mask, nullptr, o), total) << "threads=1";
+  }
+}
+
+TEST(CpuSpgemm, ReduceOfMaskedProduct) {
+  using i64 = std::int64_t;
+  const auto a = test::random_csr<double>(200, 300, 6, 93);
+  const auto b = test::random_csr<double>(300, 250, 8, 94);
+  for (double density : {0.5, 5.0, 60.0}) {
+    const auto m = test::random_csr<pattern>(200, 250, density, 95);
+    check_reduce<opsparse::plus_times<double>>(a, b, m);
+    check_reduce<opsparse::plus_pair<i64>>(opsparse::convert<pattern>(a),
+                                           opsparse::convert<pattern>(b), m);
+    check_reduce<opsparse::min_plus<double>>(a, b, m);
+  }
+  // Triangles: sum(C<L> = L·L) on a small graph with two triangles (K4 less one edge).
+  host_csr<pattern> l(4, 4);
+  l.col = {0, 0, 1, 1, 2};
+  l.rpt = {0, 0, 1, 3, 5};
+  EXPECT_EQ(cpu::spgemm_reduce<opsparse::plus_pair<i64>>(
+                l, l, cpu::host_mask<opsparse::structural_mask>(l)),
+            2);
+  // Empty operands, empty mask rows, and a mask of the wrong shape.
+  const host_csr<pattern> none(200, 250);
+  check_reduce<opsparse::plus_times<double>>(a, b, none);
+  check_reduce<opsparse::plus_times<double>>(host_csr<double>(0, 300), b,
+                                             host_csr<pattern>(0, 250));
+  EXPECT_THROW(cpu::spgemm_reduce<opsparse::plus_times<double>>(
+                   a, b, cpu::host_mask<opsparse::structural_mask>(host_csr<pattern>(200, 249))),
+               std::invalid_argument);
+}
+
 TEST(CpuSpgemm, MaskSearchPath) {
   // One product per row against long mask rows: membership is looked up in the mask row rather
   // than marked into the accumulator. Both kinds of mask must still agree with the reference.

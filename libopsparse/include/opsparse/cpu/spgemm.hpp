@@ -62,6 +62,17 @@ template <class Semiring, class VA, class VB, class Mask = no_mask>
 host_csr<typename Semiring::value_type> spgemm(const host_csr<VA>& a, const host_csr<VB>& b,
                                                const Mask& mask = {}, const options& opt = {});
 
+/// ⊕ over every entry of C<M> = A·B (structural M) without forming C: the CPU engine's form of
+/// opsparse::spgemm_reduce (triangle counting is this with plus_pair and M = L). `row_sums`, when
+/// not null, receives A.rows values, each row's ⊕ (the identity for an empty row). One pass, each
+/// row's mask marked in the thread's accumulator; the rows' sums are combined in row order, so
+/// the result does not depend on the thread count. Operands are checked as by spgemm.
+template <class Semiring, class VA, class VB>
+typename Semiring::value_type spgemm_reduce(const host_csr<VA>& a, const host_csr<VB>& b,
+                                            const structural_mask& mask,
+                                            typename Semiring::value_type* row_sums = nullptr,
+                                            const options& opt = {});
+
 /// A mask view over a host matrix (structural_mask or complement_mask).
 template <class MaskT, class V>
 MaskT host_mask(const host_csr<V>& m) {
@@ -71,3 +82,4 @@ MaskT host_mask(const host_csr<V>& m) {
 }  // namespace opsparse::cpu
 
 #include "opsparse/cpu/detail/spgemm_impl.hpp"
+#include "opsparse/cpu/detail/spgemm_reduce_impl.hpp"
