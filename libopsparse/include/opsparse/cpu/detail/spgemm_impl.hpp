@@ -356,6 +356,27 @@ offset_t count_products(const host_csr<VA>& a, const host_csr<VB>& b) {
   return total;
 }
 
+namespace detail {
+
+/// How a product of `total` multiplications into `cols` columns runs: its threads (a team woken
+/// for a small product costs more than the product, and spins on a busy machine: at least 2^14
+/// products, ~50 us of work, a thread) and whether its accumulator is dense.
+struct run_shape {
+  int threads;
+  bool dense;
+};
+inline run_shape shape_of(const options& opt, index_t cols, offset_t total) {
+  constexpr offset_t min_products_per_thread = offset_t{1} << 14;
+  const int threads = static_cast<int>(std::min<offset_t>(
+      thread_count(opt), std::max<offset_t>(1, total / min_products_per_thread)));
+  bool dense = opt.accumulator == accumulator_kind::dense;
+  if (opt.accumulator == accumulator_kind::automatic)
+    dense = prefer_dense_accumulator(cols, total, threads);
+  return {threads, dense};
+}
+
+}  // namespace detail
+
 template <class Semiring, class VA, class VB, class Mask>
 host_csr<typename Semiring::value_type> spgemm(const host_csr<VA>& a, const host_csr<VB>& b,
                                                const Mask& mask, const options& opt) {
@@ -380,24 +401,12 @@ host_csr<typename Semiring::value_type> spgemm(const host_csr<VA>& a, const host
   for (offset_t p : products) total += p;
   if (total == 0) return c;
 
-  // A team woken for a small product costs more than the product (and spins on a busy
-  // machine): at least 2^14 products (~50 us of work) a thread.
-  constexpr offset_t min_products_per_thread = offset_t{1} << 14;
-  const int threads = static_cast<int>(std::min<offset_t>(
-      detail::thread_count(opt), std::max<offset_t>(1, total / min_products_per_thread)));
-  bool dense = false;
-  switch (opt.accumulator) {
-    case accumulator_kind::dense: dense = true; break;
-    case accumulator_kind::hash: dense = false; break;
-    case accumulator_kind::automatic:
-      dense = prefer_dense_accumulator(b.cols, total, threads);
-      break;
-  }
-  if (dense)
-    detail::spgemm_passes<Semiring, detail::dense_accumulator<T>>(a, b, mask, products, threads,
+  const detail::run_shape run = detail::shape_of(opt, b.cols, total);
+  if (run.dense)
+    detail::spgemm_passes<Semiring, detail::dense_accumulator<T>>(a, b, mask, products, run.threads,
                                                                   opt.sorted, c);
   else
-    detail::spgemm_passes<Semiring, detail::hash_accumulator<T>>(a, b, mask, products, threads,
+    detail::spgemm_passes<Semiring, detail::hash_accumulator<T>>(a, b, mask, products, run.threads,
                                                                  opt.sorted, c);
   return c;
 }

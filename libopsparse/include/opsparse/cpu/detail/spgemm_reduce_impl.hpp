@@ -68,23 +68,13 @@ typename Semiring::value_type spgemm_reduce(const host_csr<VA>& a, const host_cs
     std::fill(sums, sums + a.rows, Semiring::identity());
     return Semiring::identity();
   }
-  // as spgemm: at least 2^14 products a thread
-  const int threads = static_cast<int>(std::min<offset_t>(
-      detail::thread_count(opt), std::max<offset_t>(1, total / (offset_t{1} << 14))));
-  bool dense = false;
-  switch (opt.accumulator) {
-    case accumulator_kind::dense: dense = true; break;
-    case accumulator_kind::hash: dense = false; break;
-    case accumulator_kind::automatic:
-      dense = prefer_dense_accumulator(b.cols, total, threads);
-      break;
-  }
-  if (dense)
+  const detail::run_shape run = detail::shape_of(opt, b.cols, total);
+  if (run.dense)
     detail::reduce_rows_of_product<Semiring, detail::dense_accumulator<pattern>>(a, b, mask,
-                                                                                 threads, sums);
+                                                                                 run.threads, sums);
   else
-    detail::reduce_rows_of_product<Semiring, detail::hash_accumulator<pattern>>(a, b, mask, threads,
-                                                                                sums);
+    detail::reduce_rows_of_product<Semiring, detail::hash_accumulator<pattern>>(a, b, mask,
+                                                                                run.threads, sums);
   T s = Semiring::identity();
   for (index_t i = 0; i < a.rows; ++i) s = Semiring::add(s, sums[i]);
   return s;
