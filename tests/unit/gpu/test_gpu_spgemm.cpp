@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "opsparse/context.hpp"
+#include "opsparse/cpu/graph.hpp"
 #include "opsparse/cpu/spgemm.hpp"
 #include "opsparse/distributed/gpu_engine.hpp"
 #include "opsparse/io.hpp"
@@ -226,25 +227,6 @@ template <class S, class VA, class VB>
     return ::testing::AssertionFailure()
            << "products: GPU " << p.stats().products << ", CPU " << want_products;
   return ::testing::AssertionSuccess() << total;
-}
-
-/// The undirected simple graph of g: symmetric, no self-loops.
-host_csr<pattern> undirected(const host_csr<pattern>& g) {
-  std::vector<std::vector<index_t>> rows(static_cast<std::size_t>(g.rows));
-  for (index_t i = 0; i < g.rows; ++i)
-    for (offset_t k = g.rpt[i]; k < g.rpt[i + 1]; ++k)
-      if (g.col[k] != i) {
-        rows[i].push_back(g.col[k]);
-        rows[g.col[k]].push_back(i);
-      }
-  host_csr<pattern> sym(g.rows, g.cols);
-  for (index_t i = 0; i < g.rows; ++i) {
-    std::sort(rows[i].begin(), rows[i].end());
-    rows[i].erase(std::unique(rows[i].begin(), rows[i].end()), rows[i].end());
-    sym.col.insert(sym.col.end(), rows[i].begin(), rows[i].end());
-    sym.rpt[i + 1] = static_cast<offset_t>(sym.col.size());
-  }
-  return sym;
 }
 
 host_csr<pattern> strictly_lower(const host_csr<pattern>& a) {
@@ -1427,12 +1409,12 @@ TEST_F(Gpu, MaskedReduceOnGraphsAndSharedMatrices) {
   using i64 = long long;
   plan p;
   // Triangle counting on a power-law graph: sum(C<L> = L·L), and Burkhardt's C<A> = A·A.
-  const auto sym = undirected(convert<pattern>(rmat(14, 16, 5)));
+  const auto sym = cpu::undirected_simple(rmat(14, 16, 5));
   const auto l = strictly_lower(sym);
   EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, l, l, l, 0.0)));
   EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, sym, sym, sym, 0.0)));
   // One large enough for B's rows to be walked within each mask row's columns.
-  const auto big = strictly_lower(undirected(convert<pattern>(rmat(17, 16, 9))));
+  const auto big = strictly_lower(cpu::undirected_simple(rmat(17, 16, 9)));
   ASSERT_GE(big.nnz(), spgemm_reduce_range_min_entries);
   EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, big, big, big, 0.0)));
   // Every shared matrix, as triangle counting and as a valued masked product.
