@@ -1353,9 +1353,10 @@ TEST_F(Gpu, MisuseThrowsAndThePlanStaysUsable) {
 TEST_F(Gpu, MaskedReduceEveryPath) {
   using i64 = long long;
   plan p;
-  // Rows: warp path (A 2, 100), block table (A 600 and 3000: mask rows of hundreds to
-  // thousands), bitmap (A 20000: mask rows past the block's table), a long A row (2500) with a
-  // 10-entry mask row, and an empty mask row.
+  // Rows: warp path (A 2, 100: mask rows as bits of a narrow range or hashed over a wide one),
+  // block table (A 600 and 3000: mask rows of hundreds to thousands), a mask row past the
+  // block's hash set (A 20000, as bits of its range), a long A row (2500) with a 10-entry mask
+  // row, and an empty mask row; below, one past the table's bits too.
   const auto a = rows_of_sizes({2, 100, 600, 3000, 20000, 2500, 50}, 1 << 16, 21);
   const auto b = band(1 << 16, 3);
   const auto full = cpu::spgemm<plus_times<double>>(a, b);
@@ -1372,7 +1373,7 @@ TEST_F(Gpu, MaskedReduceEveryPath) {
     }
     m.rpt[i + 1] = static_cast<offset_t>(m.col.size());
   }
-  EXPECT_GT(m.rpt[5] - m.rpt[4], 16384);  // the bitmap row
+  EXPECT_GT(m.rpt[5] - m.rpt[4], 16384);  // past the hash set
   EXPECT_TRUE((reduce_matches<plus_times<double>>(ctx(), p, a, b, m, 1e-12)));
   EXPECT_TRUE(
       (reduce_matches<plus_pair<i64>>(ctx(), p, convert<pattern>(a), convert<pattern>(b), m, 0.0)));
@@ -1390,12 +1391,23 @@ TEST_F(Gpu, MaskedReduceEveryPath) {
     }
     inner.rpt[i + 1] = static_cast<offset_t>(inner.col.size());
   }
-  EXPECT_GT(inner.rpt[5] - inner.rpt[4], 16384);  // still the bitmap row
+  EXPECT_GT(inner.rpt[5] - inner.rpt[4], 16384);  // still past the hash set
   EXPECT_TRUE((reduce_matches<plus_times<double>>(ctx(), p, a, wide, inner, 1e-12)));
   EXPECT_TRUE(
       (reduce_matches<plus_times<double>>(ctx(), p, a, shuffled_rows(wide, 5), inner, 1e-12)));
   EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, convert<pattern>(a),
                                               convert<pattern>(shuffled_rows(wide, 6)), m, 0.0)));
+  // A mask row longer than half the block's table whose columns span more than its bits (2^20
+  // at most): the bitmap in global memory.
+  {
+    const auto a1 = rows_of_sizes({5000}, 1 << 16, 31);
+    const auto b1 = rows_of_sizes(std::vector<int>(1 << 16, 4), 1 << 22, 32);
+    const auto c1 = cpu::spgemm<plus_times<double>>(a1, b1);
+    const host_csr<pattern> m1 = convert<pattern>(c1);
+    ASSERT_GT(m1.nnz(), 16384);
+    ASSERT_GT(m1.col.back() - m1.col.front(), 1 << 20);
+    EXPECT_TRUE((reduce_matches<plus_times<double>>(ctx(), p, a1, b1, m1, 1e-12)));
+  }
   // Empty operands and a reused plan: nothing allocated on a repeat of the same sizes.
   host_csr<pattern> empty(5, 5);
   EXPECT_TRUE((reduce_matches<plus_pair<i64>>(ctx(), p, empty, empty, empty, 0.0)));

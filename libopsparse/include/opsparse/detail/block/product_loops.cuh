@@ -26,12 +26,14 @@ struct whole_rows {
 /// those columns (a mask row's range) skips the rest. Rows longer than a warp only (a shorter
 /// one costs a warp at most a round; the search's loads would lengthen small products): two
 /// loads when the row lies inside, a binary search of the row for each end that does not.
+/// hi = `whole` (no column is that large) walks every row whole: B unsorted.
 struct column_range {
   static constexpr offset_t min_entries = 33;
+  static constexpr index_t whole = 0x7fffffff;
   const index_t* col;
   index_t lo, hi;
   __device__ __forceinline__ void operator()(offset_t& start, offset_t& end) const {
-    if (end - start < min_entries) return;
+    if (end - start < min_entries || hi == whole) return;
     if (__ldg(col + start) < lo) start = lower_bound(col, start + 1, end, lo);
     if (start < end && __ldg(col + end - 1) > hi) end = lower_bound(col, start, end - 1, hi + 1);
   }

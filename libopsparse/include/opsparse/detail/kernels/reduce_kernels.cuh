@@ -4,14 +4,16 @@
 //
 // Every row of A goes through one of two kernels:
 //   rows   one warp per row, for mask rows of at most warp_mask_limit entries (and A rows of at
-//          most warp_a_limit): the mask row is put into the warp's own shared hash set, sized to
-//          the row (>= 2 slots per entry, so an absent key meets an empty slot soon), then the
-//          row's products are enumerated 32 at a time and probed once each.
+//          most warp_a_limit): the mask row is put into the warp's own shared table, as bits of
+//          its column range where that spans at most the table's bits, else as a hash set sized
+//          to the row (>= 2 slots per entry, so an absent key meets an empty slot soon), then
+//          the row's products are enumerated 32 at a time and probed once each.
 //   long   one block per row (rows fetched from a counter, so that one long row does not hold
-//          up a static share of the others): the block's shared hash set when the mask row fits
-//          half of it (the table is as large as the device's per-block shared memory allows);
-//          beyond that a bitmap of B's columns in global memory, one per resident block, kept
-//          all-zero between rows by clearing exactly the bits the row set.
+//          up a static share of the others): the block's shared table (as large as the device's
+//          per-block shared memory allows) as bits of the mask row's column range where that
+//          fits, else as a hash set when the mask row fits half of it; beyond that a bitmap of
+//          B's columns in global memory, one per resident block, kept all-zero between rows by
+//          clearing exactly the bits the row set.
 // Products are enumerated by the engine's own loop, for_each_product (block/product_loops.cuh),
 // flattened across the warp (and, in the long kernel, shared by all warps when A's row is short):
 // rows of B of any length keep every lane busy. Where B is large and its rows are sorted
@@ -78,6 +80,22 @@ struct shared_set {
   }
 };
 
+/// A mask row whose columns span at most a table's bits, as bits of [lo, lo + span) in shared
+/// memory: one load a probe, no hashing and no probe sequence.
+struct range_bits {
+  unsigned* bits;
+  index_t lo;
+  unsigned span;
+  __device__ __forceinline__ void insert(index_t key) const {
+    const unsigned d = static_cast<unsigned>(key - lo);
+    atomicOr(bits + (d >> 5), 1u << (d & 31));
+  }
+  __device__ __forceinline__ bool has(index_t key) const {
+    const unsigned d = static_cast<unsigned>(key - lo);
+    return d < span && ((bits[d >> 5] >> (d & 31)) & 1u);
+  }
+};
+
 /// A mask row as bits of B's columns in global memory. Set with atomics by the block, read
 /// bypassing L1 (the atomics update L2 only).
 struct bitmap_set {
@@ -114,14 +132,13 @@ __device__ __forceinline__ typename S::value_type row_products(
     const dev_csr<VA>& a, const dev_csr<VB>& b, index_t row, int tid, int nthreads, const Set& set,
     const mask_columns& cols, unsigned long long& products) {
   typename S::value_type acc = S::identity();
-  const auto f = [&](VA av, offset_t p) {
-    ++products;
-    if (set.has(__ldg(b.col + p))) acc = S::add(acc, S::multiply(av, load_value(b.val, p)));
-  };
-  if (cols.sorted)
-    for_each_product(a, b, row, tid, nthreads, flat_glog, f, column_range{b.col, cols.lo, cols.hi});
-  else
-    for_each_product(a, b, row, tid, nthreads, flat_glog, f);
+  for_each_product(
+      a, b, row, tid, nthreads, flat_glog,
+      [&](VA av, offset_t p) {
+        ++products;
+        if (set.has(__ldg(b.col + p))) acc = S::add(acc, S::multiply(av, load_value(b.val, p)));
+      },
+      column_range{b.col, cols.lo, cols.sorted ? cols.hi : column_range::whole});
   return acc;
 }
 
@@ -153,22 +170,31 @@ __global__ void __launch_bounds__(rows_block)
       }
       continue;
     }
-    int lg = 5;
-    while ((offset_t{1} << lg) < 2 * mn) ++lg;
-    const unsigned size = 1u << lg;
-    const shared_set set{tables[wid], size - 1, 32 - lg};
-    for (unsigned s = lane; s < size; s += warp) set.tab[s] = -1;
-    __syncwarp();
+    // The mask row's range first: a bitmap of it when it fits the warp's table, else a hash set.
     mask_columns cols{sorted};
-    for (offset_t p = mlo + lane; p < mhi; p += warp) {
-      const index_t key = __ldg(m.col + p);
-      set.insert(key);
-      cols.add(key);
-    }
+    for (offset_t p = mlo + lane; p < mhi; p += warp) cols.add(__ldg(m.col + p));
     cols.lo = warp_reduce(cols.lo, min_op{});
     cols.hi = warp_reduce(cols.hi, max_op{});
-    __syncwarp();
-    T acc = row_products<S>(a, b, static_cast<index_t>(i), lane, warp, set, cols, products);
+    const unsigned span = static_cast<unsigned>(cols.hi - cols.lo) + 1;
+    T acc;
+    if (span <= (32u << warp_table_log2)) {
+      const range_bits set{reinterpret_cast<unsigned*>(tables[wid]), cols.lo, span};
+      for (unsigned w = lane; w < (span + 31) / 32; w += warp) set.bits[w] = 0;
+      __syncwarp();
+      for (offset_t p = mlo + lane; p < mhi; p += warp) set.insert(__ldg(m.col + p));
+      __syncwarp();
+      acc = row_products<S>(a, b, static_cast<index_t>(i), lane, warp, set, cols, products);
+    } else {
+      int lg = 5;
+      while ((offset_t{1} << lg) < 2 * mn) ++lg;
+      const unsigned size = 1u << lg;
+      const shared_set set{tables[wid], size - 1, 32 - lg};
+      for (unsigned s = lane; s < size; s += warp) set.tab[s] = -1;
+      __syncwarp();
+      for (offset_t p = mlo + lane; p < mhi; p += warp) set.insert(__ldg(m.col + p));
+      __syncwarp();
+      acc = row_products<S>(a, b, static_cast<index_t>(i), lane, warp, set, cols, products);
+    }
     acc = warp_reduce(acc, add_op<S>{});
     if (lane == 0) {
       if (row_sums != nullptr) row_sums[i] = acc;
@@ -184,7 +210,7 @@ __global__ void __launch_bounds__(rows_block)
 }
 
 /// The block's mask columns: every thread's range merged through `lo`/`hi` (shared, reset by
-/// thread 0 before the row). Syncs the block: the row's set is complete on return.
+/// thread 0 before the row). Syncs the block.
 __device__ __forceinline__ void block_columns(mask_columns& cols, index_t& lo, index_t& hi) {
   cols.lo = warp_reduce(cols.lo, min_op{});
   cols.hi = warp_reduce(cols.hi, max_op{});
@@ -227,30 +253,38 @@ __global__ void __launch_bounds__(BS, BS == long_block ? 1 : 3)
     const index_t i = long_rows[r];
     const offset_t mlo = __ldg(m.rpt + i), mhi = __ldg(m.rpt + i + 1);
     const offset_t mn = mhi - mlo;
-    const bool in_shared = 2 * mn <= (offset_t{1} << table_log2);
+    // The mask row's range first: bits of it in the table where they fit, else a hash set in
+    // the table where the row fits half of it, else the block's bitmap in global memory.
     mask_columns cols{sorted};
+    for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) cols.add(__ldg(m.col + p));
+    block_columns(cols, row_lo, row_hi);
+    const unsigned span = static_cast<unsigned>(cols.hi - cols.lo) + 1;
+    const bool in_bits = span <= (32u << table_log2);
+    const bool in_global = !in_bits && 2 * mn > (offset_t{1} << table_log2);
     T acc;
-    if (in_shared) {
+    if (in_bits) {
+      const range_bits set{reinterpret_cast<unsigned*>(table), cols.lo, span};
+      for (unsigned w = threadIdx.x; w < (span + 31) / 32; w += BS) set.bits[w] = 0;
+      __syncthreads();
+      for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) set.insert(__ldg(m.col + p));
+      __syncthreads();
+      acc = row_products<S>(a, b, i, threadIdx.x, BS, set, cols, products);
+    } else if (!in_global) {
       int lg = 5;
       while ((offset_t{1} << lg) < 2 * mn) ++lg;
       const unsigned size = 1u << lg;
       const shared_set set{table, size - 1, 32 - lg};
       for (unsigned s = threadIdx.x; s < size; s += BS) table[s] = -1;
       __syncthreads();
-      for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) {
-        const index_t key = __ldg(m.col + p);
-        set.insert(key);
-        cols.add(key);
-      }
-      block_columns(cols, row_lo, row_hi);
+      for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) set.insert(__ldg(m.col + p));
+      __syncthreads();
       acc = row_products<S>(a, b, i, threadIdx.x, BS, set, cols, products);
     } else {
       for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) {
         const index_t key = __ldg(m.col + p);
         atomicOr(bits + (key >> 5), 1u << (key & 31));
-        cols.add(key);
       }
-      block_columns(cols, row_lo, row_hi);
+      __syncthreads();
       acc = row_products<S>(a, b, i, threadIdx.x, BS, bitmap_set{bits}, cols, products);
     }
     acc = warp_reduce(acc, add_op<S>{});
@@ -264,7 +298,7 @@ __global__ void __launch_bounds__(BS, BS == long_block ? 1 : 3)
         acc_all = S::add(acc_all, v);
       }
     }
-    if (!in_shared)
+    if (in_global)
       for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS)
         atomicExch(bits + (__ldg(m.col + p) >> 5), 0u);
     __syncthreads();  // cleared before the next row sets bits or reuses the table and row_slot
