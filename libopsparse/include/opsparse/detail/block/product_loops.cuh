@@ -16,6 +16,9 @@ namespace opsparse::detail {
 // ---- the product loop of one row, shared by every one-row-per-block kernel ---------------------
 /// glog value that selects the flattened loop (group sizes are 2^0..2^5).
 constexpr int flat_glog = 6;
+/// The most products of 32 nonzeros of A whose search the flattened loop can do in 32 bits (more:
+/// a B row at a time), with room for a round past it.
+constexpr offset_t narrow_total = (offset_t{1} << 31) - 64;
 
 /// The part of a B row a product loop walks: all of it.
 struct whole_rows {
@@ -39,70 +42,82 @@ struct column_range {
   }
 };
 
+/// The group loop of for_each_product (glog 0..5) over A's entries [lo, hi) of one row.
+template <bool PAIRED, bool NEVER_STOPS, class VA, class VB, class F, class Clip>
+__device__ __forceinline__ void group_products(const dev_csr<VA>& a, const dev_csr<VB>& b,
+                                               offset_t lo, offset_t hi, int tid, int nthreads,
+                                               int glog, F& f, const Clip& clip) {
+  const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = nthreads >> glog;
+  if constexpr (PAIRED && NEVER_STOPS) {
+    static_assert(std::is_same_v<Clip, whole_rows>, "the paired loop walks whole rows");
+    for (offset_t j = lo + gid; j < hi; j += 2 * ng) {
+      const offset_t j2 = j + ng;
+      const bool two = j2 < hi;
+      const index_t k = __ldg(a.col + j);
+      const index_t k2 = two ? __ldg(a.col + j2) : k;
+      const VA av = load_value(a.val, j);
+      const VA av2 = two ? load_value(a.val, j2) : VA{};
+      const offset_t p0 = __ldg(b.rpt + k), n0 = __ldg(b.rpt + k + 1) - p0;
+      const offset_t p1 = two ? __ldg(b.rpt + k2) : 0, n1 = two ? __ldg(b.rpt + k2 + 1) - p1 : 0;
+      const offset_t most = n0 > n1 ? n0 : n1;
+      for (offset_t t = lane; t < most; t += g) {
+        if (t < n0) f(av, p0 + t);
+        if (t < n1) f(av2, p1 + t);
+      }
+    }
+  } else {  // (an else, not a return above: nvcc called the loop below unreachable)
+    for (offset_t j = lo + gid; j < hi; j += ng) {
+      const index_t k = __ldg(a.col + j);
+      const VA av = load_value(a.val, j);
+      offset_t ps = __ldg(b.rpt + k), pe = __ldg(b.rpt + k + 1);
+      clip(ps, pe);
+      for (offset_t p = ps + lane; p < pe; p += g) {
+        if constexpr (NEVER_STOPS) {
+          f(av, p);
+        } else if (f(av, p)) {
+          return;
+        }
+      }
+    }
+  }
+}
+
 /// Calls f(a_value, p) for the products A(row, j)·B(k, p) that thread `tid` of `nthreads` takes,
 /// p indexing B's entries; f returns true to stop this thread (flattened: its warp), or void.
 ///   glog 0..5  groups of 2^glog threads share one nonzero of A, their lanes walk B's row
 ///              (nsparse/the paper; glog from the longest row of B the product reads).
-///   flat_glog  each warp takes 32 nonzeros of A at a time (or, for a short row of A, shares
-///              them with other warps), scans their B-row lengths, and each lane takes every
-///              32nd product, finding its nonzero by a 5-step search over the scan in registers
-///              (shuffles): all lanes stay busy whatever the B rows' lengths, which groups sized
-///              for the longest row do not when most rows are short (web graphs).
+///   flat_glog  each warp takes 32 nonzeros of A at a time, a chunk (warp w chunks w, w + nw,
+///              ...; with fewer chunks than warps, a short row of A whose B rows are long as in
+///              web graphs, `subs` warps share each chunk and split its products, so that the
+///              whole block works on a row with one nonzero), scans their B-row lengths, and
+///              each lane takes every 32nd product, finding its nonzero by a 5-step search over
+///              the scan in registers (shuffles; see NARROW): all lanes stay busy whatever the B
+///              rows' lengths, which groups sized for the longest row do not when most rows are
+///              short (web graphs).
 /// clip(start, end) narrows each B row's entries [start, end) to those f may keep (whole_rows:
 /// none skipped; column_range: a mask row's columns).
 /// PAIRED (groups only, a functor returning void): each group takes two nonzeros of A per step
 /// and walks their B rows side by side, two chains of loads in flight instead of one. Measured
 /// on the paper suite (H100): the symbolic phase of the FEM classes 10-16% faster; the numeric
 /// kernels, whose functor holds more registers, 5-20% slower, so only the symbolic phase pairs.
-template <bool PAIRED = false, class VA, class VB, class F, class Clip = whole_rows>
+/// NARROW (flattened loop): 0, the search over 64-bit offsets; above 0, over 32-bit ones where
+/// 32 nonzeros have at most NARROW products (narrow_total; else their B rows one at a time):
+/// fewer instructions a round, but f inlined twice. The reduce kernels, whose f is one probe,
+/// take it; with the engine's hash inserts it costs registers (sm_90: the symbolic kernels'
+/// spill loads 64 -> 124 bytes; H200: webbase-1M's symbolic phase 9% slower).
+template <bool PAIRED = false, offset_t NARROW = 0, class VA, class VB, class F,
+          class Clip = whole_rows>
 __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev_csr<VB>& b,
                                                  index_t row, int tid, int nthreads, int glog,
                                                  F&& f, const Clip& clip = {}) {
-  // A functor returning void never stops (no vote per round of products).
-  constexpr bool never_stops = std::is_void_v<decltype(f(VA{}, offset_t{}))>;
+  constexpr bool never_stops = std::is_void_v<decltype(f(VA{}, offset_t{}))>;  // no votes
   const offset_t lo = a.rpt[row], hi = a.rpt[row + 1];
   if (glog < flat_glog) {
-    const int g = 1 << glog, gid = tid >> glog, lane = tid & (g - 1), ng = nthreads >> glog;
-    if constexpr (PAIRED && never_stops) {
-      static_assert(std::is_same_v<Clip, whole_rows>, "the paired loop walks whole rows");
-      for (offset_t j = lo + gid; j < hi; j += 2 * ng) {
-        const offset_t j2 = j + ng;
-        const bool two = j2 < hi;
-        const index_t k = __ldg(a.col + j);
-        const index_t k2 = two ? __ldg(a.col + j2) : k;
-        const VA av = load_value(a.val, j);
-        const VA av2 = two ? load_value(a.val, j2) : VA{};
-        const offset_t p0 = __ldg(b.rpt + k), n0 = __ldg(b.rpt + k + 1) - p0;
-        const offset_t p1 = two ? __ldg(b.rpt + k2) : 0, n1 = two ? __ldg(b.rpt + k2 + 1) - p1 : 0;
-        const offset_t most = n0 > n1 ? n0 : n1;
-        for (offset_t t = lane; t < most; t += g) {
-          if (t < n0) f(av, p0 + t);
-          if (t < n1) f(av2, p1 + t);
-        }
-      }
-    } else {  // (an else, not a return above: nvcc called the loop below unreachable)
-      for (offset_t j = lo + gid; j < hi; j += ng) {
-        const index_t k = __ldg(a.col + j);
-        const VA av = load_value(a.val, j);
-        offset_t ps = __ldg(b.rpt + k), pe = __ldg(b.rpt + k + 1);
-        clip(ps, pe);
-        for (offset_t p = ps + lane; p < pe; p += g) {
-          if constexpr (never_stops) {
-            f(av, p);
-          } else if (f(av, p)) {
-            return;
-          }
-        }
-      }
-    }
+    group_products<PAIRED, never_stops>(a, b, lo, hi, tid, nthreads, glog, f, clip);
     return;
   }
   constexpr unsigned full = 0xffffffffu;
   const int wid = tid >> 5, lane = tid & 31, nw = nthreads >> 5;
-  // Chunks of 32 nonzeros of A. With at least as many chunks as warps, warp w takes chunks w,
-  // w + nw, ...; with fewer (a short row of A whose B rows are long: web graphs), `subs` warps
-  // share each chunk and split its products, so the whole block works on a row of A with a
-  // single nonzero.
   const offset_t chunks = (hi - lo + 31) / 32;
   int first = wid, step = nw, sub = 0, subs = 1;
   if (chunks < nw) {
@@ -127,22 +142,65 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
     }
     const offset_t inc = warp_inclusive_sum(len);
     const offset_t total = __shfl_sync(full, inc, 31);
-    const offset_t excl = inc - len;
-    for (offset_t base = static_cast<offset_t>(sub) * 32; base < total;
-         base += static_cast<offset_t>(subs) * 32) {
-      const offset_t t = base + lane;
-      int l = 0;  // the last nonzero whose products start at or before t
+    if constexpr (NARROW > 0) {
+      if (total > NARROW) {
+        // Too many products for the 32-bit search below: each nonzero's B row in turn.
+        for (int l = 0; l < 32; ++l) {
+          const offset_t s = __shfl_sync(full, start, l), n = __shfl_sync(full, len, l);
+          VA al{};
+          if constexpr (has_values_v<VA>) al = __shfl_sync(full, av, l);
+          for (offset_t base = static_cast<offset_t>(sub) * 32; base < n;
+               base += static_cast<offset_t>(subs) * 32) {
+            const offset_t t = base + lane;
+            if constexpr (never_stops) {
+              if (t < n) f(al, s + t);
+            } else {
+              const bool stop = t < n && f(al, s + t);
+              if (__any_sync(full, stop)) return;
+            }
+          }
+        }
+        continue;
+      }
+      // The search in 32 bits: a nonzero's first product t and its B entry p = origin + t.
+      const unsigned excl = static_cast<unsigned>(inc - len),
+                     total32 = static_cast<unsigned>(total);
+      const offset_t origin = start - static_cast<offset_t>(excl);
+      for (unsigned base = static_cast<unsigned>(sub) * 32; base < total32;
+           base += static_cast<unsigned>(subs) * 32) {
+        const unsigned t = base + lane;
+        int l = 0;  // the last nonzero whose products start at or before t
 #pragma unroll
-      for (int s = 16; s > 0; s >>= 1)
-        if (__shfl_sync(full, excl, l + s) <= t) l += s;
-      const offset_t p = __shfl_sync(full, start, l) + (t - __shfl_sync(full, excl, l));
-      VA al{};
-      if constexpr (has_values_v<VA>) al = __shfl_sync(full, av, l);
-      if constexpr (never_stops) {
-        if (t < total) f(al, p);
-      } else {
-        const bool stop = t < total && f(al, p);
-        if (__any_sync(full, stop)) return;
+        for (int s = 16; s > 0; s >>= 1)
+          if (__shfl_sync(full, excl, l + s) <= t) l += s;
+        const offset_t p = __shfl_sync(full, origin, l) + t;
+        VA al{};
+        if constexpr (has_values_v<VA>) al = __shfl_sync(full, av, l);
+        if constexpr (never_stops) {
+          if (t < total32) f(al, p);
+        } else {
+          const bool stop = t < total32 && f(al, p);
+          if (__any_sync(full, stop)) return;
+        }
+      }
+    } else {
+      const offset_t excl = inc - len;
+      for (offset_t base = static_cast<offset_t>(sub) * 32; base < total;
+           base += static_cast<offset_t>(subs) * 32) {
+        const offset_t t = base + lane;
+        int l = 0;  // the last nonzero whose products start at or before t
+#pragma unroll
+        for (int s = 16; s > 0; s >>= 1)
+          if (__shfl_sync(full, excl, l + s) <= t) l += s;
+        const offset_t p = __shfl_sync(full, start, l) + (t - __shfl_sync(full, excl, l));
+        VA al{};
+        if constexpr (has_values_v<VA>) al = __shfl_sync(full, av, l);
+        if constexpr (never_stops) {
+          if (t < total) f(al, p);
+        } else {
+          const bool stop = t < total && f(al, p);
+          if (__any_sync(full, stop)) return;
+        }
       }
     }
   }

@@ -6,7 +6,7 @@
 //   rows   one warp per row, for mask rows of at most warp_mask_limit entries (and A rows of at
 //          most warp_a_limit): the mask row is put into the warp's own shared table, as bits of
 //          its column range where that spans at most the table's bits, else as a hash set sized
-//          to the row (>= 2 slots per entry, so an absent key meets an empty slot soon), then
+//          to the row (set_log2: 8 slots a key where the table has them, at least 2), then
 //          the row's products are enumerated 32 at a time and probed once each.
 //   long   one block per row (rows fetched from a counter, so that one long row does not hold
 //          up a static share of the others): the block's shared table (as large as the device's
@@ -80,6 +80,16 @@ struct shared_set {
   }
 };
 
+/// log2 of the slots of a hash set of n keys in a table of 2^table_log2 slots (n <= half of
+/// it): 8 slots a key where the table has them, else fewer, at least 2 and 32 slots. A warp
+/// probes until its last lane meets its key or an empty slot, so the longest of 32 probe
+/// sequences sets its pace, and at a load of 1/8 that is rarely past one or two slots.
+__device__ __forceinline__ int set_log2(offset_t n, int table_log2) {
+  int lg = 5;
+  while (lg < table_log2 && (offset_t{1} << lg) < 8 * n) ++lg;
+  return lg;
+}
+
 /// A mask row whose columns span at most a table's bits, as bits of [lo, lo + span) in shared
 /// memory: one load a probe, no hashing and no probe sequence.
 struct range_bits {
@@ -132,7 +142,7 @@ __device__ __forceinline__ typename S::value_type row_products(
     const dev_csr<VA>& a, const dev_csr<VB>& b, index_t row, int tid, int nthreads, const Set& set,
     const mask_columns& cols, unsigned long long& products) {
   typename S::value_type acc = S::identity();
-  for_each_product(
+  for_each_product<false, narrow_total>(
       a, b, row, tid, nthreads, flat_glog,
       [&](VA av, offset_t p) {
         ++products;
@@ -185,8 +195,7 @@ __global__ void __launch_bounds__(rows_block)
       __syncwarp();
       acc = row_products<S>(a, b, static_cast<index_t>(i), lane, warp, set, cols, products);
     } else {
-      int lg = 5;
-      while ((offset_t{1} << lg) < 2 * mn) ++lg;
+      const int lg = set_log2(mn, warp_table_log2);
       const unsigned size = 1u << lg;
       const shared_set set{tables[wid], size - 1, 32 - lg};
       for (unsigned s = lane; s < size; s += warp) set.tab[s] = -1;
@@ -270,8 +279,7 @@ __global__ void __launch_bounds__(BS, BS == long_block ? 1 : 3)
       __syncthreads();
       acc = row_products<S>(a, b, i, threadIdx.x, BS, set, cols, products);
     } else if (!in_global) {
-      int lg = 5;
-      while ((offset_t{1} << lg) < 2 * mn) ++lg;
+      const int lg = set_log2(mn, table_log2);
       const unsigned size = 1u << lg;
       const shared_set set{table, size - 1, 32 - lg};
       for (unsigned s = threadIdx.x; s < size; s += BS) table[s] = -1;
