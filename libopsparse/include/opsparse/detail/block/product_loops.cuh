@@ -82,6 +82,56 @@ __device__ __forceinline__ void group_products(const dev_csr<VA>& a, const dev_c
   }
 }
 
+/// The rounds of one chunk of the flattened loop with its search over 32-bit offsets (NARROW > 0;
+/// chunks of more products walk their B rows one at a time): lane i holds the chunk's i-th
+/// nonzero (its first B entry, products and value) and the warp's inclusive scan of the products.
+/// True when f stopped the warp.
+template <offset_t NARROW, bool NEVER_STOPS, class VA, class F>
+__device__ __forceinline__ bool narrow_rounds(offset_t start, offset_t len, VA av, offset_t inc,
+                                              offset_t total, int sub, int subs, int lane, F& f) {
+  constexpr unsigned full = 0xffffffffu;
+  if (total > NARROW) {
+    // Too many products for the 32-bit search below: each nonzero's B row in turn.
+    for (int l = 0; l < 32; ++l) {
+      const offset_t s = __shfl_sync(full, start, l), n = __shfl_sync(full, len, l);
+      VA al{};
+      if constexpr (has_values_v<VA>) al = __shfl_sync(full, av, l);
+      for (offset_t base = static_cast<offset_t>(sub) * 32; base < n;
+           base += static_cast<offset_t>(subs) * 32) {
+        const offset_t t = base + lane;
+        if constexpr (NEVER_STOPS) {
+          if (t < n) f(al, s + t);
+        } else {
+          const bool stop = t < n && f(al, s + t);
+          if (__any_sync(full, stop)) return true;
+        }
+      }
+    }
+    return false;
+  }
+  // The search in 32 bits: a nonzero's first product t and its B entry p = origin + t.
+  const unsigned excl = static_cast<unsigned>(inc - len), total32 = static_cast<unsigned>(total);
+  const offset_t origin = start - static_cast<offset_t>(excl);
+  for (unsigned base = static_cast<unsigned>(sub) * 32; base < total32;
+       base += static_cast<unsigned>(subs) * 32) {
+    const unsigned t = base + lane;
+    int l = 0;  // the last nonzero whose products start at or before t
+#pragma unroll
+    for (int s = 16; s > 0; s >>= 1)
+      if (__shfl_sync(full, excl, l + s) <= t) l += s;
+    const offset_t p = __shfl_sync(full, origin, l) + t;
+    VA al{};
+    if constexpr (has_values_v<VA>) al = __shfl_sync(full, av, l);
+    if constexpr (NEVER_STOPS) {
+      if (t < total32) f(al, p);
+    } else {
+      const bool stop = t < total32 && f(al, p);
+      if (__any_sync(full, stop)) return true;
+    }
+  }
+  return false;
+}
+
 /// Calls f(a_value, p) for the products A(row, j)·B(k, p) that thread `tid` of `nthreads` takes,
 /// p indexing B's entries; f returns true to stop this thread (flattened: its warp), or void.
 ///   glog 0..5  groups of 2^glog threads share one nonzero of A, their lanes walk B's row
@@ -143,46 +193,8 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
     const offset_t inc = warp_inclusive_sum(len);
     const offset_t total = __shfl_sync(full, inc, 31);
     if constexpr (NARROW > 0) {
-      if (total > NARROW) {
-        // Too many products for the 32-bit search below: each nonzero's B row in turn.
-        for (int l = 0; l < 32; ++l) {
-          const offset_t s = __shfl_sync(full, start, l), n = __shfl_sync(full, len, l);
-          VA al{};
-          if constexpr (has_values_v<VA>) al = __shfl_sync(full, av, l);
-          for (offset_t base = static_cast<offset_t>(sub) * 32; base < n;
-               base += static_cast<offset_t>(subs) * 32) {
-            const offset_t t = base + lane;
-            if constexpr (never_stops) {
-              if (t < n) f(al, s + t);
-            } else {
-              const bool stop = t < n && f(al, s + t);
-              if (__any_sync(full, stop)) return;
-            }
-          }
-        }
-        continue;
-      }
-      // The search in 32 bits: a nonzero's first product t and its B entry p = origin + t.
-      const unsigned excl = static_cast<unsigned>(inc - len),
-                     total32 = static_cast<unsigned>(total);
-      const offset_t origin = start - static_cast<offset_t>(excl);
-      for (unsigned base = static_cast<unsigned>(sub) * 32; base < total32;
-           base += static_cast<unsigned>(subs) * 32) {
-        const unsigned t = base + lane;
-        int l = 0;  // the last nonzero whose products start at or before t
-#pragma unroll
-        for (int s = 16; s > 0; s >>= 1)
-          if (__shfl_sync(full, excl, l + s) <= t) l += s;
-        const offset_t p = __shfl_sync(full, origin, l) + t;
-        VA al{};
-        if constexpr (has_values_v<VA>) al = __shfl_sync(full, av, l);
-        if constexpr (never_stops) {
-          if (t < total32) f(al, p);
-        } else {
-          const bool stop = t < total32 && f(al, p);
-          if (__any_sync(full, stop)) return;
-        }
-      }
+      if (narrow_rounds<NARROW, never_stops>(start, len, av, inc, total, sub, subs, lane, f))
+        return;
     } else {
       const offset_t excl = inc - len;
       for (offset_t base = static_cast<offset_t>(sub) * 32; base < total;
