@@ -1,9 +1,8 @@
 // The engine's product loop (detail/block/product_loops.cuh, for_each_product) on its own: every
 // product A(row, j)·B(k, p) of a row is visited exactly once, whatever the threads a row, the
 // lanes a nonzero of A (groups and the flattened loop), the clip of B's rows to a mask row's
-// columns, a functor that may stop, each search of the flattened loop (32-bit, 64-bit, and B
-// rows one at a time where a round's products pass NARROW) and its chunks dealt statically or as
-// warps take them.
+// columns, a functor that may stop, and each search of the flattened loop (32-bit, 64-bit, and
+// B rows one at a time where a round's products pass NARROW).
 // Each visit adds a hash of (j, p) to its row: a product lost or visited twice changes the sum.
 #include <gtest/gtest.h>
 
@@ -38,26 +37,17 @@ struct row_clip {
 };
 
 /// One block a row: counts and hashes the products its threads visit. A's values are their entry
-/// indices, so that a visit names its nonzero j. DEAL: the chunks handed out by shared_deal.
-template <offset_t NARROW, bool STOPS, bool DEAL = false>
+/// indices, so that a visit names its nonzero j.
+template <offset_t NARROW, bool STOPS>
 __global__ void visit_kernel(dev_csr<double> a, dev_csr<double> b, int glog, row_clip clip,
                              u64* count, u64* sum) {
-  __shared__ unsigned taken;
   const index_t row = blockIdx.x;
-  if (threadIdx.x == 0) taken = 0;
-  __syncthreads();
   u64 n = 0, h = 0;
   auto visit = [&](double av, offset_t p) {
     ++n;
     h += visit_hash(static_cast<offset_t>(av), p);
   };
   const auto run = [&](auto&& c) {
-    const auto deal = [&] {
-      if constexpr (DEAL)
-        return detail::shared_deal{&taken};
-      else
-        return detail::static_deal{};
-    }();
     if constexpr (STOPS) {
       detail::for_each_product<false, NARROW>(
           a, b, row, threadIdx.x, blockDim.x, glog,
@@ -65,10 +55,9 @@ __global__ void visit_kernel(dev_csr<double> a, dev_csr<double> b, int glog, row
             visit(av, p);
             return false;
           },
-          c, deal);
+          c);
     } else {
-      detail::for_each_product<false, NARROW>(a, b, row, threadIdx.x, blockDim.x, glog, visit, c,
-                                              deal);
+      detail::for_each_product<false, NARROW>(a, b, row, threadIdx.x, blockDim.x, glog, visit, c);
     }
   };
   if (clip.hi[row] < 0)
@@ -133,7 +122,7 @@ std::vector<T> download(const device_buffer<T>& d, std::size_t n) {
   return h;
 }
 
-template <offset_t NARROW, bool STOPS, bool DEAL = false>
+template <offset_t NARROW, bool STOPS>
 visits run(const device_csr<double>& a, const device_csr<double>& b, int glog, int threads,
            const device_buffer<index_t>& lo, const device_buffer<index_t>& hi) {
   const auto rows = static_cast<std::size_t>(a.rows());
@@ -187,13 +176,6 @@ TEST(ProductLoops, EveryProductOnceInEveryLoop) {
                                     run<0, true>(da, db, glog, threads, dlo, dhi)}) {
           EXPECT_EQ(other.count, want.count) << where << ", NARROW 40 or 0";
           EXPECT_EQ(other.sum, want.sum) << where << ", NARROW 40 or 0";
-        }
-        // Chunks handed out as warps take them.
-        for (const visits& dealt :
-             {run<detail::narrow_total, false, true>(da, db, glog, threads, dlo, dhi),
-              run<0, true, true>(da, db, glog, threads, dlo, dhi)}) {
-          EXPECT_EQ(dealt.count, want.count) << where << ", shared_deal";
-          EXPECT_EQ(dealt.sum, want.sum) << where << ", shared_deal";
         }
       }
     }

@@ -132,29 +132,6 @@ __device__ __forceinline__ bool narrow_rounds(offset_t start, offset_t len, VA a
   return false;
 }
 
-/// How the flattened loop hands a warp its next chunk of 32 nonzeros of A where each warp has
-/// chunks of its own (subs = 1): static_deal, warp w takes chunks w, w + nw, ...; shared_deal,
-/// a counter in shared memory (zeroed, and the block synced, before the row) hands the chunks
-/// after each warp's first out as warps finish theirs, so that chunks of uneven products keep
-/// every warp busy to the row's end.
-struct static_deal {
-  /// The distance to this warp's next chunk.
-  __device__ __forceinline__ offset_t step(offset_t, int step, offset_t, int, int, int) const {
-    return static_cast<offset_t>(step) * 32;
-  }
-};
-struct shared_deal {
-  unsigned* taken;  ///< chunks handed out after each warp's first
-  __device__ __forceinline__ offset_t step(offset_t c, int step, offset_t lo, int nw, int subs,
-                                           int lane) const {
-    if (subs > 1) return static_cast<offset_t>(step) * 32;
-    unsigned k = 0;
-    if (lane == 0) k = atomicAdd(taken, 1u);
-    k = __shfl_sync(0xffffffffu, k, 0);
-    return lo + (static_cast<offset_t>(nw) + k) * 32 - c;
-  }
-};
-
 /// Calls f(a_value, p) for the products A(row, j)·B(k, p) that thread `tid` of `nthreads` takes,
 /// p indexing B's entries; f returns true to stop this thread (flattened: its warp), or void.
 ///   glog 0..5  groups of 2^glog threads share one nonzero of A, their lanes walk B's row
@@ -168,8 +145,7 @@ struct shared_deal {
 ///              rows' lengths, which groups sized for the longest row do not when most rows are
 ///              short (web graphs).
 /// clip(start, end) narrows each B row's entries [start, end) to those f may keep (whole_rows:
-/// none skipped; column_range: a mask row's columns); deal hands out the flattened loop's chunks
-/// (static_deal, or shared_deal for one row a block).
+/// none skipped; column_range: a mask row's columns).
 /// PAIRED (groups only, a functor returning void): each group takes two nonzeros of A per step
 /// and walks their B rows side by side, two chains of loads in flight instead of one. Measured
 /// on the paper suite (H100): the symbolic phase of the FEM classes 10-16% faster; the numeric
@@ -180,11 +156,10 @@ struct shared_deal {
 /// take it; with the engine's hash inserts it costs registers (sm_90: the symbolic kernels'
 /// spill loads 64 -> 124 bytes; H200: webbase-1M's symbolic phase 9% slower).
 template <bool PAIRED = false, offset_t NARROW = 0, class VA, class VB, class F,
-          class Clip = whole_rows, class Deal = static_deal>
+          class Clip = whole_rows>
 __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev_csr<VB>& b,
                                                  index_t row, int tid, int nthreads, int glog,
-                                                 F&& f, const Clip& clip = {},
-                                                 const Deal& deal = {}) {
+                                                 F&& f, const Clip& clip = {}) {
   constexpr bool never_stops = std::is_void_v<decltype(f(VA{}, offset_t{}))>;  // no votes
   const offset_t lo = a.rpt[row], hi = a.rpt[row + 1];
   if (glog < flat_glog) {
@@ -203,7 +178,7 @@ __device__ __forceinline__ void for_each_product(const dev_csr<VA>& a, const dev
     sub = wid % subs;
   }
   for (offset_t c = lo + static_cast<offset_t>(first) * 32; c < hi;
-       c += deal.step(c, step, lo, nw, subs, lane)) {
+       c += static_cast<offset_t>(step) * 32) {
     const offset_t e = c + lane;
     offset_t start = 0, len = 0;
     VA av{};

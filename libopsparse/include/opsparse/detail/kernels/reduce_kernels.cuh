@@ -15,9 +15,8 @@
 //          B's columns in global memory, one per resident block, kept all-zero between rows by
 //          clearing exactly the bits the row set.
 // Products are enumerated by the engine's own loop, for_each_product (block/product_loops.cuh),
-// flattened across the warp (and, in the long kernel, shared by all warps when A's row is short,
-// else its chunks handed to the warps as they finish theirs: shared_deal): rows of B of any
-// length keep every lane busy. Where B is large and its rows are sorted
+// flattened across the warp (and, in the long kernel, shared by all warps when A's row is short):
+// rows of B of any length keep every lane busy. Where B is large and its rows are sorted
 // (checked on the device before the kernels), each B row longer than a warp is walked only
 // between the least and the greatest column of the mask row: for triangles (C<L> = U·L,
 // vertices by descending degree) half the products.
@@ -136,12 +135,12 @@ struct mask_columns {
 };
 
 /// ⊕ over this thread's products of A's row `row` (for_each_product with `nthreads` threads,
-/// flattened, its chunks handed out by `deal`) whose column of B is in `set`, B's rows walked
-/// within `cols`; counts the products into `products`.
-template <class S, class VA, class VB, class Set, class Deal = static_deal>
+/// flattened) whose column of B is in `set`, B's rows walked within `cols`; counts the products
+/// into `products`.
+template <class S, class VA, class VB, class Set>
 __device__ __forceinline__ typename S::value_type row_products(
     const dev_csr<VA>& a, const dev_csr<VB>& b, index_t row, int tid, int nthreads, const Set& set,
-    const mask_columns& cols, unsigned long long& products, const Deal& deal = {}) {
+    const mask_columns& cols, unsigned long long& products) {
   typename S::value_type acc = S::identity();
   for_each_product<false, narrow_total>(
       a, b, row, tid, nthreads, flat_glog,
@@ -149,7 +148,7 @@ __device__ __forceinline__ typename S::value_type row_products(
         ++products;
         if (set.has(__ldg(b.col + p))) acc = S::add(acc, S::multiply(av, load_value(b.val, p)));
       },
-      column_range{b.col, cols.lo, cols.sorted ? cols.hi : column_range::whole}, deal);
+      column_range{b.col, cols.lo, cols.sorted ? cols.hi : column_range::whole});
   return acc;
 }
 
@@ -245,7 +244,6 @@ __global__ void __launch_bounds__(BS, BS == long_block ? 1 : 3)
   __shared__ T partial[BS / warp];
   __shared__ unsigned long long row_slot;
   __shared__ index_t row_lo, row_hi;  // the row's least and greatest mask column
-  __shared__ unsigned chunks_taken;   // the row's chunks of A handed out (shared_deal)
   const int wid = threadIdx.x / warp, lane = threadIdx.x % warp;
   const unsigned long long nlong = ctr[n_long];
   const bool sorted = *reinterpret_cast<const unsigned*>(ctr + b_unsorted) == 0;
@@ -257,13 +255,11 @@ __global__ void __launch_bounds__(BS, BS == long_block ? 1 : 3)
       row_slot = atomicAdd(ctr + n_taken, 1ull);
       row_lo = INT_MAX;
       row_hi = -1;
-      chunks_taken = 0;
     }
     __syncthreads();
     const unsigned long long r = row_slot;
     if (r >= nlong) break;
     const index_t i = long_rows[r];
-    const shared_deal deal{&chunks_taken};
     const offset_t mlo = __ldg(m.rpt + i), mhi = __ldg(m.rpt + i + 1);
     const offset_t mn = mhi - mlo;
     // The mask row's range first: bits of it in the table where they fit, else a hash set in
@@ -281,7 +277,7 @@ __global__ void __launch_bounds__(BS, BS == long_block ? 1 : 3)
       __syncthreads();
       for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) set.insert(__ldg(m.col + p));
       __syncthreads();
-      acc = row_products<S>(a, b, i, threadIdx.x, BS, set, cols, products, deal);
+      acc = row_products<S>(a, b, i, threadIdx.x, BS, set, cols, products);
     } else if (!in_global) {
       const int lg = set_log2(mn, table_log2);
       const unsigned size = 1u << lg;
@@ -290,14 +286,14 @@ __global__ void __launch_bounds__(BS, BS == long_block ? 1 : 3)
       __syncthreads();
       for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) set.insert(__ldg(m.col + p));
       __syncthreads();
-      acc = row_products<S>(a, b, i, threadIdx.x, BS, set, cols, products, deal);
+      acc = row_products<S>(a, b, i, threadIdx.x, BS, set, cols, products);
     } else {
       for (offset_t p = mlo + threadIdx.x; p < mhi; p += BS) {
         const index_t key = __ldg(m.col + p);
         atomicOr(bits + (key >> 5), 1u << (key & 31));
       }
       __syncthreads();
-      acc = row_products<S>(a, b, i, threadIdx.x, BS, bitmap_set{bits}, cols, products, deal);
+      acc = row_products<S>(a, b, i, threadIdx.x, BS, bitmap_set{bits}, cols, products);
     }
     acc = warp_reduce(acc, add_op<S>{});
     if (lane == 0) partial[wid] = acc;
